@@ -1,0 +1,24 @@
+# Test helpers shared by every tests/ folder.
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+# Where the external reference data (../shared beside the checkout) lives. Tests read
+# HEARTH_SHARED_DIR from the environment first and skip cleanly when the folder is absent.
+get_filename_component(HEARTH_SHARED_DIR "${CMAKE_SOURCE_DIR}/../shared" ABSOLUTE)
+
+# hearth_add_gtest(NAME name SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s])
+function(hearth_add_gtest)
+    cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+    add_executable(${T_NAME} ${T_SOURCES})
+    target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} hearth_test_support GTest::gtest GTest::gtest_main)
+    hearth_set_warnings(${T_NAME})
+    if(NOT T_TIMEOUT)
+        set(T_TIMEOUT 300)
+    endif()
+    # One CTest entry per executable keeps CTest's overhead low; gtest reports each case.
+    add_test(NAME ${T_NAME} COMMAND ${T_NAME} --gtest_brief=0)
+    set_tests_properties(${T_NAME} PROPERTIES
+        LABELS "${T_LABELS}"
+        TIMEOUT ${T_TIMEOUT}
+        ENVIRONMENT "HEARTH_SHARED_DIR=${HEARTH_SHARED_DIR}")
+endfunction()
