@@ -102,6 +102,14 @@ QuantizeFn quantize_fn(Type type) {
             return quantize_q5_1;
         case Type::Q8_0:
             return quantize_q8_0;
+        case Type::Q4_K:
+            return quantize_q4_k;
+        case Type::Q5_K:
+            return quantize_q5_k;
+        case Type::Q6_K:
+            return quantize_q6_k;
+        case Type::Q8_K:
+            return quantize_q8_k;
         default:
             return nullptr;
     }

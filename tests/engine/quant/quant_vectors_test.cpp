@@ -142,6 +142,29 @@ TEST_P(QuantVectors, CheckedDecodeAgrees) {
     for (size_t i = 0; i < n_; ++i) ASSERT_EQ(std::bit_cast<uint32_t>(out[i]), expected_bits_[i]);
 }
 
+// Our quantizer must write ggml's bytes exactly. Reports each differing block.
+TEST_P(QuantVectors, QuantizerMatchesBytes) {
+    const Type type = GetParam().format.type;
+    if (!can_quantize(type)) GTEST_SKIP() << traits(type).name << " has no reference quantizer";
+    const auto x = input();
+    std::vector<uint8_t> got(row_bytes(type, n_), 0xAB);
+    quantize_row(type, x.data(), got.data(), n_);
+    const auto& tr = traits(type);
+    size_t bad_blocks = 0;
+    for (size_t b = 0; b < got.size() / tr.type_size; ++b) {
+        const size_t off = b * tr.type_size;
+        if (std::memcmp(got.data() + off, bytes_.data() + off, tr.type_size) != 0) {
+            ++bad_blocks;
+            size_t first = off;
+            while (got[first] == bytes_[first]) ++first;
+            ADD_FAILURE() << "block " << b << " differs first at byte " << first - off << ": got 0x"
+                          << std::hex << int(got[first]) << ", want 0x" << int(bytes_[first])
+                          << std::dec;
+        }
+    }
+    EXPECT_EQ(bad_blocks, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllFormats, QuantVectors, testing::ValuesIn(all_cases()), case_name);
 
 }  // namespace
