@@ -110,6 +110,10 @@ QuantizeFn quantize_fn(Type type) {
             return quantize_q6_k;
         case Type::Q8_K:
             return quantize_q8_k;
+        case Type::IQ4_NL:
+            return quantize_iq4_nl;
+        case Type::IQ4_XS:
+            return quantize_iq4_xs;
         default:
             return nullptr;
     }

@@ -74,5 +74,7 @@ void quantize_q8_k(const float* src, uint8_t* dst, size_t nb);
 // Non-linear 4-bit (quant_ref_iq4.cpp).
 void dequantize_iq4_nl(const uint8_t* src, float* dst, size_t nb);
 void dequantize_iq4_xs(const uint8_t* src, float* dst, size_t nb);
+void quantize_iq4_nl(const float* src, uint8_t* dst, size_t nb);
+void quantize_iq4_xs(const float* src, uint8_t* dst, size_t nb);
 
 }  // namespace hearth::quant::detail
