@@ -43,6 +43,9 @@ inline void unpack_scale_min_k4(int j, const uint8_t* s, uint8_t& sc, uint8_t& m
     }
 }
 
+// A group whose largest magnitude is below this is treated as all zero by the encoders.
+inline constexpr float kGroupMaxEps = 1e-15f;
+
 // The IQ4_NL / IQ4_XS code book.
 inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                             1,    13,   25,  38,  53,  69,  89,  113};
@@ -66,10 +69,21 @@ void dequantize_q4_k(const uint8_t* src, float* dst, size_t nb);
 void dequantize_q5_k(const uint8_t* src, float* dst, size_t nb);
 void dequantize_q6_k(const uint8_t* src, float* dst, size_t nb);
 void dequantize_q8_k(const uint8_t* src, float* dst, size_t nb);
+void quantize_q2_k(const float* src, uint8_t* dst, size_t nb);
+void quantize_q3_k(const float* src, uint8_t* dst, size_t nb);
 void quantize_q4_k(const float* src, uint8_t* dst, size_t nb);
 void quantize_q5_k(const float* src, uint8_t* dst, size_t nb);
 void quantize_q6_k(const float* src, uint8_t* dst, size_t nb);
 void quantize_q8_k(const float* src, uint8_t* dst, size_t nb);
+
+// Scale searches for the K-quant encoders (quant_ref_k_fit.cpp); n <= 32.
+// Asymmetric: x ~= scale * L - min_out, L in 0..nmax, weighted squared (or absolute) error.
+float fit_scale_min(int n, int nmax, const float* x, const float* w, uint8_t* L, float& min_out,
+                    float rmin, float rdelta, int nstep, bool abs_error);
+// Symmetric, weights x^2, grid search: x ~= scale * (L - nmax), L in 0..2*nmax-1 (Q6_K).
+float fit_scale_symmetric(int n, int nmax, const float* x, uint8_t* L);
+// Symmetric, weights x^2, coordinate descent on the codes: x ~= scale * (L - nmax) (Q3_K).
+float fit_scale_descent(int n, int nmax, const float* x, uint8_t* L);
 
 // Non-linear 4-bit (quant_ref_iq4.cpp).
 void dequantize_iq4_nl(const uint8_t* src, float* dst, size_t nb);

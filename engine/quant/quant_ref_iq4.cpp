@@ -47,7 +47,6 @@ void dequantize_iq4_xs(const uint8_t* src, float* dst, size_t nb) {
 
 namespace {
 
-constexpr float kGroupMaxEps = 1e-15f;
 constexpr int kSearch = 7;
 
 // The code whose table value is nearest to v (ties go to the larger code).

@@ -23,12 +23,12 @@ struct Bound {
 // Relative RMS error bounds on N(0,1) data (per-block scale spread over 1e-3..1e3).
 // Measured worst values (x86-64, this seed): F16 2.34e-4, BF16 1.83e-3, Q4_0 0.101, Q4_1 0.0913,
 // Q5_0 0.050, Q5_1 0.0439, Q8_0 0.0063, Q4_K 0.0811, Q5_K 0.0428, Q6_K 0.0214, Q8_K 0.0095,
-// IQ4_NL 0.0879, IQ4_XS 0.0881.
+// IQ4_NL 0.0879, IQ4_XS 0.0881, Q2_K 0.357, Q3_K 0.172.
 constexpr Bound kBounds[] = {
     {Type::F32, 0.0},      {Type::F16, 2.8e-4},   {Type::BF16, 2.2e-3}, {Type::Q4_0, 0.12},
     {Type::Q4_1, 0.11},    {Type::Q5_0, 0.06},    {Type::Q5_1, 0.053},  {Type::Q8_0, 0.0076},
     {Type::Q4_K, 0.097},   {Type::Q5_K, 0.052},   {Type::Q6_K, 0.026},  {Type::Q8_K, 0.0114},
-    {Type::IQ4_NL, 0.105}, {Type::IQ4_XS, 0.105},
+    {Type::IQ4_NL, 0.105}, {Type::IQ4_XS, 0.105}, {Type::Q2_K, 0.43},   {Type::Q3_K, 0.21},
 };
 
 // n values, N(0,1) times a per-256-block scale 10^U(-3,3), seeded so runs are reproducible.
