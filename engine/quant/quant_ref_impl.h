@@ -2,6 +2,7 @@
 // the little helpers they share. Pointers are to whole blocks; nb is the number of blocks.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -26,10 +27,16 @@ inline void store_u32(uint8_t* p, uint32_t v) {
     for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
-// Round to nearest, ties to even (ggml's nearest_int), valid for |v| < 2^22. Relies on the
-// default floating-point rounding mode, which the engine never changes.
+// Round to nearest, ties to even (ggml's nearest_int). Adding 1.5 * 2^23 leaves the rounded
+// integer in the low mantissa bits, using the FPU's own round-to-nearest-even; unlike
+// std::nearbyint this needs no libm call on baseline x86-64, which matters in the K-quant
+// searches. Exact for |v| < 2^22; larger values and NaN (from inf/NaN inputs) saturate instead
+// of being undefined, and callers clamp the result anyway.
 inline int nearest_int(float v) {
-    return static_cast<int>(std::nearbyint(v));
+    constexpr float kLimit = 4194303.0f;
+    if (!(std::fabs(v) <= kLimit)) return v > 0 ? 4194303 : (v < 0 ? -4194303 : 0);
+    const float shifted = v + 12582912.0f;
+    return static_cast<int>(std::bit_cast<uint32_t>(shifted) & 0x007FFFFFu) - 0x00400000;
 }
 
 // Unpacks scale and min j (0..7) from the 12-byte 6-bit packing shared by Q4_K and Q5_K.
