@@ -28,9 +28,11 @@ ChatStore::OpenResult failed(ChatStore::OpenFailure kind, std::string message) {
 
 ChatStore::OpenResult failedFrom(Database& db, const std::string& what, const Status& s) {
     db.keepFilesOnClose();
-    const auto kind = isCorruptionCode(db.lastErrorCode()) ? ChatStore::OpenFailure::Corrupt
-                                                           : ChatStore::OpenFailure::Other;
-    return failed(kind, what + ": " + s.message());
+    if (isCorruptionCode(db.lastErrorCode())) {
+        return failed(ChatStore::OpenFailure::Corrupt,
+                      what + ": the file is damaged or is not a database (" + s.message() + ")");
+    }
+    return failed(ChatStore::OpenFailure::Other, what + ": " + s.message());
 }
 
 // Connection settings. WAL lets readers run beside the writer and makes each commit one
