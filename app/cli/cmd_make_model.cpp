@@ -28,6 +28,7 @@ Shapes:
   tiny-llama      llama, 64 wide, 2 layers, 4 heads, 2 KV heads, FFN 160, vocab = file's
   tiny-qwen2      as tiny-llama but qwen2 with QKV biases and tied embeddings
   tiny-llama3     as tiny-llama, tied, RoPE base 500000 with rope_freqs
+  tiny-llama-1k   as tiny-llama with 1024 vocabulary rows (token arrays padded)
   small-llama     llama, 256 wide, 2 layers, 4 heads, 2 KV heads, FFN 512 (K-quants apply)
 
 Types: F32, F16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_K_M (Q4_K; Q6_K for the output and for attn_v /

@@ -38,6 +38,9 @@ constexpr std::array kShapes = {
                    512, 1e-6f, "ggml-vocab-qwen2.gguf"},
     SyntheticShape{"tiny-llama3", Arch::Llama, 64, 2, 4, 2, 160, 0, false, true, 500000.0f, true,
                    512, 1e-5f, "ggml-vocab-llama-bpe.gguf"},
+    // 1024 vocabulary rows whatever the vocab file has: exercises token-array padding.
+    SyntheticShape{"tiny-llama-1k", Arch::Llama, 64, 2, 4, 2, 160, 1024, false, false, 10000.0f,
+                   false, 512, 1e-5f, "stories260K.gguf"},
     // Rows of 256 so the K-quants apply without fallback.
     SyntheticShape{"small-llama", Arch::Llama, 256, 2, 4, 2, 512, 0, false, false, 10000.0f, false,
                    1024, 1e-5f, "ggml-vocab-llama-spm.gguf"},

@@ -29,7 +29,7 @@ struct Made {
 std::unique_ptr<Made> make(const std::string& shape, WeightType type, const std::string& vocab,
                            uint64_t seed = 1, unsigned threads = 2) {
     auto m = std::make_unique<Made>();
-    auto v = test::shared_file("testdata/vocab/" + vocab);
+    auto v = test::shared_file(vocab);
     if (!v) return nullptr;
     SyntheticSpec spec{shape, type, seed, threads};
     const auto path = m->dir.path() / "m.gguf";
@@ -45,11 +45,14 @@ std::unique_ptr<Made> make(const std::string& shape, WeightType type, const std:
     return m;
 }
 
-#define MAKE_OR_SKIP(var, ...)                                                \
-    auto var = make(__VA_ARGS__);                                             \
-    if (!var) {                                                               \
-        if (HasFailure()) return;                                             \
-        GTEST_SKIP() << "reference data not found: ../shared/testdata/vocab"; \
+// stories260K carries a 512-token SentencePiece vocabulary: small models, fast tests.
+const std::string kSmallVocab = "models/stories260K.gguf";
+
+#define MAKE_OR_SKIP(var, ...)                                   \
+    auto var = make(__VA_ARGS__);                                \
+    if (!var) {                                                  \
+        if (HasFailure()) return;                                \
+        GTEST_SKIP() << "reference data not found in ../shared"; \
     }
 
 TEST(SyntheticModel, NormalRngIsStandardNormalAndPinned) {
@@ -72,7 +75,7 @@ TEST(SyntheticModel, NormalRngIsStandardNormalAndPinned) {
 }
 
 TEST(SyntheticModel, TinyLlamaF32) {
-    MAKE_OR_SKIP(m, "tiny-llama", WeightType::F32, "ggml-vocab-llama-spm.gguf");
+    MAKE_OR_SKIP(m, "tiny-llama", WeightType::F32, kSmallVocab);
     const ModelConfig& c = m->config;
     EXPECT_EQ(c.arch, Arch::Llama);
     EXPECT_EQ(c.n_embd, 64u);
@@ -80,7 +83,7 @@ TEST(SyntheticModel, TinyLlamaF32) {
     EXPECT_EQ(c.n_head, 4u);
     EXPECT_EQ(c.n_head_kv, 2u);
     EXPECT_EQ(c.n_ff, 160u);
-    EXPECT_EQ(c.n_vocab, 32000u);  // the vocab file's size
+    EXPECT_EQ(c.n_vocab, 512u);  // the vocab file's size
     EXPECT_FALSE(c.tied_embeddings);
     EXPECT_EQ(parameter_count(c), parameter_count(*m->file));
     EXPECT_EQ(m->file->get_u64("general.file_type"), 0u);
@@ -106,9 +109,9 @@ TEST(SyntheticModel, TinyLlamaF32) {
 }
 
 TEST(SyntheticModel, ReproducibleAcrossThreadCountsAndSeeds) {
-    MAKE_OR_SKIP(a, "tiny-llama", WeightType::Q8_0, "ggml-vocab-llama-spm.gguf", 5, 1);
-    MAKE_OR_SKIP(b, "tiny-llama", WeightType::Q8_0, "ggml-vocab-llama-spm.gguf", 5, 3);
-    MAKE_OR_SKIP(c, "tiny-llama", WeightType::Q8_0, "ggml-vocab-llama-spm.gguf", 6, 2);
+    MAKE_OR_SKIP(a, "tiny-llama", WeightType::Q8_0, kSmallVocab, 5, 1);
+    MAKE_OR_SKIP(b, "tiny-llama", WeightType::Q8_0, kSmallVocab, 5, 3);
+    MAKE_OR_SKIP(c, "tiny-llama", WeightType::Q8_0, kSmallVocab, 6, 2);
     const auto x = a->file->bytes(), y = b->file->bytes(), z = c->file->bytes();
     EXPECT_TRUE(std::equal(x.begin(), x.end(), y.begin(), y.end()));
     EXPECT_FALSE(std::equal(x.begin(), x.end(), z.begin(), z.end()));
@@ -116,8 +119,8 @@ TEST(SyntheticModel, ReproducibleAcrossThreadCountsAndSeeds) {
 
 TEST(SyntheticModel, QuantizedValuesMatchTheF32Model) {
     // The random values do not depend on the type: a Q8_0 model decodes close to the F32 one.
-    MAKE_OR_SKIP(f, "tiny-llama", WeightType::F32, "ggml-vocab-llama-spm.gguf", 3);
-    MAKE_OR_SKIP(q, "tiny-llama", WeightType::Q8_0, "ggml-vocab-llama-spm.gguf", 3);
+    MAKE_OR_SKIP(f, "tiny-llama", WeightType::F32, kSmallVocab, 3);
+    MAKE_OR_SKIP(q, "tiny-llama", WeightType::Q8_0, kSmallVocab, 3);
     const auto* tf = f->file->find_tensor("blk.1.ffn_down.weight");
     const auto* tq = q->file->find_tensor("blk.1.ffn_down.weight");
     ASSERT_EQ(tq->type, quant::Type::Q8_0);
@@ -130,7 +133,7 @@ TEST(SyntheticModel, QuantizedValuesMatchTheF32Model) {
 }
 
 TEST(SyntheticModel, TinyQwen2HasBiasesAndTiedEmbeddings) {
-    MAKE_OR_SKIP(m, "tiny-qwen2", WeightType::F16, "ggml-vocab-qwen2.gguf");
+    MAKE_OR_SKIP(m, "tiny-qwen2", WeightType::F16, "testdata/vocab/ggml-vocab-qwen2.gguf");
     const ModelConfig& c = m->config;
     EXPECT_EQ(c.arch, Arch::Qwen2);
     EXPECT_EQ(c.rope_style, RopeStyle::Neox);
@@ -147,7 +150,7 @@ TEST(SyntheticModel, TinyQwen2HasBiasesAndTiedEmbeddings) {
 }
 
 TEST(SyntheticModel, TinyLlama3RopeFreqsMatchFloat64Reference) {
-    MAKE_OR_SKIP(m, "tiny-llama3", WeightType::F32, "ggml-vocab-llama-bpe.gguf");
+    MAKE_OR_SKIP(m, "tiny-llama3", WeightType::F32, "testdata/vocab/ggml-vocab-llama-bpe.gguf");
     const ModelConfig& c = m->config;
     ASSERT_EQ(c.rope_freq_factors.size(), c.n_rot / 2);
     EXPECT_TRUE(c.tied_embeddings);
@@ -190,7 +193,7 @@ TEST(SyntheticModel, Llama3RopeFactorsForTheRealShapeHaveABlendRegion) {
 }
 
 TEST(SyntheticModel, Q4KMMix) {
-    MAKE_OR_SKIP(m, "small-llama", WeightType::Q4_K_M, "ggml-vocab-llama-spm.gguf");
+    MAKE_OR_SKIP(m, "small-llama", WeightType::Q4_K_M, kSmallVocab);
     auto type = [&](const char* n) { return m->file->find_tensor(n)->type; };
     EXPECT_EQ(type("output.weight"), quant::Type::Q6_K);
     EXPECT_EQ(type("token_embd.weight"), quant::Type::Q4_K);
@@ -214,6 +217,24 @@ TEST(SyntheticModel, TensorTypeRules) {
     EXPECT_EQ(tensor_type_for(WeightType::Q4_0, "x", 48, false), quant::Type::F16);
     EXPECT_EQ(weight_type_from_name("q4_k_m"), WeightType::Q4_K_M);
     EXPECT_EQ(weight_type_from_name("q5_k"), std::nullopt);
+}
+
+TEST(SyntheticModel, PadsTheVocabularyToTheShape) {
+    MAKE_OR_SKIP(m, "tiny-llama-1k", WeightType::F32, kSmallVocab);
+    EXPECT_EQ(m->config.n_vocab, 1024u);
+    const auto* tokens = m->file->find("tokenizer.ggml.tokens");
+    const auto* types = m->file->find("tokenizer.ggml.token_type");
+    const auto* scores = m->file->find("tokenizer.ggml.scores");
+    ASSERT_EQ(tokens->array_size(), 1024u);
+    ASSERT_EQ(types->array_size(), 1024u);
+    ASSERT_EQ(scores->array_size(), 1024u);
+    EXPECT_EQ(tokens->string_at(1), "<s>");
+    EXPECT_EQ(tokens->string_at(512), "[PAD512]");
+    EXPECT_EQ(tokens->string_at(1023), "[PAD1023]");
+    EXPECT_EQ(types->int_at(1), 3);    // control, copied
+    EXPECT_EQ(types->int_at(700), 5);  // unused
+    EXPECT_EQ(scores->float_at(700), 0.0);
+    EXPECT_EQ(m->file->find_tensor("token_embd.weight")->ne[1], 1024u);
 }
 
 TEST(SyntheticModel, Errors) {
