@@ -357,7 +357,7 @@ Status write_synthetic_model(const SyntheticSpec& spec, const std::filesystem::p
     const gguf::Value* tokens = (*vocab)->find("tokenizer.ggml.tokens");
     if (!tokens || tokens->type() != gguf::ValueType::Array ||
         tokens->array_type() != gguf::ValueType::String)
-        return Status::error("'" + vocab_path.string() + "' has no tokenizer.ggml.tokens array");
+        return Status::error("no tokenizer.ggml.tokens array in " + vocab_path.string());
     const uint64_t n_tokens = tokens->array_size();
     const uint64_t n_vocab = shape->n_vocab ? shape->n_vocab : n_tokens;
     if (n_tokens > n_vocab)
