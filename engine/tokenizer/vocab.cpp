@@ -162,6 +162,18 @@ Status Vocab::init() {
             byte_token_[static_cast<size_t>(b)] = find_piece(bl.encode(static_cast<uint8_t>(b)));
     }
 
+    if (spm) {
+        static constexpr std::string_view kSpace = "\xE2\x96\x81";
+        spm_words_independent_ = true;
+        for (size_t i = 0; i < n && spm_words_independent_; ++i) {
+            if (!is_text_type(types_[i])) continue;
+            const std::string& t = d_.tokens[i];
+            for (size_t k = t.find(kSpace, 1); k != std::string::npos; k = t.find(kSpace, k + 1))
+                if (k < kSpace.size() || t.compare(k - kSpace.size(), kSpace.size(), kSpace) != 0)
+                    spm_words_independent_ = false;
+        }
+    }
+
     // Merges (BPE): "left right" in rank order. Pairs that name unknown tokens, or whose
     // result is not a token, can never apply and are dropped.
     if (!spm) {

@@ -61,6 +61,8 @@ public:
     bool add_eos() const { return add_eos_; }
     bool add_space_prefix() const { return add_space_prefix_; }
     bool ignore_merges() const { return ignore_merges_; }
+    // SPM: no mergeable token has U+2581 right after another character.
+    bool spm_words_independent() const { return spm_words_independent_; }
     bool is_eog(int32_t id) const { return valid_id(id) && eog_[static_cast<size_t>(id)]; }
 
     // Tokens cut out of raw text before tokenizing, longest text first: with special parsing
@@ -83,6 +85,7 @@ private:
     std::vector<int32_t> template_specials_, user_specials_;
     int32_t bos_ = -1, eos_ = -1, eot_ = -1, eom_ = -1, unk_ = -1, pad_ = -1;
     bool add_bos_ = false, add_eos_ = false, add_space_prefix_ = false, ignore_merges_ = false;
+    bool spm_words_independent_ = false;
 };
 
 }  // namespace hearth::tokenizer
