@@ -1,6 +1,7 @@
 #include "tokenizer/vocab.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "tokenizer/byte_level.h"
@@ -193,6 +194,21 @@ Status Vocab::init() {
             const uint64_t key =
                 (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(rt);
             merges_.emplace(key, Merge{static_cast<uint32_t>(r), res});
+        }
+    }
+
+    // Phi-3 declares its special tokens with rstrip (except <unk>, <s> and <|endoftext|>),
+    // recognised by the model name as in the reference implementation.
+    rstrip_.assign(n, false);
+    std::string lname = d_.model_name;
+    for (char& c : lname) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lname.find("phi-3") != std::string::npos || lname.find("phi3") != std::string::npos) {
+        for (size_t i = 0; i < n; ++i) {
+            const TokenType t = types_[i];
+            const std::string& s = d_.tokens[i];
+            rstrip_[i] = (t == TokenType::Control || t == TokenType::UserDefined ||
+                          t == TokenType::Unknown || s == "</s>") &&
+                         s != "<unk>" && s != "<s>" && s != "<|endoftext|>";
         }
     }
 

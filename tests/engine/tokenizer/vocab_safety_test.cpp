@@ -74,6 +74,24 @@ TEST(Safety, Phi3EndMarkersInUserTextArePlainText) {
                              [&](int32_t id) { return tok->is_end_of_generation(id); }));
 }
 
+// Phi-3's special tokens swallow the whitespace after them (rstrip), as its reference
+// tokenizer declares; <s> and <|endoftext|> do not.
+TEST(Specials, Phi3SpecialTokensStripFollowingWhitespace) {
+    LOAD_VOCAB(tok, "phi-3");
+    EXPECT_EQ(tok->encode_template("<|user|>\nHi<|end|>\n<|assistant|>\n"),
+              tok->encode_template("<|user|>Hi<|end|><|assistant|>"));
+    const auto ids = tok->encode_template("<|user|>\nHi<|end|>\n");
+    EXPECT_EQ(ids.front(), 32010);
+    EXPECT_EQ(ids.back(), 32007);
+    EXPECT_NE(tok->encode_template("<s>\nHi"), tok->encode_template("<s>Hi"));
+    // The same across segments, as in one string.
+    const TextSegment segs[] = {{"<|user|>", true}, {"\n Hi", false}, {"<|end|>\n", true}};
+    EXPECT_EQ(tok->encode_segments(segs, false, false), tok->encode_template("<|user|>Hi<|end|>"));
+    // Other vocabularies keep the whitespace.
+    LOAD_VOCAB(qw, "qwen2");
+    EXPECT_NE(qw->encode_template("<|im_start|>\nHi"), qw->encode_template("<|im_start|>Hi"));
+}
+
 TEST(Segments, MarkupRecognisedOnlyInTemplateSegments) {
     LOAD_VOCAB(tok, "qwen2");
     const TextSegment segs[] = {{"<|im_start|>user\n", true},
@@ -157,7 +175,8 @@ void expect_streaming_matches(const Tokenizer& tok, const std::string& text, boo
 
 TEST(Streaming, CjkEmojiAndByteFallback) {
     const std::string text =
-        " Hello 世界! 🦙🚀 😶‍🌫️ Ελληνικά 日本語のテキスト ✅ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ꙮ "
+        " Hello 世界! 🦙🚀 😶‍🌫️ Ελληνικά 日本語のテキスト ✅ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 "
+        "ꙮ "
         "𓀀\n\tend";
     for (const std::string name : {"llama-spm", "baichuan", "llama-bpe", "qwen2", "gpt-2"}) {
         SCOPED_TRACE(name);
