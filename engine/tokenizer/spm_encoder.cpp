@@ -48,6 +48,14 @@ void SpmEncoder::encode(std::string_view text, std::vector<int32_t>& out, Scratc
 
 void SpmEncoder::encode_chunk(std::string_view text, std::vector<int32_t>& out, Scratch& s) const {
     if (text.empty()) return;
+    // Symbol offsets are 32-bit: a gigabyte-sized run is encoded in character-aligned parts.
+    constexpr size_t kMax = size_t{1} << 30;
+    while (text.size() > kMax) {
+        size_t cut = kMax;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        encode_chunk(text.substr(0, cut), out, s);
+        text.remove_prefix(cut);
+    }
     s.symbols.clear();
     s.heap.clear();
     for (size_t i = 0; i < text.size();) {
