@@ -24,8 +24,9 @@ constexpr std::string_view kEndTexts[] = {
     "<|end_of_text|>",
     "<|return|>",
     "<end_of_utterance>",
-    "\xEF\xBD\x9C"
-    "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C",
+    // <｜end▁of▁sentence｜> (DeepSeek; U+FF5C and U+2581 inside)
+    "<\xEF\xBD\x9C"
+    "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>",
 };
 // Texts that name the end-of-turn token when tokenizer.ggml.eot_token_id is absent.
 constexpr std::string_view kEotTexts[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>"};

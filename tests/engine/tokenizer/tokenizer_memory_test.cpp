@@ -190,6 +190,30 @@ TEST(Bpe, ControlTokensOnlyInTemplateText) {
     EXPECT_EQ(t->encode("he", false, true, false), (Ids{256, 261}));
 }
 
+TEST(Bpe, EndOfTurnTextsBecomeControlAndEndGeneration) {
+    auto d = bpe_data("gpt-2");
+    d.eos.reset();
+    d.tokens.push_back("<|im_end|>");  // 265, stored as a normal token
+    d.types.push_back(TokenType::Normal);
+    d.tokens.push_back(
+        "<\xEF\xBD\x9C"
+        "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>");  // 266
+    d.types.push_back(TokenType::UserDefined);
+    auto t = make(std::move(d));
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->eos_id(), -1);
+    EXPECT_EQ(t->eot_id(), 265);
+    for (int32_t id : {261, 265, 266}) {
+        EXPECT_TRUE(t->is_end_of_generation(id)) << id;
+        EXPECT_EQ(t->token_type(id), TokenType::Control) << id;
+        // Never cut out of user text, even where the file said normal or user-defined.
+        const Ids user = t->encode_user(std::string(t->token_text(id)));
+        EXPECT_EQ(std::count(user.begin(), user.end(), id), 0) << id;
+        EXPECT_EQ(t->encode_template(std::string(t->token_text(id))), Ids{id});
+    }
+    EXPECT_FALSE(t->is_end_of_generation(262));
+}
+
 TEST(Errors, BadVocabulariesAreRefusedWithReasons) {
     VocabData empty;
     EXPECT_FALSE(Tokenizer::from_data(empty).is_ok());
