@@ -55,9 +55,14 @@ size_t Tensor::span_bytes() const {
 }
 
 bool Tensor::is_dense() const {
-    return nb[0] == dtype_block_bytes(type) && nb[1] == row_bytes() &&
-           nb[2] == nb[1] * static_cast<size_t>(ne[1]) &&
-           nb[3] == nb[2] * static_cast<size_t>(ne[2]);
+    if (nb[0] != dtype_block_bytes(type)) return false;
+    size_t expect = row_bytes();
+    for (int d = 1; d < 4; ++d) {
+        // The stride of a dimension of size 1 is never used.
+        if (ne[d] > 1 && nb[d] != expect) return false;
+        expect *= static_cast<size_t>(ne[d]);
+    }
+    return true;
 }
 
 Tensor Tensor::rows(int64_t first, int64_t count) const {
