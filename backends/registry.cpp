@@ -21,7 +21,9 @@ BackendProbe probe_cuda() {
     return p;
 }
 
-BackendProbe probe_vulkan() { return {"vulkan", false, "Vulkan backend not built yet"}; }
+BackendProbe probe_vulkan() {
+    return {"vulkan", false, "Vulkan backend not built yet"};
+}
 
 }  // namespace
 

@@ -14,9 +14,9 @@
 namespace hearth::backend {
 
 struct BackendProbe {
-    std::string name;     // "cuda", "vulkan", "cpu"
+    std::string name;  // "cuda", "vulkan", "cpu"
     bool usable = false;
-    std::string reason;   // why it is not usable (empty when usable)
+    std::string reason;  // why it is not usable (empty when usable)
 };
 
 class Registry {

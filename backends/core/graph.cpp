@@ -8,20 +8,27 @@ namespace hearth::backend {
 
 const char* op_name(Op op) {
     switch (op) {
-        case Op::GetRows: return "get_rows";
-        case Op::MatMul: return "mat_mul";
-        case Op::Add: return "add";
-        case Op::RmsNorm: return "rms_norm";
-        case Op::Rope: return "rope";
-        case Op::KvAppend: return "kv_append";
-        case Op::Attention: return "attention";
-        case Op::SwiGlu: return "swiglu";
+        case Op::GetRows:
+            return "get_rows";
+        case Op::MatMul:
+            return "mat_mul";
+        case Op::Add:
+            return "add";
+        case Op::RmsNorm:
+            return "rms_norm";
+        case Op::Rope:
+            return "rope";
+        case Op::KvAppend:
+            return "kv_append";
+        case Op::Attention:
+            return "attention";
+        case Op::SwiGlu:
+            return "swiglu";
     }
     return "?";
 }
 
-void Graph::get_rows(const Tensor& dst, const Tensor& table, const Tensor& ids,
-                     const char* label) {
+void Graph::get_rows(const Tensor& dst, const Tensor& table, const Tensor& ids, const char* label) {
     Node& n = nodes_.emplace_back();
     n.op = Op::GetRows;
     n.dst = dst;
@@ -71,8 +78,8 @@ void Graph::rope(const Tensor& dst, const Tensor& a, const Tensor& positions,
     n.label = label;
 }
 
-void Graph::kv_append(const Tensor& cache, const Tensor& a, const KvIndex& kv,
-                      int32_t block_size, const char* label) {
+void Graph::kv_append(const Tensor& cache, const Tensor& a, const KvIndex& kv, int32_t block_size,
+                      const char* label) {
     Node& n = nodes_.emplace_back();
     n.op = Op::KvAppend;
     n.dst = cache;
@@ -122,13 +129,17 @@ bool sane(const Tensor& t) {
     return t.offset <= t.buffer->size() && span <= t.buffer->size() - t.offset;
 }
 
-bool is(const Tensor& t, DType type) { return sane(t) && t.type == type; }
+bool is(const Tensor& t, DType type) {
+    return sane(t) && t.type == type;
+}
 
 bool same_shape(const Tensor& a, const Tensor& b) {
     return a.ne[0] == b.ne[0] && a.ne[1] == b.ne[1] && a.ne[2] == b.ne[2] && a.ne[3] == b.ne[3];
 }
 
-bool flat(const Tensor& t) { return t.ne[2] == 1 && t.ne[3] == 1; }
+bool flat(const Tensor& t) {
+    return t.ne[2] == 1 && t.ne[3] == 1;
+}
 
 Status validate_kv(const Node& n, int64_t n_tokens) {
     const KvIndex& kv = n.kv;
@@ -205,7 +216,8 @@ Status validate_node(const Node& n) {
             if (kc.ne[0] % hd != 0 || vc.ne[0] != kc.ne[0] || kc.ne[1] != vc.ne[1])
                 return fail(n, "cache shape mismatch");
             const int64_t h_kv = kc.ne[0] / hd;
-            if (h_kv == 0 || a.ne[1] % h_kv != 0) return fail(n, "heads not a multiple of kv heads");
+            if (h_kv == 0 || a.ne[1] % h_kv != 0)
+                return fail(n, "heads not a multiple of kv heads");
             return validate_kv(n, a.ne[2]);
         }
     }

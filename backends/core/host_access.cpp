@@ -5,7 +5,9 @@
 namespace hearth::backend {
 
 namespace {
-bool on_host(const Tensor& t) { return !t.valid() || t.buffer->host_data() != nullptr; }
+bool on_host(const Tensor& t) {
+    return !t.valid() || t.buffer->host_data() != nullptr;
+}
 }  // namespace
 
 bool node_on_host(const Node& n) {

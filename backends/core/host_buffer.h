@@ -32,5 +32,4 @@ private:
     bool read_only_ = false;
 };
 
-
 }  // namespace hearth::backend

@@ -85,6 +85,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }
+std::unique_ptr<Device> make_cpu_device() {
+    return std::make_unique<CpuDevice>();
+}
 
 }  // namespace hearth::backend

@@ -43,6 +43,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Device> make_ref_device() { return std::make_unique<RefDevice>(); }
+std::unique_ptr<Device> make_ref_device() {
+    return std::make_unique<RefDevice>();
+}
 
 }  // namespace hearth::backend

@@ -97,7 +97,7 @@ Status rope(const Node& n) {
             const float* x = f32_row(a, h, t);
             std::copy(x, x + a.ne[0], row.begin());
             float* d = f32_row(n.dst, h, t);
-            std::copy(row.begin(), row.end(), d);   // dims past n_rot pass through
+            std::copy(row.begin(), row.end(), d);  // dims past n_rot pass through
             for (int64_t i = 0; i < half; ++i) {
                 double theta = double(pos[t]) * double(p.freq_scale) *
                                std::pow(double(p.freq_base), -2.0 * double(i) / double(p.n_rot));
@@ -165,7 +165,8 @@ Status attention(const Node& n) {
             std::fill(out.begin(), out.end(), 0.0);
             for (int64_t j = 0; j < n_kv; ++j) {
                 const std::byte* vr = row_ptr(vc, lookup->cell(s, j));
-                for (int64_t i = 0; i < hd; ++i) out[i] += scores[j] / sum * load(vc.type, vr, off + i);
+                for (int64_t i = 0; i < hd; ++i)
+                    out[i] += scores[j] / sum * load(vc.type, vr, off + i);
             }
             float* d = f32_row(n.dst, h, t);
             for (int64_t i = 0; i < hd; ++i) d[i] = static_cast<float>(out[i]);
@@ -178,14 +179,22 @@ Status attention(const Node& n) {
 
 Status run_node(const Node& n) {
     switch (n.op) {
-        case Op::GetRows: return get_rows(n);
-        case Op::MatMul: return mat_mul(n);
-        case Op::Add: return add(n);
-        case Op::RmsNorm: return rms_norm(n);
-        case Op::Rope: return rope(n);
-        case Op::KvAppend: return kv_append(n);
-        case Op::Attention: return attention(n);
-        case Op::SwiGlu: return swiglu(n);
+        case Op::GetRows:
+            return get_rows(n);
+        case Op::MatMul:
+            return mat_mul(n);
+        case Op::Add:
+            return add(n);
+        case Op::RmsNorm:
+            return rms_norm(n);
+        case Op::Rope:
+            return rope(n);
+        case Op::KvAppend:
+            return kv_append(n);
+        case Op::Attention:
+            return attention(n);
+        case Op::SwiGlu:
+            return swiglu(n);
     }
     return Status::error("unknown op");
 }

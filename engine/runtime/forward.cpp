@@ -23,8 +23,8 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
 
     // One buffer for all activations; offsets are laid out once here.
     const int64_t B = max_batch;
-    const int64_t widths[] = {p.n_embd, p.n_embd, p.q_width(), p.kv_width(), p.kv_width(),
-                              p.q_width(), p.n_embd, p.n_ff, p.n_ff, p.n_vocab};
+    const int64_t widths[] = {p.n_embd,    p.n_embd, p.q_width(), p.kv_width(), p.kv_width(),
+                              p.q_width(), p.n_embd, p.n_ff,      p.n_ff,       p.n_vocab};
     Tensor* slots[] = {&f->x_,   &f->xn_,  &f->q_,    &f->k_,  &f->v_,
                        &f->att_, &f->tmp_, &f->gate_, &f->up_, &f->logits_};
     size_t total = 0;
@@ -141,8 +141,8 @@ Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, Kv
     for (int64_t done = 0; done < n;) {
         const int64_t T = std::min(max_batch_, n - done);
         // Without all_logits only the final chunk's last row matters.
-        float* out = all_logits ? host_logits_.data() + static_cast<size_t>(done) * V
-                                : host_logits_.data();
+        float* out =
+            all_logits ? host_logits_.data() + static_cast<size_t>(done) * V : host_logits_.data();
         if (Status s = run_chunk(tokens.subspan(static_cast<size_t>(done), static_cast<size_t>(T)),
                                  kv, all_logits, out);
             !s)

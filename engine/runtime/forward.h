@@ -43,8 +43,8 @@ private:
     const ModelParams& p_;
     const ModelWeights& w_;
     std::unique_ptr<backend::Stream> stream_;
-    std::unique_ptr<backend::Buffer> act_;      // activations for max_batch tokens
-    std::unique_ptr<backend::Buffer> inputs_;   // ids, positions, block table (I32)
+    std::unique_ptr<backend::Buffer> act_;     // activations for max_batch tokens
+    std::unique_ptr<backend::Buffer> inputs_;  // ids, positions, block table (I32)
     backend::Graph graph_;
     int64_t max_batch_ = 0;
     int64_t n_blocks_ = 0;

@@ -25,12 +25,14 @@ Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const 
     c->buffer_ = std::move(buf.value());
     for (int64_t l = 0; l < p.n_layer; ++l) {
         const size_t base = per * 2 * static_cast<size_t>(l);
-        c->k_.push_back(backend::Tensor::dense(c->buffer_.get(), base, type, {p.kv_width(), cells}));
+        c->k_.push_back(
+            backend::Tensor::dense(c->buffer_.get(), base, type, {p.kv_width(), cells}));
         c->v_.push_back(
             backend::Tensor::dense(c->buffer_.get(), base + per, type, {p.kv_width(), cells}));
     }
     c->block_table_.resize(static_cast<size_t>(n_blocks));
-    for (int64_t i = 0; i < n_blocks; ++i) c->block_table_[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    for (int64_t i = 0; i < n_blocks; ++i)
+        c->block_table_[static_cast<size_t>(i)] = static_cast<int32_t>(i);
     return c;
 }
 

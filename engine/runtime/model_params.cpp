@@ -66,11 +66,11 @@ Result<ModelParams> read_model_params(const gguf::GgufFile& f) {
                                           "' (supported: llama, qwen2)");
     }
     const std::string a = p.arch_name + ".";
-#define HEARTH_TRY_SET(dst, expr)                                     \
-    do {                                                              \
-        auto r_ = (expr);                                             \
-        if (!r_) return Result<ModelParams>(r_.status());             \
-        dst = *r_;                                                    \
+#define HEARTH_TRY_SET(dst, expr)                         \
+    do {                                                  \
+        auto r_ = (expr);                                 \
+        if (!r_) return Result<ModelParams>(r_.status()); \
+        dst = *r_;                                        \
     } while (0)
     HEARTH_TRY_SET(p.n_ctx_train, get_count(f, a + "context_length", false, 2048));
     HEARTH_TRY_SET(p.n_embd, get_count(f, a + "embedding_length", true, 0));
@@ -79,7 +79,8 @@ Result<ModelParams> read_model_params(const gguf::GgufFile& f) {
     HEARTH_TRY_SET(p.n_head, get_count(f, a + "attention.head_count", true, 0));
     HEARTH_TRY_SET(p.n_head_kv, get_count(f, a + "attention.head_count_kv", false, p.n_head));
     if (p.n_head <= 0) return Result<ModelParams>::error("attention.head_count must be > 0");
-    HEARTH_TRY_SET(p.head_dim, get_count(f, a + "attention.key_length", false, p.n_embd / p.n_head));
+    HEARTH_TRY_SET(p.head_dim,
+                   get_count(f, a + "attention.key_length", false, p.n_embd / p.n_head));
     int64_t v_len = 0;
     HEARTH_TRY_SET(v_len, get_count(f, a + "attention.value_length", false, p.head_dim));
     if (v_len != p.head_dim)

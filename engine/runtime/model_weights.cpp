@@ -91,7 +91,7 @@ Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& sour
     HEARTH_BIND("token_embd.weight", {E, V}, false, false, w.tok_embd);
     HEARTH_BIND("output_norm.weight", {E}, true, false, w.output_norm);
     HEARTH_BIND("output.weight", {E, V}, false, true, w.output);
-    if (!w.output.valid()) w.output = w.tok_embd;   // tied embeddings
+    if (!w.output.valid()) w.output = w.tok_embd;  // tied embeddings
     HEARTH_BIND("rope_freqs.weight", {p.rope.n_rot / 2}, true, true, w.rope_freqs);
     for (int64_t l = 0; l < p.n_layer; ++l) {
         LayerWeights& L = w.layers.emplace_back();

@@ -22,7 +22,7 @@ struct TensorSource {
         std::string name;
         quant::Type type = quant::Type::F32;
         int64_t ne[4] = {1, 1, 1, 1};
-        size_t offset = 0;   // inside bytes
+        size_t offset = 0;  // inside bytes
     };
     std::span<const std::byte> bytes;
     std::vector<Entry> tensors;
@@ -32,21 +32,21 @@ struct TensorSource {
 };
 
 struct LayerWeights {
-    backend::Tensor attn_norm;          // [n_embd]
-    backend::Tensor wq, wk, wv;         // [n_embd, q_width], [n_embd, kv_width] x2
-    backend::Tensor bq, bk, bv;         // optional biases (qwen2): [q_width], [kv_width]
-    backend::Tensor wo;                 // [q_width, n_embd]
-    backend::Tensor ffn_norm;           // [n_embd]
-    backend::Tensor w_gate, w_up;       // [n_embd, n_ff]
-    backend::Tensor w_down;             // [n_ff, n_embd]
+    backend::Tensor attn_norm;     // [n_embd]
+    backend::Tensor wq, wk, wv;    // [n_embd, q_width], [n_embd, kv_width] x2
+    backend::Tensor bq, bk, bv;    // optional biases (qwen2): [q_width], [kv_width]
+    backend::Tensor wo;            // [q_width, n_embd]
+    backend::Tensor ffn_norm;      // [n_embd]
+    backend::Tensor w_gate, w_up;  // [n_embd, n_ff]
+    backend::Tensor w_down;        // [n_ff, n_embd]
 };
 
 struct ModelWeights {
-    std::unique_ptr<backend::Buffer> buffer;   // every tensor below points into it
-    backend::Tensor tok_embd;                  // [n_embd, n_vocab]
-    backend::Tensor output_norm;               // [n_embd]
-    backend::Tensor output;                    // [n_embd, n_vocab]; token_embd when tied
-    backend::Tensor rope_freqs;                // optional [n_rot / 2] (Llama 3.1)
+    std::unique_ptr<backend::Buffer> buffer;  // every tensor below points into it
+    backend::Tensor tok_embd;                 // [n_embd, n_vocab]
+    backend::Tensor output_norm;              // [n_embd]
+    backend::Tensor output;                   // [n_embd, n_vocab]; token_embd when tied
+    backend::Tensor rope_freqs;               // optional [n_rot / 2] (Llama 3.1)
     std::vector<LayerWeights> layers;
     uint64_t n_params = 0;
 };

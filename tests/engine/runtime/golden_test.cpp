@@ -87,8 +87,9 @@ TEST(Stories260K, GreedyAndLogitsMatchLlamaCpp) {
             run_case(*m, c, kv_type, &logits, &greedy);
             EXPECT_EQ(greedy, c["greedy_ids"].get<std::vector<int32_t>>())
                 << "kv " << backend::dtype_name(kv_type);
-            const auto want = (kv_type == DType::F32 ? (*kv_f32)["cases"][ci] : c)["logits_last_prompt"]
-                                  .get<std::vector<float>>();
+            const auto want =
+                (kv_type == DType::F32 ? (*kv_f32)["cases"][ci] : c)["logits_last_prompt"]
+                    .get<std::vector<float>>();
             ASSERT_EQ(want.size(), logits.size());
             float max_abs = 0, max_diff = 0;
             for (size_t i = 0; i < want.size(); ++i) {

@@ -18,7 +18,7 @@ struct MemoryInfo {
 };
 
 struct StreamOptions {
-    int n_threads = 0;   // CPU only: worker threads including the caller; 0 = a sensible default
+    int n_threads = 0;  // CPU only: worker threads including the caller; 0 = a sensible default
 };
 
 // Executes recorded graphs in order. A stream is used by one thread at a time.
@@ -34,8 +34,8 @@ class Device {
 public:
     virtual ~Device() = default;
 
-    virtual std::string name() const = 0;          // "cpu", "vulkan0", ...
-    virtual std::string description() const = 0;   // hardware, ISA, driver
+    virtual std::string name() const = 0;         // "cpu", "vulkan0", ...
+    virtual std::string description() const = 0;  // hardware, ISA, driver
     virtual MemoryInfo memory() const = 0;
     // Whether this device can run the node (op and types); the forward pass checks every node
     // of a graph before using a device for it.

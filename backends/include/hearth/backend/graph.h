@@ -13,14 +13,14 @@
 namespace hearth::backend {
 
 enum class Op : uint8_t {
-    GetRows,     // dst F32 [n, T] = rows ids[T] (I32) of table [n, V] (any weight type)
-    MatMul,      // dst F32 [m, T] = W [k, m] (any weight type) x X F32 [k, T]
-    Add,         // dst F32 [n, T] = a [n, T] + b [n, T or 1] (bias when b has one row)
-    RmsNorm,     // dst F32 [n, T] = a / sqrt(mean(a^2) + eps) * w [n]
-    Rope,        // dst F32 [d, H, T] = rotate(a [d, H, T]) at positions [T]; may be in place
-    KvAppend,    // cache [w, cells] (F32/F16) at the cells of positions [T] := a F32 [w, T]
-    Attention,   // dst F32 [d, H, T] = softmax(q k^T * scale, causal) v over the cached cells
-    SwiGlu,      // dst F32 [n, T] = silu(a) * b
+    GetRows,    // dst F32 [n, T] = rows ids[T] (I32) of table [n, V] (any weight type)
+    MatMul,     // dst F32 [m, T] = W [k, m] (any weight type) x X F32 [k, T]
+    Add,        // dst F32 [n, T] = a [n, T] + b [n, T or 1] (bias when b has one row)
+    RmsNorm,    // dst F32 [n, T] = a / sqrt(mean(a^2) + eps) * w [n]
+    Rope,       // dst F32 [d, H, T] = rotate(a [d, H, T]) at positions [T]; may be in place
+    KvAppend,   // cache [w, cells] (F32/F16) at the cells of positions [T] := a F32 [w, T]
+    Attention,  // dst F32 [d, H, T] = softmax(q k^T * scale, causal) v over the cached cells
+    SwiGlu,     // dst F32 [n, T] = silu(a) * b
 };
 const char* op_name(Op op);
 
@@ -31,9 +31,9 @@ enum class RopeMode : uint8_t {
 
 struct RopeParams {
     RopeMode mode = RopeMode::Adjacent;
-    int32_t n_rot = 0;          // rotated dims per head (<= d, even); the rest pass through
+    int32_t n_rot = 0;  // rotated dims per head (<= d, even); the rest pass through
     float freq_base = 10000.f;
-    float freq_scale = 1.f;     // linear scaling: angles are multiplied by this
+    float freq_scale = 1.f;  // linear scaling: angles are multiplied by this
 };
 
 // How attention and KV append find a token's cache cell: sequence s, position p lives in cell
@@ -41,7 +41,7 @@ struct RopeParams {
 // sequence with block_table[i] = i.
 struct KvParams {
     int32_t block_size = 1;
-    float scale = 1.f;          // attention only: usually 1/sqrt(d)
+    float scale = 1.f;  // attention only: usually 1/sqrt(d)
 };
 
 // Inputs of every KV op: positions [T] (I32), block_table [max_blocks, n_seq] (I32) and
@@ -56,13 +56,13 @@ struct KvIndex {
 struct Node {
     Op op = Op::Add;
     Tensor dst;
-    Tensor src[3];          // GetRows: table, ids. MatMul: W, X. Add/SwiGlu: a, b.
-                            // RmsNorm: a, w. Rope: a, positions, freq_factors (optional).
-                            // KvAppend: a (new rows). Attention: q, k cache, v cache.
-    KvIndex kv;             // KvAppend and Attention
-    float eps = 0.f;        // RmsNorm
-    RopeParams rope;        // Rope
-    KvParams kvp;           // KvAppend and Attention
+    Tensor src[3];           // GetRows: table, ids. MatMul: W, X. Add/SwiGlu: a, b.
+                             // RmsNorm: a, w. Rope: a, positions, freq_factors (optional).
+                             // KvAppend: a (new rows). Attention: q, k cache, v cache.
+    KvIndex kv;              // KvAppend and Attention
+    float eps = 0.f;         // RmsNorm
+    RopeParams rope;         // Rope
+    KvParams kvp;            // KvAppend and Attention
     const char* label = "";  // "blk.3.attn_q", for dumps and error messages
 };
 
@@ -83,9 +83,8 @@ public:
               const Tensor& freq_factors, const RopeParams& p, const char* label);
     void kv_append(const Tensor& cache, const Tensor& a, const KvIndex& kv, int32_t block_size,
                    const char* label);
-    void attention(const Tensor& dst, const Tensor& q, const Tensor& k_cache,
-                   const Tensor& v_cache, const KvIndex& kv, const KvParams& p,
-                   const char* label);
+    void attention(const Tensor& dst, const Tensor& q, const Tensor& k_cache, const Tensor& v_cache,
+                   const KvIndex& kv, const KvParams& p, const char* label);
     void swiglu(const Tensor& dst, const Tensor& a, const Tensor& b, const char* label);
 
 private:

@@ -34,9 +34,13 @@ enum class DType : uint32_t {
     BF16 = 30,
 };
 
-inline DType dtype_of(quant::Type t) { return static_cast<DType>(t); }
+inline DType dtype_of(quant::Type t) {
+    return static_cast<DType>(t);
+}
 // Only for non-I32 types.
-inline quant::Type quant_type(DType t) { return static_cast<quant::Type>(t); }
+inline quant::Type quant_type(DType t) {
+    return static_cast<quant::Type>(t);
+}
 const char* dtype_name(DType t);
 // Elements per block and bytes per block (1 and 4 for I32).
 size_t dtype_block_size(DType t);
@@ -50,10 +54,10 @@ bool is_weight_dtype(DType t);
 
 struct Tensor {
     Buffer* buffer = nullptr;
-    size_t offset = 0;   // bytes from the start of the buffer
+    size_t offset = 0;  // bytes from the start of the buffer
     DType type = DType::F32;
-    int64_t ne[4] = {1, 1, 1, 1};   // elements per dimension; ne[0] is the row length
-    size_t nb[4] = {0, 0, 0, 0};    // byte strides; nb[1] = bytes between rows
+    int64_t ne[4] = {1, 1, 1, 1};  // elements per dimension; ne[0] is the row length
+    size_t nb[4] = {0, 0, 0, 0};   // byte strides; nb[1] = bytes between rows
 
     // A dense tensor at `offset` of `buffer`.
     static Tensor dense(Buffer* buffer, size_t offset, DType type,
