@@ -25,9 +25,9 @@ struct Context::Impl {
     std::unique_ptr<runtime::KvCache> kv;
     std::unique_ptr<runtime::Forward> forward;
     int64_t n_batch = 256;
-    std::vector<int32_t> tokens;            // evaluated, in cache order
-    std::optional<int32_t> pending;         // sampled last but not evaluated yet
-    std::vector<float> logits;              // after the last evaluated token
+    std::vector<int32_t> tokens;     // evaluated, in cache order
+    std::optional<int32_t> pending;  // sampled last but not evaluated yet
+    std::vector<float> logits;       // after the last evaluated token
     std::atomic<bool> cancel{false};
     GenerationStats stats;
 
@@ -81,17 +81,29 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
     return std::unique_ptr<Context>(new Context(std::move(impl)));
 }
 
-int64_t Context::n_ctx() const { return impl_->kv->n_ctx(); }
-int64_t Context::n_past() const { return impl_->kv->n_past(); }
-std::span<const int32_t> Context::tokens() const { return impl_->tokens; }
-std::span<const float> Context::logits() const { return impl_->logits; }
-const GenerationStats& Context::stats() const { return impl_->stats; }
+int64_t Context::n_ctx() const {
+    return impl_->kv->n_ctx();
+}
+int64_t Context::n_past() const {
+    return impl_->kv->n_past();
+}
+std::span<const int32_t> Context::tokens() const {
+    return impl_->tokens;
+}
+std::span<const float> Context::logits() const {
+    return impl_->logits;
+}
+const GenerationStats& Context::stats() const {
+    return impl_->stats;
+}
 void Context::reset_stats() {
     const uint64_t computed = impl_->stats.tokens_computed;
     impl_->stats = {};
     impl_->stats.tokens_computed = computed;
 }
-void Context::cancel() { impl_->cancel.store(true); }
+void Context::cancel() {
+    impl_->cancel.store(true);
+}
 
 void Context::reset() {
     impl_->kv->set_n_past(0);
@@ -107,7 +119,7 @@ Status Context::truncate(int64_t n) {
     if (n == static_cast<int64_t>(impl_->tokens.size())) return Status::ok();
     impl_->kv->set_n_past(n);
     impl_->tokens.resize(static_cast<size_t>(n));
-    impl_->logits.clear();   // the logits belonged to a dropped token
+    impl_->logits.clear();  // the logits belonged to a dropped token
     return Status::ok();
 }
 
@@ -180,7 +192,7 @@ Result<GenerateResult> Context::generate(const GenerateOptions& opt) {
             break;
         }
         if (i + 1 == opt.max_tokens) {
-            c.pending = tok;   // evaluated by the next feed/generate, if any
+            c.pending = tok;  // evaluated by the next feed/generate, if any
             break;
         }
         if (c.kv->n_past() >= c.kv->n_ctx()) {

@@ -3,8 +3,8 @@
 #include <set>
 #include <string>
 
-#include "registry.h"
 #include "model_impl.h"
+#include "registry.h"
 
 namespace hearth {
 
@@ -21,7 +21,8 @@ Status touch_weights(std::span<const std::byte> bytes, const LoadOptions& opt) {
         if (opt.cancel && opt.cancel->load(std::memory_order_relaxed))
             return Status::error("loading cancelled");
         const size_t end = std::min(bytes.size(), done + kChunk);
-        for (size_t i = done; i < end; i += kPage) sink = sink + static_cast<unsigned char>(bytes[i]);
+        for (size_t i = done; i < end; i += kPage)
+            sink = sink + static_cast<unsigned char>(bytes[i]);
         done = end;
         if (opt.on_progress)
             opt.on_progress({total ? double(done) / double(total) : 1.0, done, total});
@@ -90,7 +91,9 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     return std::shared_ptr<Model>(new Model(std::move(m)));
 }
 
-const ModelInfo& Model::info() const { return impl_->info; }
+const ModelInfo& Model::info() const {
+    return impl_->info;
+}
 
 Result<std::vector<int32_t>> Model::tokenize(std::string_view text, bool add_special,
                                              bool parse_special) const {
@@ -116,11 +119,16 @@ std::string Model::chat_template() const {
 
 const char* stop_reason_name(StopReason r) {
     switch (r) {
-        case StopReason::MaxTokens: return "max tokens";
-        case StopReason::EndOfGeneration: return "end of generation";
-        case StopReason::StopString: return "stop string";
-        case StopReason::ContextFull: return "context full";
-        case StopReason::Cancelled: return "cancelled";
+        case StopReason::MaxTokens:
+            return "max tokens";
+        case StopReason::EndOfGeneration:
+            return "end of generation";
+        case StopReason::StopString:
+            return "stop string";
+        case StopReason::ContextFull:
+            return "context full";
+        case StopReason::Cancelled:
+            return "cancelled";
     }
     return "?";
 }

@@ -13,7 +13,7 @@
 namespace hearth {
 
 struct Model::Impl {
-    std::unique_ptr<gguf::GgufFile> file;   // the mapping the weights point into
+    std::unique_ptr<gguf::GgufFile> file;  // the mapping the weights point into
     std::unique_ptr<tokenizer::Tokenizer> tokenizer;
     std::unique_ptr<backend::Device> device;
     runtime::ModelParams params;

@@ -17,13 +17,13 @@ namespace hearth::runtime {
 struct TokenData {
     int32_t id = 0;
     float logit = 0.f;
-    float p = 0.f;   // valid after softmax()
+    float p = 0.f;  // valid after softmax()
 };
 
 struct Candidates {
     std::vector<TokenData> data;
-    bool sorted = false;     // by logit, descending (ties: lower id first)
-    int32_t selected = -1;   // set by the picker
+    bool sorted = false;    // by logit, descending (ties: lower id first)
+    int32_t selected = -1;  // set by the picker
 
     void reset(std::span<const float> logits);
     void sort();
@@ -45,10 +45,10 @@ public:
 std::unique_ptr<Sampler> make_greedy();
 std::unique_ptr<Sampler> make_dist(uint64_t seed);
 // Shapers and filters; each is a no-op at its neutral value.
-std::unique_ptr<Sampler> make_temperature(float t);   // t <= 0 keeps only the best token
-std::unique_ptr<Sampler> make_top_k(int32_t k);       // k <= 0: off
-std::unique_ptr<Sampler> make_top_p(float p);         // p >= 1: off
-std::unique_ptr<Sampler> make_min_p(float p);         // p <= 0: off
+std::unique_ptr<Sampler> make_temperature(float t);  // t <= 0 keeps only the best token
+std::unique_ptr<Sampler> make_top_k(int32_t k);      // k <= 0: off
+std::unique_ptr<Sampler> make_top_p(float p);        // p >= 1: off
+std::unique_ptr<Sampler> make_min_p(float p);        // p <= 0: off
 // Over the last `window` accepted tokens: repeat divides positive logits (multiplies
 // negative ones); frequency subtracts count * f; presence subtracts pr once.
 std::unique_ptr<Sampler> make_penalties(int32_t window, float repeat, float frequency,

@@ -7,8 +7,7 @@ namespace hearth::runtime {
 
 void Candidates::reset(std::span<const float> logits) {
     data.resize(logits.size());
-    for (size_t i = 0; i < logits.size(); ++i)
-        data[i] = {static_cast<int32_t>(i), logits[i], 0.f};
+    for (size_t i = 0; i < logits.size(); ++i) data[i] = {static_cast<int32_t>(i), logits[i], 0.f};
     sorted = false;
     selected = -1;
 }

@@ -50,7 +50,7 @@ public:
                 return;
             }
         }
-        c.selected = c.data.back().id;   // rounding left r just above the total
+        c.selected = c.data.back().id;  // rounding left r just above the total
     }
     void reset() override { rng_.seed(seed_); }
 
@@ -139,8 +139,7 @@ public:
         : window_(window), repeat_(repeat), freq_(freq), presence_(presence) {}
     const char* name() const override { return "penalties"; }
     void apply(Candidates& c) override {
-        if (window_ == 0 || counts_.empty() ||
-            (repeat_ == 1.f && freq_ == 0.f && presence_ == 0.f))
+        if (window_ == 0 || counts_.empty() || (repeat_ == 1.f && freq_ == 0.f && presence_ == 0.f))
             return;
         for (auto& t : c.data) {
             const auto it = counts_.find(t.id);
@@ -166,7 +165,7 @@ public:
     }
 
 private:
-    int32_t window_;   // < 0: the whole history
+    int32_t window_;  // < 0: the whole history
     float repeat_, freq_, presence_;
     std::deque<int32_t> last_;
     std::unordered_map<int32_t, int32_t> counts_;
@@ -174,12 +173,24 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Sampler> make_greedy() { return std::make_unique<Greedy>(); }
-std::unique_ptr<Sampler> make_dist(uint64_t seed) { return std::make_unique<Dist>(seed); }
-std::unique_ptr<Sampler> make_temperature(float t) { return std::make_unique<Temperature>(t); }
-std::unique_ptr<Sampler> make_top_k(int32_t k) { return std::make_unique<TopK>(k); }
-std::unique_ptr<Sampler> make_top_p(float p) { return std::make_unique<TopP>(p); }
-std::unique_ptr<Sampler> make_min_p(float p) { return std::make_unique<MinP>(p); }
+std::unique_ptr<Sampler> make_greedy() {
+    return std::make_unique<Greedy>();
+}
+std::unique_ptr<Sampler> make_dist(uint64_t seed) {
+    return std::make_unique<Dist>(seed);
+}
+std::unique_ptr<Sampler> make_temperature(float t) {
+    return std::make_unique<Temperature>(t);
+}
+std::unique_ptr<Sampler> make_top_k(int32_t k) {
+    return std::make_unique<TopK>(k);
+}
+std::unique_ptr<Sampler> make_top_p(float p) {
+    return std::make_unique<TopP>(p);
+}
+std::unique_ptr<Sampler> make_min_p(float p) {
+    return std::make_unique<MinP>(p);
+}
 std::unique_ptr<Sampler> make_penalties(int32_t window, float repeat, float frequency,
                                         float presence) {
     return std::make_unique<Penalties>(window, repeat, frequency, presence);

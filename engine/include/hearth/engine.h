@@ -19,13 +19,13 @@
 namespace hearth {
 
 struct LoadProgress {
-    double fraction = 0;        // 0..1
+    double fraction = 0;  // 0..1
     uint64_t bytes_done = 0;
     uint64_t bytes_total = 0;
 };
 
 struct LoadOptions {
-    std::string backend = "auto";   // "auto", "cpu", "vulkan", "cuda"
+    std::string backend = "auto";  // "auto", "cpu", "vulkan", "cuda"
     // Called as the weights are brought in; may run often.
     std::function<void(const LoadProgress&)> on_progress;
     // Set to true from any thread to abandon the load (load() then fails with "cancelled").
@@ -33,21 +33,21 @@ struct LoadOptions {
 };
 
 struct BackendReport {
-    std::string name;     // "cuda", "vulkan", "cpu"
+    std::string name;  // "cuda", "vulkan", "cpu"
     bool used = false;
-    std::string reason;   // why it was not used
+    std::string reason;  // why it was not used
 };
 
 struct ModelInfo {
     std::string path;
-    std::string name;           // general.name, else the file name
-    std::string architecture;   // "llama", "qwen2"
+    std::string name;          // general.name, else the file name
+    std::string architecture;  // "llama", "qwen2"
     uint64_t file_bytes = 0;
     uint64_t n_params = 0;
     int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
     int64_t n_ctx_train = 0;
-    std::string weight_types;   // "F32", "Q4_K+Q6_K", ...
-    std::string device;         // description of the device in use
+    std::string weight_types;  // "F32", "Q4_K+Q6_K", ...
+    std::string device;        // description of the device in use
     std::vector<BackendReport> backends;
     bool has_chat_template = false;
 };
@@ -55,21 +55,21 @@ struct ModelInfo {
 enum class KvType { F32, F16 };
 
 struct ContextOptions {
-    int64_t n_ctx = 0;       // 0: the model's training context, at most 4096
+    int64_t n_ctx = 0;  // 0: the model's training context, at most 4096
     KvType kv_type = KvType::F16;
-    int n_threads = 0;       // 0: all hardware threads
-    int64_t n_batch = 256;   // most prompt tokens per forward step
+    int n_threads = 0;      // 0: all hardware threads
+    int64_t n_batch = 256;  // most prompt tokens per forward step
 };
 
 struct SamplingParams {
-    float temperature = 0.8f;   // <= 0: greedy
-    int32_t top_k = 40;         // <= 0: off
-    float top_p = 0.95f;        // >= 1: off
-    float min_p = 0.05f;        // <= 0: off
+    float temperature = 0.8f;  // <= 0: greedy
+    int32_t top_k = 40;        // <= 0: off
+    float top_p = 0.95f;       // >= 1: off
+    float min_p = 0.05f;       // <= 0: off
     float repeat_penalty = 1.0f;
     float frequency_penalty = 0.0f;
     float presence_penalty = 0.0f;
-    int32_t penalty_last_n = 64;   // window of the penalties; -1: whole context
+    int32_t penalty_last_n = 64;  // window of the penalties; -1: whole context
     uint64_t seed = 0;
 };
 
@@ -79,8 +79,8 @@ const char* stop_reason_name(StopReason r);
 struct GenerateOptions {
     int32_t max_tokens = 256;
     SamplingParams sampling;
-    std::vector<std::string> stop_strings;   // text is cut before the first match
-    bool stop_at_end_of_generation = true;   // EOS, EOT, <|im_end|>, <|eot_id|> ...
+    std::vector<std::string> stop_strings;  // text is cut before the first match
+    bool stop_at_end_of_generation = true;  // EOS, EOT, <|im_end|>, <|eot_id|> ...
     // Streaming: each generated token with the text it completes (may be empty while a UTF-8
     // character or a possible stop string is incomplete). Return false to stop.
     std::function<bool(int32_t token, std::string_view text_delta)> on_token;
@@ -93,7 +93,7 @@ struct GenerateResult {
 };
 
 struct GenerationStats {
-    int64_t prompt_tokens = 0;       // evaluated by feed() since the last reset_stats()
+    int64_t prompt_tokens = 0;  // evaluated by feed() since the last reset_stats()
     int64_t generated_tokens = 0;
     double prompt_seconds = 0;
     double generate_seconds = 0;
@@ -119,7 +119,7 @@ public:
     std::string detokenize(std::span<const int32_t> tokens) const;
     std::string token_piece(int32_t token) const;
     bool is_end_of_generation(int32_t token) const;
-    std::string chat_template() const;   // empty when the file has none
+    std::string chat_template() const;  // empty when the file has none
 
     struct Impl;
     const Impl& impl() const { return *impl_; }
@@ -138,7 +138,7 @@ public:
     Context& operator=(const Context&) = delete;
 
     int64_t n_ctx() const;
-    int64_t n_past() const;   // tokens in the cache
+    int64_t n_past() const;  // tokens in the cache
     std::span<const int32_t> tokens() const;
 
     // Evaluates tokens after those already in the cache (the prompt).
