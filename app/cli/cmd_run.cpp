@@ -183,6 +183,7 @@ int run(std::span<const std::string> argv) {
     auto res = (*ctx)->generate(go);
     g_context = nullptr;
     std::printf("\n");
+    std::fflush(stdout);   // the text before the statistics on a shared terminal or log
     if (!res) {
         std::fprintf(stderr, "hearth-cli run: %s\n", res.error_message().c_str());
         return 1;
