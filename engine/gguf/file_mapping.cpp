@@ -18,6 +18,22 @@
 
 namespace hearth::gguf {
 
+namespace {
+
+// what + " '" + path + "'" + tail, built by appending (GCC 12's -Wrestrict misfires on
+// "literal" + std::string at -O3).
+std::string message(std::string_view what, const std::filesystem::path& path,
+                    std::string_view tail = {}) {
+    std::string m(what);
+    m += " '";
+    m += path.string();
+    m += "'";
+    m += tail;
+    return m;
+}
+
+}  // namespace
+
 #ifdef _WIN32
 
 Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::filesystem::path& path) {
@@ -81,18 +97,18 @@ Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::filesystem::pa
     using R = Result<std::unique_ptr<FileMapping>>;
     Fd f;
     f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (f.fd < 0) return R::error("cannot open '" + path.string() + "': " + errno_text());
+    if (f.fd < 0) return R::error(message("cannot open", path, ": " + errno_text()));
     struct stat st {};
     if (::fstat(f.fd, &st) != 0)
-        return R::error("cannot stat '" + path.string() + "': " + errno_text());
-    if (!S_ISREG(st.st_mode)) return R::error("'" + path.string() + "' is not a regular file");
+        return R::error(message("cannot stat", path, ": " + errno_text()));
+    if (!S_ISREG(st.st_mode)) return R::error(message("not a regular file:", path));
     std::unique_ptr<FileMapping> m(new FileMapping());
     if (st.st_size == 0) return m;
     if (static_cast<unsigned long long>(st.st_size) > SIZE_MAX)
-        return R::error("'" + path.string() + "' is too large to map");
+        return R::error(message("too large to map:", path));
     const auto size = static_cast<size_t>(st.st_size);
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, f.fd, 0);
-    if (p == MAP_FAILED) return R::error("cannot map '" + path.string() + "': " + errno_text());
+    if (p == MAP_FAILED) return R::error(message("cannot map", path, ": " + errno_text()));
     m->data_ = static_cast<const std::byte*>(p);
     m->size_ = size;
     return m;
