@@ -83,6 +83,7 @@ void Forward::record(int64_t T, const KvCache& kv, bool all_logits) {
         g.kv_append(kv.v(l), v, kvi, KvCache::kBlockSize, "v_cache");
         g.attention(att3, q3, kv.k(l), kv.v(l), kvi, kvp, "attention");
         g.mat_mul(tmp, L.wo, att, "attn_output");
+        if (L.bo.valid()) g.add(tmp, tmp, L.bo, "attn_output_bias");
         g.add(x, x, tmp, "attn_residual");
         g.rms_norm(xn, x, L.ffn_norm, p.rms_eps, "ffn_norm");
         g.mat_mul(gate, L.w_gate, xn, "ffn_gate");

@@ -1,5 +1,5 @@
-// The hyperparameters the forward pass needs, read from GGUF metadata for the llama family
-// (llama, mistral, tinyllama, smollm all convert as `llama`) and qwen2.
+// The hyperparameters the forward pass needs, for the llama family (llama, mistral, tinyllama,
+// smollm all convert as `llama`) and qwen2.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include "gguf/gguf_file.h"
 #include "hearth/backend/graph.h"
 #include "hearth/result.h"
+#include "model/model_config.h"
 
 namespace hearth::runtime {
 
@@ -31,8 +32,11 @@ struct ModelParams {
     int64_t kv_width() const { return n_head_kv * head_dim; }
 };
 
-// Reads and checks the hyperparameters. n_vocab comes from token_embd's shape.
+// Reads and checks the hyperparameters and the tensor set (engine/model's ModelConfig),
+// refusing what the forward pass does not implement yet (YaRN, LongRoPE, V heads of another
+// size).
 Result<ModelParams> read_model_params(const gguf::GgufFile& file);
+Result<ModelParams> params_from_config(const model::ModelConfig& config);
 
 // Checks that a set of hyperparameters is consistent (also used for synthetic models).
 Status check_model_params(const ModelParams& p);

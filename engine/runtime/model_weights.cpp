@@ -104,6 +104,7 @@ Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& sour
         HEARTH_BIND(pre + "attn_k.bias", {KV}, true, true, L.bk);
         HEARTH_BIND(pre + "attn_v.bias", {KV}, true, true, L.bv);
         HEARTH_BIND(pre + "attn_output.weight", {Q, E}, false, false, L.wo);
+        HEARTH_BIND(pre + "attn_output.bias", {E}, true, true, L.bo);
         HEARTH_BIND(pre + "ffn_norm.weight", {E}, true, false, L.ffn_norm);
         HEARTH_BIND(pre + "ffn_gate.weight", {E, F}, false, false, L.w_gate);
         HEARTH_BIND(pre + "ffn_up.weight", {E, F}, false, false, L.w_up);

@@ -36,6 +36,7 @@ struct LayerWeights {
     backend::Tensor wq, wk, wv;    // [n_embd, q_width], [n_embd, kv_width] x2
     backend::Tensor bq, bk, bv;    // optional biases (qwen2): [q_width], [kv_width]
     backend::Tensor wo;            // [q_width, n_embd]
+    backend::Tensor bo;            // optional bias [n_embd]
     backend::Tensor ffn_norm;      // [n_embd]
     backend::Tensor w_gate, w_up;  // [n_embd, n_ff]
     backend::Tensor w_down;        // [n_ff, n_embd]
