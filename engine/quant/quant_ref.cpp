@@ -102,6 +102,10 @@ QuantizeFn quantize_fn(Type type) {
             return quantize_q5_1;
         case Type::Q8_0:
             return quantize_q8_0;
+        case Type::Q2_K:
+            return quantize_q2_k;
+        case Type::Q3_K:
+            return quantize_q3_k;
         case Type::Q4_K:
             return quantize_q4_k;
         case Type::Q5_K:
@@ -110,6 +114,10 @@ QuantizeFn quantize_fn(Type type) {
             return quantize_q6_k;
         case Type::Q8_K:
             return quantize_q8_k;
+        case Type::IQ4_NL:
+            return quantize_iq4_nl;
+        case Type::IQ4_XS:
+            return quantize_iq4_xs;
         default:
             return nullptr;
     }

@@ -1,5 +1,8 @@
 // Reference (plain, readable) conversion between float32 and every block format. These are the
 // oracle that fast kernels are tested against; keep them simple rather than fast.
+// All functions are pure (no shared state): callers may run them on different rows in parallel.
+// Rough single-thread speed (x86-64, -O2): decode 0.6-4 G elements/s; encode Q4_0/Q8_0 ~200 M/s,
+// K-quants 9-50 M/s, IQ4 ~3.5 M/s (scale searches).
 #pragma once
 
 #include <cstddef>

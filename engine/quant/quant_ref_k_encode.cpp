@@ -1,6 +1,6 @@
-// Reference encoders for Q4_K, Q5_K, Q6_K and Q8_K, following ggml's quantize_row_*_ref
-// (no importance matrix). The scale searches are described in QUANT_FORMATS.md; every float
-// expression keeps ggml's evaluation order so the bytes match ggml's output exactly.
+// Reference encoders for Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and Q8_K, following ggml's
+// quantize_row_*_ref (no importance matrix). The scale searches live in quant_ref_k_fit.cpp;
+// every float expression keeps ggml's evaluation order so the bytes match ggml's output exactly.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -14,125 +14,6 @@ namespace hearth::quant::detail {
 namespace {
 
 constexpr size_t kQkK = 256;
-constexpr float kGroupMaxEps = 1e-15f;  // below this a group counts as all zero
-
-// Fits x[i] ~= scale * L[i] - min_out with codes L in 0..nmax, minimising the weighted squared
-// error. Starts from the plain min/max grid, then tries nstep+1 slightly different grid spacings
-// (rmin + rdelta*k extra steps over the range) and, for each, solves the 2x2 least-squares
-// problem for scale and offset with the codes held fixed. Keeps the best. The offset is never
-// positive (a block whose values are all positive still starts at zero); the returned min_out is
-// its negation, so it is >= 0. Returns the scale (0 for a constant block).
-float fit_scale_min(int n, int nmax, const float* x, const float* w, uint8_t* L, float& min_out,
-                    float rmin, float rdelta, int nstep) {
-    float min = x[0];
-    float max = x[0];
-    float sum_w = w[0];
-    float sum_x = sum_w * x[0];
-    for (int i = 1; i < n; ++i) {
-        if (x[i] < min) min = x[i];
-        if (x[i] > max) max = x[i];
-        sum_w += w[i];
-        sum_x += w[i] * x[i];
-    }
-    if (min > 0) min = 0;
-    if (max == min) {
-        for (int i = 0; i < n; ++i) L[i] = 0;
-        min_out = -min;
-        return 0.0f;
-    }
-    float iscale = static_cast<float>(nmax) / (max - min);
-    float scale = 1 / iscale;
-    float best_error = 0;
-    for (int i = 0; i < n; ++i) {
-        const int l = std::clamp(nearest_int(iscale * (x[i] - min)), 0, nmax);
-        L[i] = static_cast<uint8_t>(l);
-        const float diff = scale * static_cast<float>(L[i]) + min - x[i];
-        best_error += w[i] * (diff * diff);
-    }
-    std::array<uint8_t, 32> trial{};
-    for (int step = 0; step <= nstep; ++step) {
-        iscale =
-            (rmin + rdelta * static_cast<float>(step) + static_cast<float>(nmax)) / (max - min);
-        float sum_l = 0, sum_l2 = 0, sum_xl = 0;
-        for (int i = 0; i < n; ++i) {
-            const int l = std::clamp(nearest_int(iscale * (x[i] - min)), 0, nmax);
-            trial[static_cast<size_t>(i)] = static_cast<uint8_t>(l);
-            const float fl = static_cast<float>(l);
-            sum_l += w[i] * fl;
-            sum_l2 += w[i] * fl * fl;
-            sum_xl += w[i] * fl * x[i];
-        }
-        const float det = sum_w * sum_l2 - sum_l * sum_l;
-        if (!(det > 0)) continue;  // also skips NaN, as ggml's `if (D > 0)` does
-        float this_scale = (sum_w * sum_xl - sum_x * sum_l) / det;
-        float this_min = (sum_l2 * sum_x - sum_l * sum_xl) / det;
-        if (this_min > 0) {
-            this_min = 0;
-            this_scale = sum_xl / sum_l2;
-        }
-        float error = 0;
-        for (int i = 0; i < n; ++i) {
-            const float diff =
-                this_scale * static_cast<float>(trial[static_cast<size_t>(i)]) + this_min - x[i];
-            error += w[i] * (diff * diff);
-        }
-        if (error < best_error) {
-            for (int i = 0; i < n; ++i) L[i] = trial[static_cast<size_t>(i)];
-            best_error = error;
-            scale = this_scale;
-            min = this_min;
-        }
-    }
-    min_out = -min;
-    return scale;
-}
-
-// Symmetric fit for Q6_K: codes in -nmax..nmax-1 (stored offset by nmax in L), weights x^2.
-// Tries the grid that maps the largest-magnitude value to -nmax, then 18 nearby grids
-// (nmax +- 0.1k), each with the least-squares scale for its codes, and keeps the best fit.
-float fit_scale_symmetric(int n, int nmax, const float* x, uint8_t* L) {
-    float max = 0;
-    float amax = 0;
-    for (int i = 0; i < n; ++i) {
-        const float ax = std::fabs(x[i]);
-        if (ax > amax) {
-            amax = ax;
-            max = x[i];
-        }
-    }
-    if (amax < kGroupMaxEps) {
-        for (int i = 0; i < n; ++i) L[i] = 0;
-        return 0.0f;
-    }
-    // Least-squares sums for the codes given by iscale; also writes L when asked.
-    auto sums = [&](float iscale, float& sumlx, float& suml2, bool store) {
-        sumlx = 0;
-        suml2 = 0;
-        for (int i = 0; i < n; ++i) {
-            const int l = std::clamp(nearest_int(iscale * x[i]), -nmax, nmax - 1);
-            if (store) L[i] = static_cast<uint8_t>(l + nmax);
-            const float w = x[i] * x[i];
-            const float fl = static_cast<float>(l);
-            sumlx += w * x[i] * fl;
-            suml2 += w * fl * fl;
-        }
-    };
-    float sumlx, suml2;
-    sums(static_cast<float>(-nmax) / max, sumlx, suml2, true);
-    float scale = suml2 != 0 ? sumlx / suml2 : 0.0f;
-    float best = scale * sumlx;
-    for (int k = -9; k <= 9; ++k) {
-        if (k == 0) continue;
-        const float iscale = -(static_cast<float>(nmax) + 0.1f * static_cast<float>(k)) / max;
-        sums(iscale, sumlx, suml2, false);
-        if (suml2 > 0 && sumlx * sumlx > best * suml2) {
-            sums(iscale, sumlx, suml2, true);
-            scale = sumlx / suml2;
-            best = scale * sumlx;
-        }
-    }
-    return scale;
-}
 
 // Packs eight 6-bit scales and mins into the 12-byte layout of Q4_K/Q5_K.
 void pack_scale_min_k4(const int* ls, const int* lm, uint8_t* s) {
@@ -165,7 +46,8 @@ void encode_k_scales(const float* x, uint8_t* head, uint8_t* L, int nmax, float 
         for (int l = 0; l < 32; ++l) sum_x2 += xs[l] * xs[l];
         const float av_x = std::sqrt(sum_x2 / 32);
         for (int l = 0; l < 32; ++l) weights[l] = av_x + std::fabs(xs[l]);
-        scales[j] = fit_scale_min(32, nmax, xs, weights, L + 32 * j, mins[j], rmin, 0.1f, nstep);
+        scales[j] =
+            fit_scale_min(32, nmax, xs, weights, L + 32 * j, mins[j], rmin, 0.1f, nstep, false);
         if (scales[j] > max_scale) max_scale = scales[j];
         if (mins[j] > max_min) max_min = mins[j];
     }
@@ -198,7 +80,127 @@ void encode_k_scales(const float* x, uint8_t* head, uint8_t* L, int nmax, float 
     }
 }
 
+// Packs 2-bit codes as Q2_K/Q3_K store them: qs[32h + l] holds elements 128h + l + 32s at bits
+// 2s..2s+1 (s = 0..3).
+void pack_2bit(const uint8_t* L, uint8_t* qs) {
+    for (int h = 0; h < 2; ++h) {
+        for (int l = 0; l < 32; ++l) {
+            const uint8_t* q = L + 128 * h + l;
+            qs[32 * h + l] =
+                static_cast<uint8_t>(q[0] | (q[32] << 2) | (q[64] << 4) | (q[96] << 6));
+        }
+    }
+}
+
 }  // namespace
+
+void quantize_q2_k(const float* src, uint8_t* dst, size_t nb) {
+    uint8_t L[kQkK];
+    for (size_t b = 0; b < nb; ++b, src += kQkK, dst += 84) {
+        uint8_t* scales_out = dst;
+        float scales[16];
+        float mins[16];
+        float weights[16];
+        float max_scale = 0;
+        float max_min = 0;
+        for (int g = 0; g < 16; ++g) {
+            const float* xs = src + 16 * g;
+            for (int l = 0; l < 16; ++l) weights[l] = std::fabs(xs[l]);
+            scales[g] =
+                fit_scale_min(16, 3, xs, weights, L + 16 * g, mins[g], -0.5f, 0.1f, 15, true);
+            max_scale = std::max(max_scale, scales[g]);
+            max_min = std::max(max_min, mins[g]);
+        }
+        // Scales and mins become 4-bit multiples of d and dmin (low and high nibble).
+        std::memset(scales_out, 0, 16);
+        store_f16(dst + 80, max_scale > 0 ? max_scale / 15.f : 0.0f);
+        store_f16(dst + 82, max_min > 0 ? max_min / 15.f : 0.0f);
+        if (max_scale > 0) {
+            const float iscale = 15.f / max_scale;
+            for (int g = 0; g < 16; ++g) {
+                scales_out[g] =
+                    static_cast<uint8_t>(std::clamp(nearest_int(iscale * scales[g]), 0, 15));
+            }
+        }
+        if (max_min > 0) {
+            const float iscale = 15.f / max_min;
+            for (int g = 0; g < 16; ++g) {
+                const int l = std::clamp(nearest_int(iscale * mins[g]), 0, 15);
+                scales_out[g] = static_cast<uint8_t>(scales_out[g] | (l << 4));
+            }
+        }
+        const float d = load_f16(dst + 80);
+        const float dmin = load_f16(dst + 82);
+        for (int g = 0; g < 16; ++g) {
+            const float dg = d * static_cast<float>(scales_out[g] & 0x0F);
+            if (dg == 0.0f) continue;  // keep the fit's codes
+            const float mg = dmin * static_cast<float>(scales_out[g] >> 4);
+            for (int i = 0; i < 16; ++i) {
+                const int l = nearest_int((src[16 * g + i] + mg) / dg);
+                L[16 * g + i] = static_cast<uint8_t>(std::clamp(l, 0, 3));
+            }
+        }
+        pack_2bit(L, dst + 16);
+    }
+}
+
+void quantize_q3_k(const float* src, uint8_t* dst, size_t nb) {
+    uint8_t L[kQkK];  // codes 0..7 (value + 4)
+    for (size_t b = 0; b < nb; ++b, src += kQkK, dst += 110) {
+        float scales[16];
+        float max_scale = 0;
+        float amax = 0;
+        for (int g = 0; g < 16; ++g) {
+            scales[g] = fit_scale_descent(16, 4, src + 16 * g, L + 16 * g);
+            if (std::fabs(scales[g]) > amax) {
+                amax = std::fabs(scales[g]);
+                max_scale = scales[g];
+            }
+        }
+        // Sixteen signed 6-bit scales (offset by 32): low nibbles in bytes 0..7 (two per byte),
+        // the top two bits of scale g in byte 8 + g%4 at bit 2*(g/4).
+        uint8_t* packed = dst + 96;
+        std::memset(packed, 0, 12);
+        if (max_scale != 0.0f) {
+            const float iscale = -32.f / max_scale;
+            for (int g = 0; g < 16; ++g) {
+                const int l = std::clamp(nearest_int(iscale * scales[g]), -32, 31) + 32;
+                if (g < 8) {
+                    packed[g] = static_cast<uint8_t>(l & 0x0F);
+                } else {
+                    packed[g - 8] = static_cast<uint8_t>(packed[g - 8] | ((l & 0x0F) << 4));
+                }
+                packed[8 + g % 4] =
+                    static_cast<uint8_t>(packed[8 + g % 4] | ((l >> 4) << (2 * (g / 4))));
+            }
+            store_f16(dst + 108, 1 / iscale);
+        } else {
+            store_f16(dst + 108, 0.0f);
+        }
+        const float d = load_f16(dst + 108);
+        for (int g = 0; g < 16; ++g) {
+            const int low = g < 8 ? (packed[g] & 0x0F) : (packed[g - 8] >> 4);
+            const int high = (packed[8 + g % 4] >> (2 * (g / 4))) & 3;
+            const float dg = d * static_cast<float>((low | (high << 4)) - 32);
+            if (dg == 0.0f) continue;  // keep the fit's codes
+            for (int i = 0; i < 16; ++i) {
+                const int l = std::clamp(nearest_int(src[16 * g + i] / dg), -4, 3);
+                L[16 * g + i] = static_cast<uint8_t>(l + 4);
+            }
+        }
+        // High bit of element j (set when the code is >= 4) goes to hmask[j % 32], bit j / 32;
+        // the remaining two bits are packed like Q2_K.
+        uint8_t* hmask = dst;
+        std::memset(hmask, 0, 32);
+        for (int j = 0; j < 256; ++j) {
+            if (L[j] > 3) {
+                hmask[j % 32] = static_cast<uint8_t>(hmask[j % 32] | (1 << (j / 32)));
+                L[j] = static_cast<uint8_t>(L[j] - 4);
+            }
+        }
+        pack_2bit(L, dst + 32);
+    }
+}
 
 void quantize_q4_k(const float* src, uint8_t* dst, size_t nb) {
     uint8_t L[kQkK];
