@@ -9,13 +9,17 @@
 #include "kernels/kernels_x86.inc"
 
 namespace hearth::cpu::detail {
-const SimdKernels* avx2_kernels() { return &avx2::kTable; }
+const SimdKernels* avx2_kernels() {
+    return &avx2::kTable;
+}
 }  // namespace hearth::cpu::detail
 
 #else
 
 namespace hearth::cpu::detail {
-const SimdKernels* avx2_kernels() { return nullptr; }
+const SimdKernels* avx2_kernels() {
+    return nullptr;
+}
 }  // namespace hearth::cpu::detail
 
 #endif
