@@ -112,9 +112,19 @@ bool force_isa(Isa isa) {
 }
 
 namespace detail {
+
+namespace {
+std::atomic<bool> g_vnni_allowed{true};
+}  // namespace
+
 bool cpu_has_avx512vnni() {
-    return features().vnni;
+    return features().vnni && g_vnni_allowed.load(std::memory_order_relaxed);
 }
+
+bool allow_avx512vnni(bool allow) {
+    return g_vnni_allowed.exchange(allow);
+}
+
 }  // namespace detail
 
 }  // namespace hearth::cpu

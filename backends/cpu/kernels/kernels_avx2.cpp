@@ -6,6 +6,7 @@
 
 #define HEARTH_X86_NS avx2
 #define HEARTH_X86_VNNI 0
+#define HEARTH_X86_WIDE 0
 #include "kernels/kernels_x86.inc"
 
 namespace hearth::cpu::detail {

@@ -67,5 +67,7 @@ const SimdKernels* avx2_kernels();        // nullptr when not compiled in
 const SimdKernels* avx512_kernels();      // AVX-512 F/BW/VL without VNNI
 const SimdKernels* avx512vnni_kernels();  // AVX-512 F/BW/VL + VNNI
 bool cpu_has_avx512vnni();
+// Tests: whether the AVX-512 path may use its VNNI variant (default true); returns the old value.
+bool allow_avx512vnni(bool allow);
 
 }  // namespace hearth::cpu::detail

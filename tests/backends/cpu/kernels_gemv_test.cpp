@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 
+#include "kernels/kernels_internal.h"
 #include "kernels_test_util.h"
 
 namespace hearth::cpu {
@@ -16,11 +17,27 @@ using test::random_activation;
 using test::random_weights;
 using test::ref_dot;
 
-std::vector<Isa> runnable_isas() {
-    std::vector<Isa> out;
+// An ISA plus, for AVX-512, whether its VNNI variant may run (both variants are tested where
+// the CPU has VNNI).
+struct Path {
+    Isa isa;
+    bool vnni;
+};
+
+std::vector<Path> runnable_paths() {
+    std::vector<Path> out;
     for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon})
-        if (isa_supported(isa)) out.push_back(isa);
+        if (isa_supported(isa)) out.push_back({isa, false});
+    if (isa_supported(Isa::Avx512)) {
+        const bool had = detail::allow_avx512vnni(true);
+        if (detail::cpu_has_avx512vnni()) out.push_back({Isa::Avx512, true});
+        detail::allow_avx512vnni(had);
+    }
     return out;
+}
+
+std::string path_name(const Path& p) {
+    return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "");
 }
 
 // Row lengths with odd block counts and tails: one block, a few, many.
@@ -34,13 +51,17 @@ double tolerance(const test::RefDot& r, size_t k) {
     return 2e-6 * std::sqrt(static_cast<double>(k)) * r.abs_sum + 1e-30;
 }
 
-class KernelsTest : public ::testing::TestWithParam<std::tuple<Isa, Type>> {
+class KernelsTest : public ::testing::TestWithParam<std::tuple<Path, Type>> {
 protected:
     void SetUp() override {
         saved_ = active_isa();
-        ASSERT_TRUE(force_isa(std::get<0>(GetParam())));
+        saved_vnni_ = detail::allow_avx512vnni(std::get<0>(GetParam()).vnni);
+        ASSERT_TRUE(force_isa(std::get<0>(GetParam()).isa));
     }
-    void TearDown() override { force_isa(saved_); }
+    void TearDown() override {
+        force_isa(saved_);
+        detail::allow_avx512vnni(saved_vnni_);
+    }
     Type type() const { return std::get<1>(GetParam()); }
 
     // Reference-dequantized weights (quant_ref), rows x k.
@@ -65,6 +86,7 @@ protected:
 
 private:
     Isa saved_ = Isa::Scalar;
+    bool saved_vnni_ = true;
 };
 
 TEST_P(KernelsTest, GemvMatchesReferenceOnRowSlices) {
@@ -160,16 +182,16 @@ TEST_P(KernelsTest, ActivationValuesStayWithinHalfAStep) {
     EXPECT_EQ(xv[3], 0.0f);
 }
 
-std::vector<std::tuple<Isa, Type>> all_cases() {
-    std::vector<std::tuple<Isa, Type>> out;
-    for (Isa isa : runnable_isas())
-        for (Type t : test::weight_types()) out.emplace_back(isa, t);
+std::vector<std::tuple<Path, Type>> all_cases() {
+    std::vector<std::tuple<Path, Type>> out;
+    for (const Path& p : runnable_paths())
+        for (Type t : test::weight_types()) out.emplace_back(p, t);
     return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllIsasAllTypes, KernelsTest, ::testing::ValuesIn(all_cases()),
                          [](const auto& info) {
-                             return std::string(isa_name(std::get<0>(info.param))) + "_" +
+                             return path_name(std::get<0>(info.param)) + "_" +
                                     std::string(quant::traits(std::get<1>(info.param)).name);
                          });
 
