@@ -43,6 +43,7 @@ std::string path_name(const Path& p) {
 // Row lengths with odd block counts and tails: one block, a few, many.
 std::vector<size_t> shapes_k(Type t) {
     if (quant::traits(t).block_size == 256) return {256, 768, 2304};
+    if (!quant::traits(t).is_quantized) return {7, 33, 100, 288, 1029, 2080};  // any k, tails
     return {32, 96, 288, 1056, 2080};
 }
 
