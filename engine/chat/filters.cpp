@@ -142,7 +142,7 @@ Value f_round(Evaluator& ev, const Value& v, CallArgs& a) {
     else if (m == "floor")
         x = std::floor(x);
     else if (m == "common")
-        x = std::round(x);
+        x = std::nearbyint(x);   // Python rounds halves to even
     else
         ev.fail(a.offset, "round: method must be 'common', 'ceil' or 'floor'");
     return Value::number(x / scale);
@@ -213,10 +213,15 @@ Value f_pprint(Evaluator&, const Value& v, CallArgs&) {
     return Value::string(repr(v), contains_input(v));
 }
 
+// attr() reads Python attributes only, never dict keys; of our values only namespaces and
+// the loop object have attributes.
 Value f_attr(Evaluator& ev, const Value& v, CallArgs& a) {
     const Value* name = a.get(0, "name");
     if (!name || !name->is_string()) ev.fail(a.offset, "attr() needs a name");
-    return ev.get_attr(v, name->str(), a.offset);
+    if (v.is_dict() && (v.dict_obj().is_namespace || v.dict_obj().is_loop))
+        return ev.get_attr(v, name->str(), a.offset);
+    return Value::undefined("'" + std::string(type_name(v)) + " object' has no attribute '" +
+                            name->str() + "'");
 }
 
 Value f_default(Evaluator&, const Value& v, CallArgs& a) {
