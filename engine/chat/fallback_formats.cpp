@@ -105,7 +105,7 @@ RenderedPrompt inst(const ChatInputs& in, bool llama2) {
     for (size_t i = start; i < in.messages.size(); ++i) {
         const auto& m = in.messages[i];
         if (m.role == "assistant") {
-            b.markup(" ");
+            if (llama2) b.markup(" ");  // Mistral's template has no space here
             b.input(stripped(m.content));
             b.markup(llama2 ? " " + in.eos_token : in.eos_token);
             continue;

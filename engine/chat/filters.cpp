@@ -142,7 +142,7 @@ Value f_round(Evaluator& ev, const Value& v, CallArgs& a) {
     else if (m == "floor")
         x = std::floor(x);
     else if (m == "common")
-        x = std::nearbyint(x);   // Python rounds halves to even
+        x = std::nearbyint(x);  // Python rounds halves to even
     else
         ev.fail(a.offset, "round: method must be 'common', 'ceil' or 'floor'");
     return Value::number(x / scale);

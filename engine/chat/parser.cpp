@@ -118,7 +118,7 @@ private:
             const Token& tk = cur();
             if (tk.type == TokenType::End) {
                 if (ends.size() != 0)
-                    fail(tk.offset, std::string("missing {% ") + *ends.begin() + " %}");
+                    fail(tk.offset, std::string("missing {% ") + *(ends.end() - 1) + " %}");
                 return body;
             }
             if (tk.type == TokenType::Text) {

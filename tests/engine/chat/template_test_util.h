@@ -11,7 +11,8 @@ namespace hearth::chat::test {
 
 // The variables every unit-test template sees (the same JSON fed to Python Jinja2 with HF's
 // settings to produce the expected strings in these tests).
-inline constexpr std::string_view kContextJson = R"json({"messages": [{"role": "system", "content": "You are a helpful assistant"}, {"role": "user", "content": "Hello"}, {"role": "assistant", "content": "Hi there"}, {"role": "user", "content": "Who are you"}], "bos_token": "<s>", "eos_token": "</s>", "add_generation_prompt": true, "n": 3, "f": 2.5, "s": "  Hello World  ", "nums": [3, 1, 2], "d": {"b": 1, "a": 2}, "users": [{"name": "ann", "age": 30, "admin": true}, {"name": "bob", "age": 25, "admin": false}, {"name": "cy", "age": 41, "admin": true}], "nothing": null, "yes": true, "text": "a,b,,c", "uni": "héllo wörld ПРИВЕТ", "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Get the weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]})json";
+inline constexpr std::string_view kContextJson =
+    R"json({"messages": [{"role": "system", "content": "You are a helpful assistant"}, {"role": "user", "content": "Hello"}, {"role": "assistant", "content": "Hi there"}, {"role": "user", "content": "Who are you"}], "bos_token": "<s>", "eos_token": "</s>", "add_generation_prompt": true, "n": 3, "f": 2.5, "s": "  Hello World  ", "nums": [3, 1, 2], "d": {"b": 1, "a": 2}, "users": [{"name": "ann", "age": 30, "admin": true}, {"name": "bob", "age": 25, "admin": false}, {"name": "cy", "age": 41, "admin": true}], "nothing": null, "yes": true, "text": "a,b,,c", "uni": "héllo wörld ПРИВЕТ", "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Get the weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]})json";
 
 inline ChatInputs unit_inputs() {
     ChatInputs in;
@@ -19,7 +20,8 @@ inline ChatInputs unit_inputs() {
     for (const auto& [k, v] : ctx.items()) {
         if (k == "messages") {
             for (const auto& m : v)
-                in.messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>(), {}});
+                in.messages.push_back(
+                    {m["role"].get<std::string>(), m["content"].get<std::string>(), {}});
         } else if (k == "bos_token") {
             in.bos_token = v.get<std::string>();
         } else if (k == "eos_token") {
