@@ -112,5 +112,109 @@ TEST(JinjaSyntax, MatchesPythonJinja2) {
     }
 }
 
+// A tool-calling template in the style of Llama 3.1 / Qwen 2.5 (rebinding `messages`,
+// `'tool_calls' in message`, loop-variable reassignment, items, tojson with indent, mapping
+// tests, conditional expressions); expected output from Python Jinja2 with HF's settings.
+TEST(JinjaSyntax, ToolCallingTemplateMatchesPythonJinja2) {
+    const char* source = R"tmpl({{- bos_token }}
+{%- if messages[0]['role'] == 'system' %}
+    {%- set system_message = messages[0]['content'] | trim %}
+    {%- set messages = messages[1:] %}
+{%- else %}
+    {%- set system_message = "Default system." %}
+{%- endif %}
+<|system|>{{ system_message }}
+{%- if tools is defined and tools is not none %}
+
+Tools:
+    {%- for t in tools %}
+{{ t | tojson(indent=2) }}
+    {%- endfor %}
+{%- endif %}
+<|end|>
+{% for message in messages %}
+    {%- if 'tool_calls' in message %}
+<|assistant|>
+        {%- for call in message.tool_calls %}
+            {%- set call = call.function %}
+            {%- for key, value in call.arguments | items %}
+ {{ call.name }}.{{ key }}={{ value | tojson }}
+            {%- endfor %}
+        {%- endfor %}
+<|end|>
+    {% elif message.role == 'tool' %}
+<|tool|>{{ message.content | tojson if message.content is mapping else message.content }}<|end|>
+    {% else %}
+<|{{ message.role }}|>{{ message.content | trim }}<|end|>
+    {% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+<|assistant|>
+{%- endif %}
+)tmpl";
+    ChatInputs in;
+    in.bos_token = "<s>";
+    in.eos_token = "</s>";
+    in.messages.push_back({"system", "  Be brief.  ", {}});
+    in.messages.push_back({"user", "Weather in K\u00f6ln?", {}});
+    Value args = Value::dict();
+    args.set("city", Value::string("K\u00f6ln"));
+    args.set("days", Value::integer(2));
+    Value function = Value::dict();
+    function.set("name", Value::string("get_weather"));
+    function.set("arguments", args);
+    Value call = Value::dict();
+    call.set("type", Value::string("function"));
+    call.set("function", function);
+    ChatMessage assistant{"assistant", "", {}};
+    assistant.extra.emplace_back("content", Value::none());
+    assistant.extra.emplace_back("tool_calls", Value::list({call}));
+    in.messages.push_back(assistant);
+    Value result = Value::dict();
+    result.set("temp", Value::number(21.5));
+    result.set("sky", Value::string("clear"));
+    ChatMessage tool{"tool", "", {}};
+    tool.extra.emplace_back("content", result);
+    in.messages.push_back(tool);
+    in.messages.push_back({"assistant", " Sunny, 21.5\u00b0C. ", {}});
+    in.context.emplace_back(
+        "tools",
+        test::from_json(nlohmann::ordered_json::parse(
+            R"json([{"type": "function", "function": {"name": "get_weather", "description": "Get the weather — now", "parameters": {"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris", "Köln"]}, "days": {"type": "integer", "default": 1.5}}, "required": ["city"]}}}])json")));
+    const char* expected = R"out(<s><|system|>Be brief.
+Tools:{
+  "type": "function",
+  "function": {
+    "name": "get_weather",
+    "description": "Get the weather — now",
+    "parameters": {
+      "type": "object",
+      "properties": {
+        "city": {
+          "type": "string",
+          "enum": [
+            "Paris",
+            "Köln"
+          ]
+        },
+        "days": {
+          "type": "integer",
+          "default": 1.5
+        }
+      },
+      "required": [
+        "city"
+      ]
+    }
+  }
+}<|end|>
+<|user|>Weather in Köln?<|end|>
+<|assistant|> get_weather.city="Köln" get_weather.days=2<|end|>
+<|tool|>{"temp": 21.5, "sky": "clear"}<|end|>
+<|assistant|>Sunny, 21.5°C.<|end|>
+<|assistant|>)out";
+    EXPECT_EQ(test::render(source, in), expected);
+}
+
 }  // namespace
 }  // namespace hearth::chat
