@@ -263,6 +263,9 @@ void Evaluator::exec_for(const ast::Stmt& s) {
     const int64_t n = static_cast<int64_t>(items.size());
     for (int64_t i = 0; i < n; ++i) {
         count_iterations(1, s.offset);
+        // Jinja2 gives every iteration a fresh frame: a `set` in one iteration is not seen
+        // by the next (that is what namespace() is for).
+        loop_scope.vars.clear();
         assign_targets(loop_scope, s.targets, items[static_cast<size_t>(i)], s.offset);
         auto loop = std::make_shared<DictObj>();
         loop->is_loop = true;
