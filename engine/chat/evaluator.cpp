@@ -1,5 +1,6 @@
 // Statements, scopes, output and calls. Expressions are in evaluator_expr.cpp.
 #include "chat/evaluator.h"
+#include "chat/globals.h"
 
 #include "chat/text_ops.h"
 

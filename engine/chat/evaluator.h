@@ -111,7 +111,4 @@ private:
     uint64_t iterations_ = 0;
 };
 
-// Builtin globals (range, namespace, dict, raise_exception, strftime_now).
-std::vector<std::pair<std::string, Value>> builtin_globals();
-
 }  // namespace hearth::chat
