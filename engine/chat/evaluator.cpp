@@ -59,6 +59,12 @@ void Evaluator::check_size(size_t bytes, size_t offset) const {
              "output size limit exceeded (" + std::to_string(limits_.max_output_bytes) + " bytes)");
 }
 
+void Evaluator::check_elements(size_t n, size_t offset) const {
+    if (n > limits_.max_list_elements)
+        fail(offset, "list size limit exceeded (" + std::to_string(limits_.max_list_elements) +
+                         " elements)");
+}
+
 void Evaluator::check_depth(const Value& v, size_t offset) const {
     if (nesting(v) > limits_.max_value_depth) fail(offset, "value nested too deeply");
 }
@@ -174,6 +180,7 @@ void Evaluator::assign_targets(Scope& scope, const std::vector<std::string>& nam
         items = &v.items();
     } else if (v.is_string()) {
         auto starts = text_ops::char_starts(v.str());
+        check_elements(starts.size() - 1, offset);
         for (size_t i = 0; i + 1 < starts.size(); ++i)
             chars.push_back(Value::string(v.text().substr(starts[i], starts[i + 1] - starts[i])));
         items = &chars;
@@ -239,6 +246,7 @@ void Evaluator::exec_for(const ast::Stmt& s) {
             break;
         case Value::Kind::String: {
             auto starts = text_ops::char_starts(iterable.str());
+            check_elements(starts.size() - 1, s.offset);
             for (size_t i = 0; i + 1 < starts.size(); ++i)
                 items.push_back(
                     Value::string(iterable.text().substr(starts[i], starts[i + 1] - starts[i])));

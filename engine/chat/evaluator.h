@@ -24,6 +24,7 @@ struct Limits {
     int max_recursion_depth = 200;               // nested evaluation (expressions, blocks)
     int max_call_depth = 64;                     // nested macro calls
     int max_value_depth = 128;                   // nesting of lists/dicts a template builds
+    size_t max_list_elements = 1'000'000;        // any one list (or a string split into chars)
 };
 
 struct EvalError {
@@ -54,6 +55,8 @@ public:
     // Throws when a string or list would exceed the size limits.
     void check_size(size_t bytes, size_t offset) const;
     void check_depth(const Value& v, size_t offset) const;
+    // Throws when a list of n elements would exceed the element limit.
+    void check_elements(size_t n, size_t offset) const;
     // Counts one loop iteration (or one element a builtin produces) against the limit.
     void count_iterations(uint64_t n, size_t offset);
     const Limits& limits() const { return limits_; }

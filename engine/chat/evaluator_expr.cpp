@@ -246,7 +246,7 @@ Value Evaluator::arithmetic(const std::string& op, const Value& a, const Value& 
             return Value::string(std::move(t));
         }
         if (a.is_list() && b.is_list()) {
-            check_size(a.items().size() + b.items().size(), off);
+            check_elements(a.items().size() + b.items().size(), off);
             ValueList items = a.items();
             items.insert(items.end(), b.items().begin(), b.items().end());
             return Value::list(std::move(items), a.is_tuple());
@@ -276,8 +276,12 @@ Value Evaluator::arithmetic(const std::string& op, const Value& a, const Value& 
         if (seq && is_intlike(*count)) {
             int64_t n = std::max<int64_t>(0, count->as_int());
             size_t unit = seq->is_string() ? seq->str().size() : seq->items().size();
-            if (unit != 0 && static_cast<uint64_t>(n) > limits_.max_output_bytes / unit)
+            if (seq->is_string() && unit != 0 &&
+                static_cast<uint64_t>(n) > limits_.max_output_bytes / unit)
                 check_size(limits_.max_output_bytes + 1, off);
+            if (seq->is_list() && unit != 0 &&
+                static_cast<uint64_t>(n) > limits_.max_list_elements / unit)
+                check_elements(limits_.max_list_elements + 1, off);
             if (seq->is_string()) {
                 Text t;
                 for (int64_t i = 0; i < n; ++i) t.append(seq->text());

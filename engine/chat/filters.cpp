@@ -50,7 +50,8 @@ Value f_replace(Evaluator& ev, const Value& v, CallArgs& a) {
     if (!old_v || !new_v) ev.fail(a.offset, "replace() needs 'old' and 'new'");
     const Value* count = a.get(2, "count");
     int64_t n = (count && (count->is_int() || count->is_bool())) ? count->as_int() : -1;
-    Text out = text_ops::replace(soft_text(v), to_text(*old_v), to_text(*new_v), n);
+    Text out = text_ops::replace(soft_text(v), to_text(*old_v), to_text(*new_v), n,
+                                 ev.limits().max_output_bytes);
     ev.check_size(out.str.size(), a.offset);
     return Value::string(std::move(out));
 }
@@ -322,6 +323,7 @@ Value f_format(Evaluator& ev, const Value& v, CallArgs& a) {
             default:
                 ev.fail(a.offset, std::string("format: unsupported conversion '%") + conv + "'");
         }
+        ev.check_size(out.str.size(), a.offset);
     }
     return Value::string(std::move(out));
 }

@@ -23,6 +23,7 @@ ValueList iterate(Evaluator& ev, const Value& v, size_t offset) {
         case Value::Kind::String: {
             ValueList chars;
             auto starts = text_ops::char_starts(v.str());
+            ev.check_elements(starts.size() - 1, offset);
             for (size_t i = 0; i + 1 < starts.size(); ++i)
                 chars.push_back(
                     Value::string(v.text().substr(starts[i], starts[i + 1] - starts[i])));

@@ -106,9 +106,9 @@ std::optional<Value> string_method(Evaluator& ev, const Value& s, const std::str
         ValueList out;
         auto sep = opt_string(ev, a, 0, "sep");
         if (sep && sep->empty()) ev.fail(a.offset, "empty separator");
-        for (auto& piece : text_ops::split(s.text(), sep, opt_int(ev, a, 1, "maxsplit", -1)))
-            out.push_back(Value::string(std::move(piece)));
-        ev.count_iterations(out.size(), a.offset);
+        auto pieces = text_ops::split(s.text(), sep, opt_int(ev, a, 1, "maxsplit", -1));
+        ev.check_elements(pieces.size(), a.offset);
+        for (auto& piece : pieces) out.push_back(Value::string(std::move(piece)));
         return Value::list(std::move(out));
     }
     if (name == "splitlines") {
@@ -126,7 +126,7 @@ std::optional<Value> string_method(Evaluator& ev, const Value& s, const std::str
         if (!old_v || !new_v || !old_v->is_string() || !new_v->is_string())
             ev.fail(a.offset, "replace() needs two strings");
         Text out = text_ops::replace(s.text(), old_v->text(), new_v->text(),
-                                     opt_int(ev, a, 2, "count", -1));
+                                     opt_int(ev, a, 2, "count", -1), ev.limits().max_output_bytes);
         ev.check_size(out.str.size(), a.offset);
         return Value::string(std::move(out));
     }
