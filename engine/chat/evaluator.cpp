@@ -59,6 +59,18 @@ void Evaluator::check_size(size_t bytes, size_t offset) const {
              "output size limit exceeded (" + std::to_string(limits_.max_output_bytes) + " bytes)");
 }
 
+void Evaluator::charge(uint64_t bytes, size_t offset) {
+    work_ += bytes;
+    if (work_ > limits_.max_work_bytes)
+        fail(offset, "work limit exceeded (" + std::to_string(limits_.max_work_bytes) +
+                         " bytes built in one render)");
+}
+
+void Evaluator::charge_result(const Value& v, size_t offset) {
+    if (v.is_string()) charge(v.str().size(), offset);
+    if (v.is_list()) charge_list(v.items().size(), offset);
+}
+
 void Evaluator::check_elements(size_t n, size_t offset) const {
     if (n > limits_.max_list_elements)
         fail(offset, "list size limit exceeded (" + std::to_string(limits_.max_list_elements) +
@@ -96,6 +108,7 @@ Text Evaluator::render(const ast::Body& body, const Value& context) {
 void Evaluator::emit(const Text& t, size_t offset) {
     Text& out = *out_.back();
     check_size(out.str.size() + t.str.size(), offset);
+    charge(t.str.size(), offset);
     out.append(t);
 }
 
@@ -270,6 +283,7 @@ void Evaluator::exec_for(const ast::Stmt& s) {
         items = std::move(kept);
     }
     const int64_t n = static_cast<int64_t>(items.size());
+    charge_list(items.size(), s.offset);
     for (int64_t i = 0; i < n; ++i) {
         count_iterations(1, s.offset);
         // Jinja2 gives every iteration a fresh frame: a `set` in one iteration is not seen

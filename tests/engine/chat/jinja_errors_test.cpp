@@ -150,6 +150,26 @@ TEST(JinjaErrors, HugeListsHitTheElementLimit) {
         "line 1, column 38: output size limit exceeded (100000 bytes)");
 }
 
+TEST(JinjaErrors, HeavyWorkPerIterationHitsTheWorkLimit) {
+    // Each iteration copies a big string without printing it; the total is bounded.
+    Limits small;
+    small.max_work_bytes = 10'000'000;
+    EXPECT_EQ(render_error("{% set big = 'x' * 100000 %}{% for i in range(1000) %}"
+                           "{% set y = big ~ '' %}{% endfor %}",
+                           small),
+              "line 1, column 70: work limit exceeded (10000000 bytes built in one render)");
+    EXPECT_EQ(render_error("{% set big = 'x' * 100000 %}{% for i in range(1000) %}"
+                           "{% set y = big | upper %}{% endfor %}",
+                           small),
+              "line 1, column 72: work limit exceeded (10000000 bytes built in one render)");
+    EXPECT_EQ(render_error("{% set big = range(10000) | list %}{% for i in range(1000) %}"
+                           "{% set y = big | first %}{% endfor %}",
+                           small),
+              "line 1, column 79: work limit exceeded (10000000 bytes built in one render)");
+    // An empty string repeated a huge number of times is instant, not a hang.
+    EXPECT_EQ(render_error("{{ ('' * 1000000000000000) | length }}"), "(rendered)");
+}
+
 TEST(JinjaErrors, DeepNestingIsRefusedNotOverflowed) {
     std::string parens = "{{ " + std::string(500, '(') + "1" + std::string(500, ')') + " }}";
     EXPECT_NE(parse_error(parens).find("template nested too deeply"), std::string::npos);
