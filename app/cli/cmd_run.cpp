@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "command_registry.h"
+#include "hearth/chat_prompt.h"
 #include "hearth/engine.h"
 
 namespace {
@@ -40,7 +41,8 @@ constexpr const char* kUsage =
     "      --ids               print the generated token ids (space separated) instead of text\n"
     "      --logits-out FILE   write the logits at the last prompt position as JSON:\n"
     "                          {\"prompt_token_ids\": [...], \"n_vocab\": V, \"logits\": [...]}\n"
-    "      --chat              apply the model's chat template (not available yet)\n";
+    "      --chat              apply the model's chat template to PROMPT as a user message\n"
+    "      --system TEXT       with --chat: a system message before the prompt\n";
 
 std::atomic<bool> g_interrupted{false};
 hearth::Context* g_context = nullptr;
@@ -87,6 +89,7 @@ int run(std::span<const std::string> argv) {
         {"ids", 0, false},
         {"logits-out", 0, true},
         {"chat", 0, false},
+        {"system", 0, true},
     };
     std::string err;
     auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -96,11 +99,6 @@ int run(std::span<const std::string> argv) {
     }
     if (!args->has("model") || !args->has("prompt")) {
         std::fprintf(stderr, "hearth-cli run: -m MODEL and -p PROMPT are required\n%s", kUsage);
-        return 2;
-    }
-    if (args->has("chat")) {
-        std::fprintf(stderr,
-                     "hearth-cli run: --chat is not available yet (needs chat templates)\n");
         return 2;
     }
     hearth::SamplingParams sp;
@@ -146,7 +144,19 @@ int run(std::span<const std::string> argv) {
         std::fprintf(stderr, "hearth-cli run: %s\n", ctx.error_message().c_str());
         return 1;
     }
-    auto prompt = (*model)->tokenize(*args->value("prompt"), true, false);
+    std::vector<hearth::ChatTurn> turns;
+    if (auto system = args->value("system")) turns.push_back({"system", *system});
+    turns.push_back({"user", *args->value("prompt")});
+    std::vector<std::string> chat_stops;
+    auto prompt = [&]() -> hearth::Result<std::vector<int32_t>> {
+        if (!args->has("chat")) return (*model)->tokenize(*args->value("prompt"), true, false);
+        auto chat = hearth::build_chat_prompt(**model, turns);
+        if (!chat) return chat.status();
+        if (!chat->note.empty())
+            std::fprintf(stderr, "hearth-cli run: note: %s\n", chat->note.c_str());
+        chat_stops = chat->stop_strings;
+        return std::move(chat->tokens);
+    }();
     if (!prompt) {
         std::fprintf(stderr, "hearth-cli run: %s\n", prompt.error_message().c_str());
         return 1;
@@ -168,6 +178,7 @@ int run(std::span<const std::string> argv) {
     go.max_tokens = static_cast<int32_t>(n_predict);
     go.sampling = sp;
     go.stop_strings = args->values("stop");
+    go.stop_strings.insert(go.stop_strings.end(), chat_stops.begin(), chat_stops.end());
     go.stop_at_end_of_generation = !args->has("ignore-eos");
     bool first = true;
     go.on_token = [&](int32_t token, std::string_view delta) {
@@ -183,7 +194,7 @@ int run(std::span<const std::string> argv) {
     auto res = (*ctx)->generate(go);
     g_context = nullptr;
     std::printf("\n");
-    std::fflush(stdout);   // the text before the statistics on a shared terminal or log
+    std::fflush(stdout);  // the text before the statistics on a shared terminal or log
     if (!res) {
         std::fprintf(stderr, "hearth-cli run: %s\n", res.error_message().c_str());
         return 1;

@@ -21,4 +21,9 @@ struct Model::Impl {
     ModelInfo info;
 };
 
+// Engine-internal access to a Model's parts, for code outside Model and Context.
+struct ModelAccess {
+    static const Model::Impl& impl(const Model& m) { return *m.impl_; }
+};
+
 }  // namespace hearth

@@ -126,6 +126,7 @@ public:
 
 private:
     friend class Context;
+    friend struct ModelAccess;  // engine-internal code (runtime/model_impl.h)
     explicit Model(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
