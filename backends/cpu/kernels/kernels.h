@@ -25,6 +25,9 @@ bool force_isa(Isa isa);
 // Whether gemv/gemm support a weight type (all GGUF weight types of the type table do).
 bool supports_weight_type(quant::Type wtype);
 
+// Prepared rows are ISA-independent (a row prepared under one ISA works under another) and are
+// a multiple of 4 bytes long; buffers for them must be 4-byte aligned. Quantized weight types
+// use int8 codes with one scale per 32 (or 256) elements.
 // Bytes needed for one activation row of length k prepared for weight type wtype.
 size_t activation_row_bytes(quant::Type wtype, size_t k);
 // Prepares activation x[0..k) for dot products with rows of type wtype.
@@ -32,6 +35,7 @@ void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out)
 // The values a prepared activation row stands for (tests compare against them).
 void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* out);
 
+// Unsupported types (supports_weight_type() false) and empty slices do nothing.
 // out[i] = dot(W row (row_begin + i), x) for i in [0, row_end - row_begin).
 // W points at row 0; rows are row_bytes(wtype, k) apart. xq comes from quantize_activation.
 void gemv(quant::Type wtype, const void* w, size_t k, size_t row_begin, size_t row_end,
