@@ -29,6 +29,8 @@ bool supports_weight_type(quant::Type wtype);
 size_t activation_row_bytes(quant::Type wtype, size_t k);
 // Prepares activation x[0..k) for dot products with rows of type wtype.
 void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out);
+// The values a prepared activation row stands for (tests compare against them).
+void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* out);
 
 // out[i] = dot(W row (row_begin + i), x) for i in [0, row_end - row_begin).
 // W points at row 0; rows are row_bytes(wtype, k) apart. xq comes from quantize_activation.

@@ -1,0 +1,206 @@
+// hearth-cli run: generate a continuation of a prompt and print it with the speeds.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "args.h"
+#include "command_registry.h"
+#include "hearth/engine.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: hearth-cli run -m MODEL -p PROMPT [options]\n"
+    "\n"
+    "Generates a continuation of PROMPT and streams it to stdout (the prompt itself is not\n"
+    "repeated). Afterwards one line of statistics goes to stderr:\n"
+    "  prompt: N tokens in S s (R tok/s) | generation: N tokens in S s (R tok/s) | first token: T "
+    "ms\n"
+    "\n"
+    "Options:\n"
+    "  -m, --model FILE        GGUF model file\n"
+    "  -p, --prompt TEXT       prompt (BOS added by the model's convention; special tokens\n"
+    "                          in the text are plain text)\n"
+    "  -n, --n-predict N       tokens to generate (default 128)\n"
+    "      --temp T            temperature; 0 = greedy (default 0.8)\n"
+    "      --top-k K           (default 40; 0 = off)\n"
+    "      --top-p P           (default 0.95; 1 = off)\n"
+    "      --min-p M           (default 0.05; 0 = off)\n"
+    "      --repeat-penalty R  (default 1.0 = off), --repeat-last-n N (default 64)\n"
+    "      --frequency-penalty F, --presence-penalty P (default 0)\n"
+    "      --seed S            sampling seed (default: random, printed to stderr)\n"
+    "      --stop TEXT         stop before TEXT (repeatable)\n"
+    "      --ignore-eos        keep generating after an end-of-generation token\n"
+    "  -t, --threads N         CPU threads (default: all)\n"
+    "  -c, --ctx-size N        context length (default: the model's, at most 4096)\n"
+    "      --kv-type f32|f16   KV cache type (default f16)\n"
+    "      --backend NAME      auto, cpu, vulkan or cuda (default auto)\n"
+    "      --ids               print the generated token ids (space separated) instead of text\n"
+    "      --logits-out FILE   write the logits at the last prompt position as JSON:\n"
+    "                          {\"prompt_token_ids\": [...], \"n_vocab\": V, \"logits\": [...]}\n"
+    "      --chat              apply the model's chat template (not available yet)\n";
+
+std::atomic<bool> g_interrupted{false};
+hearth::Context* g_context = nullptr;
+
+void on_sigint(int) {
+    g_interrupted.store(true);
+    if (g_context) g_context->cancel();
+}
+
+bool write_logits(const std::string& path, std::span<const int32_t> prompt,
+                  std::span<const float> logits) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) return false;
+    std::fprintf(f, "{\"prompt_token_ids\": [");
+    for (size_t i = 0; i < prompt.size(); ++i) std::fprintf(f, "%s%d", i ? "," : "", prompt[i]);
+    std::fprintf(f, "],\n \"n_vocab\": %zu,\n \"logits\": [", logits.size());
+    for (size_t i = 0; i < logits.size(); ++i)
+        std::fprintf(f, "%s%.9g", i ? "," : "", static_cast<double>(logits[i]));
+    std::fprintf(f, "]}\n");
+    return std::fclose(f) == 0;
+}
+
+int run(std::span<const std::string> argv) {
+    using hearth::cli::OptionSpec;
+    const OptionSpec specs[] = {
+        {"model", 'm', true},
+        {"prompt", 'p', true},
+        {"n-predict", 'n', true},
+        {"temp", 0, true},
+        {"top-k", 0, true},
+        {"top-p", 0, true},
+        {"min-p", 0, true},
+        {"repeat-penalty", 0, true},
+        {"repeat-last-n", 0, true},
+        {"frequency-penalty", 0, true},
+        {"presence-penalty", 0, true},
+        {"seed", 0, true},
+        {"stop", 0, true, true},
+        {"ignore-eos", 0, false},
+        {"threads", 't', true},
+        {"ctx-size", 'c', true},
+        {"kv-type", 0, true},
+        {"backend", 0, true},
+        {"ids", 0, false},
+        {"logits-out", 0, true},
+        {"chat", 0, false},
+    };
+    std::string err;
+    auto args = hearth::cli::Args::parse(argv, specs, err);
+    if (!args) {
+        std::fprintf(stderr, "hearth-cli run: %s\n%s", err.c_str(), kUsage);
+        return 2;
+    }
+    if (!args->has("model") || !args->has("prompt")) {
+        std::fprintf(stderr, "hearth-cli run: -m MODEL and -p PROMPT are required\n%s", kUsage);
+        return 2;
+    }
+    if (args->has("chat")) {
+        std::fprintf(stderr,
+                     "hearth-cli run: --chat is not available yet (needs chat templates)\n");
+        return 2;
+    }
+    hearth::SamplingParams sp;
+    hearth::ContextOptions co;
+    long long n_predict = 128;
+    auto num = [&](const char* name, auto& dst) {
+        if (auto v = args->number(name, err)) dst = static_cast<std::decay_t<decltype(dst)>>(*v);
+        return err.empty();
+    };
+    auto integer = [&](const char* name, auto& dst) {
+        if (auto v = args->integer(name, err)) dst = static_cast<std::decay_t<decltype(dst)>>(*v);
+        return err.empty();
+    };
+    bool seeded = args->has("seed");
+    sp.seed = std::random_device{}();
+    if (!num("temp", sp.temperature) || !integer("top-k", sp.top_k) || !num("top-p", sp.top_p) ||
+        !num("min-p", sp.min_p) || !num("repeat-penalty", sp.repeat_penalty) ||
+        !integer("repeat-last-n", sp.penalty_last_n) ||
+        !num("frequency-penalty", sp.frequency_penalty) ||
+        !num("presence-penalty", sp.presence_penalty) || !integer("seed", sp.seed) ||
+        !integer("n-predict", n_predict) || !integer("threads", co.n_threads) ||
+        !integer("ctx-size", co.n_ctx)) {
+        std::fprintf(stderr, "hearth-cli run: %s\n", err.c_str());
+        return 2;
+    }
+    const std::string kv = args->value_or("kv-type", "f16");
+    if (kv != "f16" && kv != "f32") {
+        std::fprintf(stderr, "hearth-cli run: --kv-type must be f32 or f16\n");
+        return 2;
+    }
+    co.kv_type = kv == "f32" ? hearth::KvType::F32 : hearth::KvType::F16;
+    if (n_predict < 0) n_predict = 0;
+
+    hearth::LoadOptions lo;
+    lo.backend = args->value_or("backend", "auto");
+    auto model = hearth::Model::load(*args->value("model"), lo);
+    if (!model) {
+        std::fprintf(stderr, "hearth-cli run: %s\n", model.error_message().c_str());
+        return 1;
+    }
+    auto ctx = hearth::Context::create(*model, co);
+    if (!ctx) {
+        std::fprintf(stderr, "hearth-cli run: %s\n", ctx.error_message().c_str());
+        return 1;
+    }
+    auto prompt = (*model)->tokenize(*args->value("prompt"), true, false);
+    if (!prompt) {
+        std::fprintf(stderr, "hearth-cli run: %s\n", prompt.error_message().c_str());
+        return 1;
+    }
+    g_context = ctx->get();
+    std::signal(SIGINT, on_sigint);
+    if (hearth::Status s = (*ctx)->feed(*prompt); !s) {
+        std::fprintf(stderr, "hearth-cli run: %s\n", s.message().c_str());
+        return 1;
+    }
+    if (auto path = args->value("logits-out")) {
+        if (!write_logits(*path, *prompt, (*ctx)->logits())) {
+            std::fprintf(stderr, "hearth-cli run: cannot write %s\n", path->c_str());
+            return 1;
+        }
+    }
+    const bool ids = args->has("ids");
+    hearth::GenerateOptions go;
+    go.max_tokens = static_cast<int32_t>(n_predict);
+    go.sampling = sp;
+    go.stop_strings = args->values("stop");
+    go.stop_at_end_of_generation = !args->has("ignore-eos");
+    bool first = true;
+    go.on_token = [&](int32_t token, std::string_view delta) {
+        if (ids) {
+            if (token >= 0) std::printf(first ? "%d" : " %d", token);
+            first = false;
+        } else {
+            std::fwrite(delta.data(), 1, delta.size(), stdout);
+        }
+        std::fflush(stdout);
+        return true;
+    };
+    auto res = (*ctx)->generate(go);
+    g_context = nullptr;
+    std::printf("\n");
+    std::fflush(stdout);   // the text before the statistics on a shared terminal or log
+    if (!res) {
+        std::fprintf(stderr, "hearth-cli run: %s\n", res.error_message().c_str());
+        return 1;
+    }
+    const auto& st = (*ctx)->stats();
+    std::fprintf(
+        stderr,
+        "prompt: %lld tokens in %.3f s (%.1f tok/s) | generation: %lld tokens in %.3f s "
+        "(%.1f tok/s) | first token: %.1f ms | stop: %s%s\n",
+        static_cast<long long>(st.prompt_tokens), st.prompt_seconds, st.prompt_tokens_per_second(),
+        static_cast<long long>(st.generated_tokens), st.generate_seconds,
+        st.generate_tokens_per_second(), st.time_to_first_token * 1000.0,
+        hearth::stop_reason_name(res->reason),
+        seeded || sp.temperature <= 0 ? "" : (" | seed: " + std::to_string(sp.seed)).c_str());
+    return g_interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+HEARTH_CLI_COMMAND({"run", "generate text from a prompt", kUsage, run});

@@ -1,0 +1,55 @@
+#include "core/host_buffer.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace hearth::backend {
+
+std::unique_ptr<HostBuffer> HostBuffer::allocate(size_t bytes) {
+    constexpr size_t kAlign = 64;
+    const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+    void* p = std::aligned_alloc(kAlign, rounded == 0 ? kAlign : rounded);
+    if (!p) return nullptr;
+    std::memset(p, 0, rounded == 0 ? kAlign : rounded);
+    std::unique_ptr<HostBuffer> b(new (std::nothrow) HostBuffer());
+    if (!b) {
+        std::free(p);
+        return nullptr;
+    }
+    b->data_ = static_cast<std::byte*>(p);
+    b->size_ = bytes;
+    b->owned_ = true;
+    return b;
+}
+
+std::unique_ptr<HostBuffer> HostBuffer::borrow(std::span<const std::byte> bytes) {
+    std::unique_ptr<HostBuffer> b(new (std::nothrow) HostBuffer());
+    if (!b) return nullptr;
+    // Read-only is enforced by write() and by the ops, which never write to a weight.
+    b->data_ = const_cast<std::byte*>(bytes.data());
+    b->size_ = bytes.size();
+    b->read_only_ = true;
+    return b;
+}
+
+HostBuffer::~HostBuffer() {
+    if (owned_) std::free(data_);
+}
+
+Status HostBuffer::write(size_t offset, std::span<const std::byte> bytes) {
+    if (read_only_) return Status::error("buffer is read-only");
+    if (offset > size_ || bytes.size() > size_ - offset)
+        return Status::error("buffer write out of range");
+    if (!bytes.empty()) std::memcpy(data_ + offset, bytes.data(), bytes.size());
+    return Status::ok();
+}
+
+Status HostBuffer::read(size_t offset, std::span<std::byte> bytes) const {
+    if (offset > size_ || bytes.size() > size_ - offset)
+        return Status::error("buffer read out of range");
+    if (!bytes.empty()) std::memcpy(bytes.data(), data_ + offset, bytes.size());
+    return Status::ok();
+}
+
+}  // namespace hearth::backend

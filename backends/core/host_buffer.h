@@ -1,0 +1,35 @@
+// Buffers in host memory: owned (zeroed, aligned) or borrowed (a mapped file, read-only).
+// Shared by the host backends (reference and CPU).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "hearth/backend/buffer.h"
+
+namespace hearth::backend {
+
+class HostBuffer final : public Buffer {
+public:
+    // Owned, zero-filled memory aligned to 64 bytes; nullptr if the allocation fails.
+    static std::unique_ptr<HostBuffer> allocate(size_t bytes);
+    // Borrowed bytes that must outlive the buffer; read-only.
+    static std::unique_ptr<HostBuffer> borrow(std::span<const std::byte> bytes);
+
+    ~HostBuffer() override;
+    size_t size() const override { return size_; }
+    std::byte* host_data() override { return data_; }
+    bool read_only() const override { return read_only_; }
+    Status write(size_t offset, std::span<const std::byte> bytes) override;
+    Status read(size_t offset, std::span<std::byte> bytes) const override;
+
+private:
+    HostBuffer() = default;
+    std::byte* data_ = nullptr;
+    size_t size_ = 0;
+    bool owned_ = false;
+    bool read_only_ = false;
+};
+
+}  // namespace hearth::backend

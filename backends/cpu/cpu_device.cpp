@@ -1,0 +1,92 @@
+#include "cpu/cpu_device.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "core/host_access.h"
+#include "core/host_buffer.h"
+#include "cpu/cpu_ops.h"
+#include "cpu/kernels/kernels.h"
+#include "cpu/thread_pool.h"
+
+namespace hearth::backend {
+
+namespace {
+
+class CpuStream final : public Stream {
+public:
+    explicit CpuStream(int n_threads) : pool_(n_threads) {}
+
+    Status compute(const Graph& graph) override {
+        if (Status s = validate_graph(graph); !s) return s;
+        size_t act = 0, per_thread = 0;
+        for (const Node& n : graph.nodes()) {
+            if (!node_on_host(n)) return Status::error("cpu backend: tensor not in host memory");
+            act = std::max(act, cpu_ops::activation_bytes(n));
+            per_thread = std::max(per_thread, cpu_ops::per_thread_floats(n));
+        }
+        // Grows only when a graph needs more than any before it: steady-state steps reuse it.
+        if (scratch_.activations.size() < act) scratch_.activations.resize(act);
+        const size_t need = per_thread * static_cast<size_t>(pool_.size());
+        if (scratch_.per_thread.size() < need) scratch_.per_thread.resize(need);
+        scratch_.per_thread_floats = per_thread;
+        for (const Node& n : graph.nodes())
+            if (Status s = cpu_ops::run_node(n, pool_, scratch_); !s) return s;
+        return Status::ok();
+    }
+
+private:
+    cpu::ThreadPool pool_;
+    cpu_ops::Scratch scratch_;
+};
+
+class CpuDevice final : public Device {
+public:
+    std::string name() const override { return "cpu"; }
+    std::string description() const override {
+        return "CPU, " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+               " threads, kernels: " + std::string(cpu::isa_name(cpu::active_isa()));
+    }
+    MemoryInfo memory() const override {
+        const long page = sysconf(_SC_PAGESIZE);
+        const long total = sysconf(_SC_PHYS_PAGES);
+        const long avail = sysconf(_SC_AVPHYS_PAGES);
+        MemoryInfo m;
+        if (page > 0 && total > 0) m.total_bytes = uint64_t(page) * uint64_t(total);
+        if (page > 0 && avail > 0) m.free_bytes = uint64_t(page) * uint64_t(avail);
+        return m;
+    }
+    bool supports(const Node& n) const override {
+        if (n.op == Op::MatMul) return cpu::supports_weight_type(quant_type(n.src[0].type));
+        return true;
+    }
+    Result<std::unique_ptr<Buffer>> allocate(size_t bytes) override {
+        auto b = HostBuffer::allocate(bytes);
+        if (!b)
+            return Result<std::unique_ptr<Buffer>>::error("out of memory allocating " +
+                                                          std::to_string(bytes) + " bytes");
+        return std::unique_ptr<Buffer>(std::move(b));
+    }
+    Result<std::unique_ptr<Buffer>> import_host(std::span<const std::byte> bytes) override {
+        auto b = HostBuffer::borrow(bytes);
+        if (!b) return Result<std::unique_ptr<Buffer>>::error("out of memory");
+        return std::unique_ptr<Buffer>(std::move(b));
+    }
+    Result<std::unique_ptr<Stream>> create_stream(const StreamOptions& options) override {
+        int n = options.n_threads;
+        if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        n = std::min(n, 256);
+        return std::unique_ptr<Stream>(std::make_unique<CpuStream>(n));
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Device> make_cpu_device() {
+    return std::make_unique<CpuDevice>();
+}
+
+}  // namespace hearth::backend

@@ -1,0 +1,318 @@
+#include "cpu/cpu_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/host_access.h"
+#include "core/kv_lookup.h"
+#include "cpu/kernels/kernels.h"
+#include "quant/quant_ref.h"
+
+namespace hearth::backend::cpu_ops {
+
+namespace {
+
+// Handing a chunk to another thread costs microseconds; give each chunk at least this much
+// work (multiply-adds or element updates) so small models and decode steps of tiny ops stay
+// on one thread.
+constexpr size_t kMinChunkWork = 64 * 1024;
+
+size_t grain_for(size_t work_per_item) {
+    return std::max<size_t>(1, kMinChunkWork / std::max<size_t>(1, work_per_item));
+}
+
+Status get_rows(const Node& n, cpu::ThreadPool& pool) {
+    const Tensor& table = n.src[0];
+    const int32_t* ids = i32_data(n.src[1]);
+    for (int64_t t = 0; t < n.dst.ne[1]; ++t)
+        if (ids[t] < 0 || ids[t] >= table.ne[1])
+            return Status::error("get_rows: token id " + std::to_string(ids[t]) +
+                                 " outside the vocabulary of " + std::to_string(table.ne[1]));
+    const Node* np = &n;
+    pool.parallel_for(static_cast<size_t>(n.dst.ne[1]), grain_for(size_t(n.dst.ne[0])),
+                      [np](size_t b, size_t e, int) {
+                          const Tensor& tab = np->src[0];
+                          const int32_t* id = i32_data(np->src[1]);
+                          for (size_t t = b; t < e; ++t)
+                              quant::dequantize_row(quant_type(tab.type), row_ptr(tab, id[t]),
+                                                    f32_row(np->dst, static_cast<int64_t>(t)),
+                                                    static_cast<size_t>(tab.ne[0]));
+                      });
+    return Status::ok();
+}
+
+struct MatMulArgs {
+    const Node* n;
+    quant::Type wt;
+    size_t k;
+    size_t xq_stride;
+    std::byte* xq;
+};
+
+Status mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
+    const Tensor& w = n.src[0];
+    const quant::Type wt = quant_type(w.type);
+    if (!cpu::supports_weight_type(wt))
+        return Status::error(std::string("mat_mul: no CPU kernel for ") + dtype_name(w.type));
+    if (w.nb[1] != w.row_bytes()) return Status::error("mat_mul: weight rows must be dense");
+    MatMulArgs args{&n, wt, static_cast<size_t>(w.ne[0]),
+                    cpu::activation_row_bytes(wt, static_cast<size_t>(w.ne[0])),
+                    scratch.activations.data()};
+    const MatMulArgs* a = &args;
+    const size_t n_tok = static_cast<size_t>(n.src[1].ne[1]);
+    pool.parallel_for(n_tok, grain_for(args.k), [a](size_t b, size_t e, int) {
+        for (size_t t = b; t < e; ++t)
+            cpu::quantize_activation(a->wt, f32_row(a->n->src[1], static_cast<int64_t>(t)), a->k,
+                                     a->xq + t * a->xq_stride);
+    });
+    const size_t rows = static_cast<size_t>(w.ne[1]);
+    // Enough rows per chunk to amortise the hand-off, few enough to balance the threads.
+    const size_t grain = std::max(grain_for(args.k * n_tok),
+                                  std::min<size_t>(64, rows / (4 * size_t(pool.size())) + 1));
+    if (n_tok == 1) {
+        pool.parallel_for(rows, grain, [a](size_t b, size_t e, int) {
+            const Tensor& wt = a->n->src[0];
+            cpu::gemv(a->wt, row_ptr(wt, 0), a->k, b, e, a->xq, f32_row(a->n->dst, 0) + b);
+        });
+    } else {
+        pool.parallel_for(rows, grain, [a](size_t b, size_t e, int) {
+            const Tensor& wt = a->n->src[0];
+            const Tensor& d = a->n->dst;
+            cpu::gemm(a->wt, row_ptr(wt, 0), a->k, b, e, a->xq, a->xq_stride,
+                      static_cast<size_t>(d.ne[1]), f32_row(d, 0), d.nb[1] / sizeof(float));
+        });
+    }
+    return Status::ok();
+}
+
+void add(const Node& n, cpu::ThreadPool& pool) {
+    const Node* np = &n;
+    pool.parallel_for(static_cast<size_t>(n.dst.ne[1]), grain_for(size_t(n.dst.ne[0])),
+                      [np](size_t b, size_t e, int) {
+                          const Tensor& bt = np->src[1];
+                          for (size_t t = b; t < e; ++t) {
+                              const int64_t r = static_cast<int64_t>(t);
+                              const float* x = f32_row(np->src[0], r);
+                              const float* y = f32_row(bt, bt.ne[1] == 1 ? 0 : r);
+                              float* d = f32_row(np->dst, r);
+                              for (int64_t i = 0; i < np->dst.ne[0]; ++i) d[i] = x[i] + y[i];
+                          }
+                      });
+}
+
+void swiglu(const Node& n, cpu::ThreadPool& pool) {
+    const Node* np = &n;
+    pool.parallel_for(static_cast<size_t>(n.dst.ne[1]), grain_for(size_t(n.dst.ne[0])),
+                      [np](size_t b, size_t e, int) {
+                          for (size_t t = b; t < e; ++t) {
+                              const int64_t r = static_cast<int64_t>(t);
+                              const float* g = f32_row(np->src[0], r);
+                              const float* u = f32_row(np->src[1], r);
+                              float* d = f32_row(np->dst, r);
+                              for (int64_t i = 0; i < np->dst.ne[0]; ++i)
+                                  d[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+                          }
+                      });
+}
+
+void rms_norm(const Node& n, cpu::ThreadPool& pool) {
+    const Node* np = &n;
+    pool.parallel_for(static_cast<size_t>(n.dst.ne[1]), grain_for(size_t(n.dst.ne[0])),
+                      [np](size_t b, size_t e, int) {
+                          const float* w = f32_row(np->src[1], 0);
+                          const int64_t len = np->dst.ne[0];
+                          for (size_t t = b; t < e; ++t) {
+                              const int64_t r = static_cast<int64_t>(t);
+                              const float* x = f32_row(np->src[0], r);
+                              double ss = 0;  // double: cheap here and keeps long rows exact
+                              for (int64_t i = 0; i < len; ++i) ss += double(x[i]) * double(x[i]);
+                              const float scale = static_cast<float>(
+                                  1.0 / std::sqrt(ss / double(len) + double(np->eps)));
+                              float* d = f32_row(np->dst, r);
+                              for (int64_t i = 0; i < len; ++i) d[i] = x[i] * scale * w[i];
+                          }
+                      });
+}
+
+struct ThreadArgs {
+    const Node* n;
+    Scratch* scratch;
+    const KvLookup* lookup;
+};
+
+void rope(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
+    ThreadArgs args{&n, &scratch, nullptr};
+    const ThreadArgs* a = &args;
+    const size_t work = size_t(n.src[0].ne[0] * n.src[0].ne[1]) * 4 + size_t(n.rope.n_rot) * 16;
+    pool.parallel_for(
+        static_cast<size_t>(n.src[0].ne[2]), grain_for(work), [a](size_t b, size_t e, int th) {
+            const Node& nd = *a->n;
+            const RopeParams& p = nd.rope;
+            const int32_t* pos = i32_data(nd.src[1]);
+            const float* ff = nd.src[2].valid() ? f32_row(nd.src[2], 0) : nullptr;
+            const int64_t half = p.n_rot / 2;
+            float* cs = a->scratch->per_thread.data() + size_t(th) * a->scratch->per_thread_floats;
+            for (size_t t = b; t < e; ++t) {
+                // One angle table per token, shared by every head.
+                for (int64_t i = 0; i < half; ++i) {
+                    double theta =
+                        double(pos[t]) * double(p.freq_scale) *
+                        std::pow(double(p.freq_base), -2.0 * double(i) / double(p.n_rot));
+                    if (ff) theta /= double(ff[i]);
+                    cs[2 * i] = static_cast<float>(std::cos(theta));
+                    cs[2 * i + 1] = static_cast<float>(std::sin(theta));
+                }
+                for (int64_t h = 0; h < nd.src[0].ne[1]; ++h) {
+                    const float* x = f32_row(nd.src[0], h, static_cast<int64_t>(t));
+                    float* d = f32_row(nd.dst, h, static_cast<int64_t>(t));
+                    if (d != x) std::copy(x, x + nd.src[0].ne[0], d);
+                    for (int64_t i = 0; i < half; ++i) {
+                        const int64_t i0 = p.mode == RopeMode::Adjacent ? 2 * i : i;
+                        const int64_t i1 = p.mode == RopeMode::Adjacent ? 2 * i + 1 : i + half;
+                        const float x0 = d[i0], x1 = d[i1], c = cs[2 * i], s = cs[2 * i + 1];
+                        d[i0] = x0 * c - x1 * s;
+                        d[i1] = x0 * s + x1 * c;
+                    }
+                }
+            }
+        });
+}
+
+Status kv_append(const Node& n, cpu::ThreadPool& pool) {
+    auto lookup = KvLookup::make(n.kv, n.kvp.block_size, n.dst.ne[1]);
+    if (!lookup) return lookup.status();
+    ThreadArgs args{&n, nullptr, &lookup.value()};
+    const ThreadArgs* a = &args;
+    pool.parallel_for(
+        static_cast<size_t>(n.src[0].ne[1]), grain_for(size_t(n.dst.ne[0])),
+        [a](size_t b, size_t e, int) {
+            const Tensor& cache = a->n->dst;
+            for (size_t t = b; t < e; ++t) {
+                const int64_t r = static_cast<int64_t>(t);
+                const float* x = f32_row(a->n->src[0], r);
+                std::byte* dst =
+                    row_ptr(cache, a->lookup->cell(a->lookup->seq(r), a->lookup->position(r)));
+                if (cache.type == DType::F16) {
+                    auto* h = reinterpret_cast<uint16_t*>(dst);
+                    for (int64_t i = 0; i < cache.ne[0]; ++i) h[i] = quant::f32_to_f16(x[i]);
+                } else {
+                    std::copy(x, x + cache.ne[0], reinterpret_cast<float*>(dst));
+                }
+            }
+        });
+    return Status::ok();
+}
+
+// One head of one token: online softmax over the cached cells (one pass, no score buffer).
+void attend(const Node& n, const KvLookup& lk, int64_t t, int64_t h, float* tmp) {
+    const Tensor& q = n.src[0];
+    const Tensor& kc = n.src[1];
+    const Tensor& vc = n.src[2];
+    const int64_t hd = q.ne[0];
+    const int64_t off = (h / (q.ne[1] / (kc.ne[0] / hd))) * hd;
+    const bool f16 = kc.type == DType::F16;
+    const float* qr = f32_row(q, h, t);
+    float* acc = tmp;
+    float* row = tmp + hd;
+    std::fill(acc, acc + hd, 0.f);
+    float m = -INFINITY, l = 0.f;
+    const int64_t s = lk.seq(t);
+    const int64_t n_kv = int64_t(lk.position(t)) + 1;
+    for (int64_t j = 0; j < n_kv; ++j) {
+        const int64_t cell = lk.cell(s, j);
+        const float* kr;
+        if (f16) {
+            const auto* k16 = reinterpret_cast<const uint16_t*>(row_ptr(kc, cell)) + off;
+            for (int64_t i = 0; i < hd; ++i) row[i] = quant::f16_to_f32(k16[i]);
+            kr = row;
+        } else {
+            kr = f32_row(kc, cell) + off;
+        }
+        float dot = 0.f;
+        for (int64_t i = 0; i < hd; ++i) dot += qr[i] * kr[i];
+        const float sc = dot * n.kvp.scale;
+        if (sc > m) {
+            const float corr = std::exp(m - sc);  // 0 on the first cell (m = -inf)
+            l *= corr;
+            for (int64_t i = 0; i < hd; ++i) acc[i] *= corr;
+            m = sc;
+        }
+        const float w = std::exp(sc - m);
+        l += w;
+        if (f16) {
+            const auto* v16 = reinterpret_cast<const uint16_t*>(row_ptr(vc, cell)) + off;
+            for (int64_t i = 0; i < hd; ++i) acc[i] += w * quant::f16_to_f32(v16[i]);
+        } else {
+            const float* vr = f32_row(vc, cell) + off;
+            for (int64_t i = 0; i < hd; ++i) acc[i] += w * vr[i];
+        }
+    }
+    float* d = f32_row(n.dst, h, t);
+    for (int64_t i = 0; i < hd; ++i) d[i] = acc[i] / l;
+}
+
+Status attention(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
+    auto lookup = KvLookup::make(n.kv, n.kvp.block_size, n.src[1].ne[1]);
+    if (!lookup) return lookup.status();
+    ThreadArgs args{&n, &scratch, &lookup.value()};
+    const ThreadArgs* a = &args;
+    const size_t heads = static_cast<size_t>(n.src[0].ne[1]);
+    int32_t max_pos = 0;
+    for (int64_t t = 0; t < lookup->n_tokens(); ++t)
+        max_pos = std::max(max_pos, lookup->position(t));
+    const size_t work = size_t(max_pos + 1) * size_t(n.src[0].ne[0]) * 2;
+    pool.parallel_for(static_cast<size_t>(n.src[0].ne[2]) * heads, grain_for(work),
+                      [a, heads](size_t b, size_t e, int th) {
+                          float* tmp = a->scratch->per_thread.data() +
+                                       size_t(th) * a->scratch->per_thread_floats;
+                          for (size_t i = b; i < e; ++i)
+                              attend(*a->n, *a->lookup, static_cast<int64_t>(i / heads),
+                                     static_cast<int64_t>(i % heads), tmp);
+                      });
+    return Status::ok();
+}
+
+}  // namespace
+
+size_t activation_bytes(const Node& n) {
+    if (n.op != Op::MatMul) return 0;
+    const quant::Type wt = quant_type(n.src[0].type);
+    if (!cpu::supports_weight_type(wt)) return 0;
+    return cpu::activation_row_bytes(wt, static_cast<size_t>(n.src[0].ne[0])) *
+           static_cast<size_t>(n.src[1].ne[1]);
+}
+
+size_t per_thread_floats(const Node& n) {
+    if (n.op == Op::Attention) return 2 * static_cast<size_t>(n.src[0].ne[0]);
+    if (n.op == Op::Rope) return static_cast<size_t>(n.rope.n_rot);
+    return 0;
+}
+
+Status run_node(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
+    switch (n.op) {
+        case Op::GetRows:
+            return get_rows(n, pool);
+        case Op::MatMul:
+            return mat_mul(n, pool, scratch);
+        case Op::Add:
+            add(n, pool);
+            return Status::ok();
+        case Op::RmsNorm:
+            rms_norm(n, pool);
+            return Status::ok();
+        case Op::Rope:
+            rope(n, pool, scratch);
+            return Status::ok();
+        case Op::KvAppend:
+            return kv_append(n, pool);
+        case Op::Attention:
+            return attention(n, pool, scratch);
+        case Op::SwiGlu:
+            swiglu(n, pool);
+            return Status::ok();
+    }
+    return Status::error("unknown op");
+}
+
+}  // namespace hearth::backend::cpu_ops

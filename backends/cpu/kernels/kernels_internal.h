@@ -1,0 +1,71 @@
+// Internal to the CPU kernels: activation layouts shared by every ISA, the scalar block decoder
+// and the per-ISA entry points. Not for the backend; it uses kernels.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/kernels.h"
+
+namespace hearth::cpu::detail {
+
+// How an activation row is prepared. The layout never depends on the ISA, so a row prepared
+// under one ISA can be consumed by another (tests force ISAs between calls).
+enum class ActKind {
+    F32,     // k floats, as given (F32 / F16 / BF16 weights)
+    Q8x32,   // int8 qs[k]; float d[k/32]; float s[k/32] = d * sum(qs of the block)
+    Q8x256,  // int8 qs[k]; float d[k/256]; int16 bsums[k/16] (sum of each 16 codes)
+};
+ActKind act_kind(quant::Type wtype);
+
+struct Q8x32Row {
+    const int8_t* qs;
+    const float* d;
+    const float* s;
+};
+struct Q8x256Row {
+    const int8_t* qs;
+    const float* d;
+    const int16_t* bsums;
+};
+inline Q8x32Row q8x32_row(const void* xq, size_t k) {
+    const auto* b = static_cast<const uint8_t*>(xq);
+    const auto* d = reinterpret_cast<const float*>(b + k);
+    return {reinterpret_cast<const int8_t*>(b), d, d + k / 32};
+}
+inline Q8x256Row q8x256_row(const void* xq, size_t k) {
+    const auto* b = static_cast<const uint8_t*>(xq);
+    const auto* d = reinterpret_cast<const float*>(b + k);
+    return {reinterpret_cast<const int8_t*>(b), d, reinterpret_cast<const int16_t*>(d + k / 256)};
+}
+
+float half_to_float(uint16_t h);
+inline float bf16_to_float(uint16_t h) {
+    uint32_t bits = static_cast<uint32_t>(h) << 16;
+    float f;
+    __builtin_memcpy(&f, &bits, 4);
+    return f;
+}
+
+// Decodes one weight row of k elements into floats (the scalar kernels' weight path).
+void decode_row(quant::Type wtype, const uint8_t* row, size_t k, float* out);
+
+// The scalar kernels (always available; the SIMD entry points fall back to them).
+void gemv_scalar(quant::Type wtype, const uint8_t* w, size_t k, size_t r0, size_t r1,
+                 const void* xq, float* out);
+void gemm_scalar(quant::Type wtype, const uint8_t* w, size_t k, size_t r0, size_t r1,
+                 const uint8_t* xq, size_t xq_stride, size_t n, float* y, size_t y_stride);
+
+// SIMD entry points: return false when the ISA has no kernel for the type (caller falls back).
+struct SimdKernels {
+    bool (*gemv)(quant::Type wtype, const uint8_t* w, size_t k, size_t r0, size_t r1,
+                 const void* xq, float* out);
+    bool (*gemm)(quant::Type wtype, const uint8_t* w, size_t k, size_t r0, size_t r1,
+                 const uint8_t* xq, size_t xq_stride, size_t n, float* y, size_t y_stride);
+};
+const SimdKernels* avx2_kernels();         // nullptr when not compiled in
+const SimdKernels* avx512_kernels();       // AVX-512 F/BW/VL without VNNI
+const SimdKernels* avx512vnni_kernels();   // AVX-512 F/BW/VL + VNNI
+bool cpu_has_avx512vnni();
+
+}  // namespace hearth::cpu::detail

@@ -1,0 +1,26 @@
+// Device memory. A buffer is a block of bytes on one device; tensors are views into it.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "hearth/result.h"
+
+namespace hearth::backend {
+
+class Buffer {
+public:
+    virtual ~Buffer() = default;
+
+    virtual size_t size() const = 0;
+    // The bytes when the host can address them directly (CPU memory, a mapped file), else
+    // nullptr. A read-only buffer (a mapped model file) still returns its address.
+    virtual std::byte* host_data() = 0;
+    virtual bool read_only() const = 0;
+
+    // Copies between host memory and the buffer; out-of-range or read-only writes fail.
+    virtual Status write(size_t offset, std::span<const std::byte> bytes) = 0;
+    virtual Status read(size_t offset, std::span<std::byte> bytes) const = 0;
+};
+
+}  // namespace hearth::backend

@@ -1,0 +1,99 @@
+// The fixed op set of the forward pass and a graph that records one batch step. The forward
+// pass records a step once; a backend validates and executes it as a whole. Shapes follow
+// ggml's convention: ne[0] is the row length, ne[1] the token (column) index unless noted.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hearth/backend/tensor.h"
+#include "hearth/result.h"
+
+namespace hearth::backend {
+
+enum class Op : uint8_t {
+    GetRows,    // dst F32 [n, T] = rows ids[T] (I32) of table [n, V] (any weight type)
+    MatMul,     // dst F32 [m, T] = W [k, m] (any weight type) x X F32 [k, T]
+    Add,        // dst F32 [n, T] = a [n, T] + b [n, T or 1] (bias when b has one row)
+    RmsNorm,    // dst F32 [n, T] = a / sqrt(mean(a^2) + eps) * w [n]
+    Rope,       // dst F32 [d, H, T] = rotate(a [d, H, T]) at positions [T]; may be in place
+    KvAppend,   // cache [w, cells] (F32/F16) at the cells of positions [T] := a F32 [w, T]
+    Attention,  // dst F32 [d, H, T] = softmax(q k^T * scale, causal) v over the cached cells
+    SwiGlu,     // dst F32 [n, T] = silu(a) * b
+};
+const char* op_name(Op op);
+
+enum class RopeMode : uint8_t {
+    Adjacent,    // rotates (x[2i], x[2i+1]): llama ("NORM" in ggml)
+    RotateHalf,  // rotates (x[i], x[i + n_rot/2]): qwen2, neox
+};
+
+struct RopeParams {
+    RopeMode mode = RopeMode::Adjacent;
+    int32_t n_rot = 0;  // rotated dims per head (<= d, even); the rest pass through
+    float freq_base = 10000.f;
+    float freq_scale = 1.f;  // linear scaling: angles are multiplied by this
+};
+
+// How attention and KV append find a token's cache cell: sequence s, position p lives in cell
+// block_table[s][p / block_size] * block_size + p % block_size. A contiguous cache is one
+// sequence with block_table[i] = i.
+struct KvParams {
+    int32_t block_size = 1;
+    float scale = 1.f;  // attention only: usually 1/sqrt(d)
+};
+
+// Inputs of every KV op: positions [T] (I32), block_table [max_blocks, n_seq] (I32) and
+// optionally seq_ids [T] (I32; absent means every token is in sequence 0). Token t attends to
+// positions 0..positions[t] of its sequence.
+struct KvIndex {
+    Tensor positions;
+    Tensor block_table;
+    Tensor seq_ids;
+};
+
+struct Node {
+    Op op = Op::Add;
+    Tensor dst;
+    Tensor src[3];           // GetRows: table, ids. MatMul: W, X. Add/SwiGlu: a, b.
+                             // RmsNorm: a, w. Rope: a, positions, freq_factors (optional).
+                             // KvAppend: a (new rows). Attention: q, k cache, v cache.
+    KvIndex kv;              // KvAppend and Attention
+    float eps = 0.f;         // RmsNorm
+    RopeParams rope;         // Rope
+    KvParams kvp;            // KvAppend and Attention
+    const char* label = "";  // "blk.3.attn_q", for dumps and error messages
+};
+
+class Graph {
+public:
+    // Forgets the nodes but keeps their storage: recording a step does not allocate once the
+    // graph has reached its size.
+    void clear() { nodes_.clear(); }
+    const std::vector<Node>& nodes() const { return nodes_; }
+
+    void get_rows(const Tensor& dst, const Tensor& table, const Tensor& ids, const char* label);
+    void mat_mul(const Tensor& dst, const Tensor& w, const Tensor& x, const char* label);
+    void add(const Tensor& dst, const Tensor& a, const Tensor& b, const char* label);
+    void rms_norm(const Tensor& dst, const Tensor& a, const Tensor& w, float eps,
+                  const char* label);
+    // freq_factors may be an invalid (default) tensor.
+    void rope(const Tensor& dst, const Tensor& a, const Tensor& positions,
+              const Tensor& freq_factors, const RopeParams& p, const char* label);
+    void kv_append(const Tensor& cache, const Tensor& a, const KvIndex& kv, int32_t block_size,
+                   const char* label);
+    void attention(const Tensor& dst, const Tensor& q, const Tensor& k_cache, const Tensor& v_cache,
+                   const KvIndex& kv, const KvParams& p, const char* label);
+    void swiglu(const Tensor& dst, const Tensor& a, const Tensor& b, const char* label);
+
+private:
+    std::vector<Node> nodes_;
+};
+
+// Checks shapes and types of a node (not the contents of index tensors, which backends check
+// while running). Every backend calls this before executing a graph.
+Status validate_node(const Node& node);
+Status validate_graph(const Graph& graph);
+
+}  // namespace hearth::backend

@@ -1,0 +1,202 @@
+#include "ref/ref_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/host_access.h"
+#include "core/kv_lookup.h"
+#include "quant/quant_ref.h"
+
+namespace hearth::backend::ref {
+
+namespace {
+
+using quant::dequantize_row;
+
+Status get_rows(const Node& n) {
+    const Tensor& table = n.src[0];
+    const int32_t* ids = i32_data(n.src[1]);
+    for (int64_t t = 0; t < n.dst.ne[1]; ++t) {
+        if (ids[t] < 0 || ids[t] >= table.ne[1])
+            return Status::error("get_rows: token id " + std::to_string(ids[t]) +
+                                 " outside the vocabulary of " + std::to_string(table.ne[1]));
+        dequantize_row(quant_type(table.type), row_ptr(table, ids[t]), f32_row(n.dst, t),
+                       static_cast<size_t>(table.ne[0]));
+    }
+    return Status::ok();
+}
+
+Status mat_mul(const Node& n) {
+    const Tensor& w = n.src[0];
+    const Tensor& x = n.src[1];
+    const int64_t k = w.ne[0];
+    std::vector<float> wrow(static_cast<size_t>(k));
+    for (int64_t i = 0; i < w.ne[1]; ++i) {
+        dequantize_row(quant_type(w.type), row_ptr(w, i), wrow.data(), static_cast<size_t>(k));
+        for (int64_t t = 0; t < x.ne[1]; ++t) {
+            const float* xr = f32_row(x, t);
+            double sum = 0;
+            for (int64_t j = 0; j < k; ++j) sum += double(wrow[j]) * double(xr[j]);
+            f32_row(n.dst, t)[i] = static_cast<float>(sum);
+        }
+    }
+    return Status::ok();
+}
+
+Status add(const Node& n) {
+    const Tensor& a = n.src[0];
+    const Tensor& b = n.src[1];
+    for (int64_t t = 0; t < a.ne[1]; ++t) {
+        const float* ar = f32_row(a, t);
+        const float* br = f32_row(b, b.ne[1] == 1 ? 0 : t);
+        float* d = f32_row(n.dst, t);
+        for (int64_t i = 0; i < a.ne[0]; ++i) d[i] = ar[i] + br[i];
+    }
+    return Status::ok();
+}
+
+Status swiglu(const Node& n) {
+    for (int64_t t = 0; t < n.src[0].ne[1]; ++t) {
+        const float* g = f32_row(n.src[0], t);
+        const float* u = f32_row(n.src[1], t);
+        float* d = f32_row(n.dst, t);
+        for (int64_t i = 0; i < n.dst.ne[0]; ++i) {
+            const double x = g[i];
+            d[i] = static_cast<float>(x / (1.0 + std::exp(-x)) * double(u[i]));
+        }
+    }
+    return Status::ok();
+}
+
+Status rms_norm(const Node& n) {
+    const Tensor& a = n.src[0];
+    const float* w = f32_row(n.src[1], 0);
+    for (int64_t t = 0; t < a.ne[1]; ++t) {
+        const float* x = f32_row(a, t);
+        double ss = 0;
+        for (int64_t i = 0; i < a.ne[0]; ++i) ss += double(x[i]) * double(x[i]);
+        const double scale = 1.0 / std::sqrt(ss / double(a.ne[0]) + double(n.eps));
+        float* d = f32_row(n.dst, t);
+        for (int64_t i = 0; i < a.ne[0]; ++i)
+            d[i] = static_cast<float>(double(x[i]) * scale * double(w[i]));
+    }
+    return Status::ok();
+}
+
+Status rope(const Node& n) {
+    const Tensor& a = n.src[0];
+    const int32_t* pos = i32_data(n.src[1]);
+    const float* ff = n.src[2].valid() ? f32_row(n.src[2], 0) : nullptr;
+    const RopeParams& p = n.rope;
+    const int64_t half = p.n_rot / 2;
+    std::vector<float> row(static_cast<size_t>(a.ne[0]));
+    for (int64_t t = 0; t < a.ne[2]; ++t) {
+        for (int64_t h = 0; h < a.ne[1]; ++h) {
+            const float* x = f32_row(a, h, t);
+            std::copy(x, x + a.ne[0], row.begin());
+            float* d = f32_row(n.dst, h, t);
+            std::copy(row.begin(), row.end(), d);  // dims past n_rot pass through
+            for (int64_t i = 0; i < half; ++i) {
+                double theta = double(pos[t]) * double(p.freq_scale) *
+                               std::pow(double(p.freq_base), -2.0 * double(i) / double(p.n_rot));
+                if (ff) theta /= double(ff[i]);
+                const double c = std::cos(theta), s = std::sin(theta);
+                const int64_t i0 = p.mode == RopeMode::Adjacent ? 2 * i : i;
+                const int64_t i1 = p.mode == RopeMode::Adjacent ? 2 * i + 1 : i + half;
+                const double x0 = row[i0], x1 = row[i1];
+                d[i0] = static_cast<float>(x0 * c - x1 * s);
+                d[i1] = static_cast<float>(x0 * s + x1 * c);
+            }
+        }
+    }
+    return Status::ok();
+}
+
+float load(DType type, const std::byte* row, int64_t i) {
+    if (type == DType::F16) return quant::f16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
+    return reinterpret_cast<const float*>(row)[i];
+}
+
+Status kv_append(const Node& n) {
+    const Tensor& cache = n.dst;
+    auto lookup = KvLookup::make(n.kv, n.kvp.block_size, cache.ne[1]);
+    if (!lookup) return lookup.status();
+    for (int64_t t = 0; t < n.src[0].ne[1]; ++t) {
+        const float* x = f32_row(n.src[0], t);
+        std::byte* dst = row_ptr(cache, lookup->cell(lookup->seq(t), lookup->position(t)));
+        for (int64_t i = 0; i < cache.ne[0]; ++i) {
+            if (cache.type == DType::F16)
+                reinterpret_cast<uint16_t*>(dst)[i] = quant::f32_to_f16(x[i]);
+            else
+                reinterpret_cast<float*>(dst)[i] = x[i];
+        }
+    }
+    return Status::ok();
+}
+
+Status attention(const Node& n) {
+    const Tensor& q = n.src[0];
+    const Tensor& kc = n.src[1];
+    const Tensor& vc = n.src[2];
+    auto lookup = KvLookup::make(n.kv, n.kvp.block_size, kc.ne[1]);
+    if (!lookup) return lookup.status();
+    const int64_t hd = q.ne[0];
+    const int64_t group = q.ne[1] / (kc.ne[0] / hd);
+    std::vector<double> scores, out(static_cast<size_t>(hd));
+    for (int64_t t = 0; t < q.ne[2]; ++t) {
+        const int64_t s = lookup->seq(t);
+        const int64_t n_kv = int64_t(lookup->position(t)) + 1;
+        scores.assign(static_cast<size_t>(n_kv), 0.0);
+        for (int64_t h = 0; h < q.ne[1]; ++h) {
+            const float* qr = f32_row(q, h, t);
+            const int64_t off = (h / group) * hd;
+            double mx = -INFINITY;
+            for (int64_t j = 0; j < n_kv; ++j) {
+                const std::byte* kr = row_ptr(kc, lookup->cell(s, j));
+                double dot = 0;
+                for (int64_t i = 0; i < hd; ++i) dot += double(qr[i]) * load(kc.type, kr, off + i);
+                scores[j] = dot * double(n.kvp.scale);
+                mx = std::max(mx, scores[j]);
+            }
+            double sum = 0;
+            for (double& sc : scores) sum += (sc = std::exp(sc - mx));
+            std::fill(out.begin(), out.end(), 0.0);
+            for (int64_t j = 0; j < n_kv; ++j) {
+                const std::byte* vr = row_ptr(vc, lookup->cell(s, j));
+                for (int64_t i = 0; i < hd; ++i)
+                    out[i] += scores[j] / sum * load(vc.type, vr, off + i);
+            }
+            float* d = f32_row(n.dst, h, t);
+            for (int64_t i = 0; i < hd; ++i) d[i] = static_cast<float>(out[i]);
+        }
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
+Status run_node(const Node& n) {
+    switch (n.op) {
+        case Op::GetRows:
+            return get_rows(n);
+        case Op::MatMul:
+            return mat_mul(n);
+        case Op::Add:
+            return add(n);
+        case Op::RmsNorm:
+            return rms_norm(n);
+        case Op::Rope:
+            return rope(n);
+        case Op::KvAppend:
+            return kv_append(n);
+        case Op::Attention:
+            return attention(n);
+        case Op::SwiGlu:
+            return swiglu(n);
+    }
+    return Status::error("unknown op");
+}
+
+}  // namespace hearth::backend::ref

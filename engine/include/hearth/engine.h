@@ -1,0 +1,168 @@
+// The engine's C++ API for the CLI and the desktop app: load a model, open a generation
+// context, feed text or tokens, generate with a streaming callback, cancel. No exceptions:
+// every failure is a Status / Result with a message a person can act on. A Model may be shared
+// by several contexts; one Context is used by one thread at a time (cancel() from any thread).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hearth/result.h"
+
+namespace hearth {
+
+struct LoadProgress {
+    double fraction = 0;  // 0..1
+    uint64_t bytes_done = 0;
+    uint64_t bytes_total = 0;
+};
+
+struct LoadOptions {
+    std::string backend = "auto";  // "auto", "cpu", "vulkan", "cuda"
+    // Called as the weights are brought in; may run often.
+    std::function<void(const LoadProgress&)> on_progress;
+    // Set to true from any thread to abandon the load (load() then fails with "cancelled").
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct BackendReport {
+    std::string name;  // "cuda", "vulkan", "cpu"
+    bool used = false;
+    std::string reason;  // why it was not used
+};
+
+struct ModelInfo {
+    std::string path;
+    std::string name;          // general.name, else the file name
+    std::string architecture;  // "llama", "qwen2"
+    uint64_t file_bytes = 0;
+    uint64_t n_params = 0;
+    int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
+    int64_t n_ctx_train = 0;
+    std::string weight_types;  // "F32", "Q4_K+Q6_K", ...
+    std::string device;        // description of the device in use
+    std::vector<BackendReport> backends;
+    bool has_chat_template = false;
+};
+
+enum class KvType { F32, F16 };
+
+struct ContextOptions {
+    int64_t n_ctx = 0;  // 0: the model's training context, at most 4096
+    KvType kv_type = KvType::F16;
+    int n_threads = 0;      // 0: all hardware threads
+    int64_t n_batch = 256;  // most prompt tokens per forward step
+};
+
+struct SamplingParams {
+    float temperature = 0.8f;  // <= 0: greedy
+    int32_t top_k = 40;        // <= 0: off
+    float top_p = 0.95f;       // >= 1: off
+    float min_p = 0.05f;       // <= 0: off
+    float repeat_penalty = 1.0f;
+    float frequency_penalty = 0.0f;
+    float presence_penalty = 0.0f;
+    int32_t penalty_last_n = 64;  // window of the penalties; -1: whole context
+    uint64_t seed = 0;
+};
+
+enum class StopReason { MaxTokens, EndOfGeneration, StopString, ContextFull, Cancelled };
+const char* stop_reason_name(StopReason r);
+
+struct GenerateOptions {
+    int32_t max_tokens = 256;
+    SamplingParams sampling;
+    std::vector<std::string> stop_strings;  // text is cut before the first match
+    bool stop_at_end_of_generation = true;  // EOS, EOT, <|im_end|>, <|eot_id|> ...
+    // Streaming: each generated token with the text it completes (may be empty while a UTF-8
+    // character or a possible stop string is incomplete). Return false to stop.
+    std::function<bool(int32_t token, std::string_view text_delta)> on_token;
+};
+
+struct GenerateResult {
+    std::vector<int32_t> tokens;
+    std::string text;
+    StopReason reason = StopReason::MaxTokens;
+};
+
+struct GenerationStats {
+    int64_t prompt_tokens = 0;  // evaluated by feed() since the last reset_stats()
+    int64_t generated_tokens = 0;
+    double prompt_seconds = 0;
+    double generate_seconds = 0;
+    double time_to_first_token = 0;  // from the start of generate() to the first token
+    uint64_t tokens_computed = 0;    // forward-pass tokens since the context was made
+    double prompt_tokens_per_second() const;
+    double generate_tokens_per_second() const;
+};
+
+class Model {
+public:
+    static Result<std::shared_ptr<Model>> load(const std::filesystem::path& path,
+                                               const LoadOptions& options = {});
+    ~Model();
+    Model(const Model&) = delete;
+    Model& operator=(const Model&) = delete;
+
+    const ModelInfo& info() const;
+    // add_special: BOS/EOS by the model's convention. parse_special: control tokens written
+    // in the text become tokens (template text); off for user text.
+    Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special,
+                                          bool parse_special) const;
+    std::string detokenize(std::span<const int32_t> tokens) const;
+    std::string token_piece(int32_t token) const;
+    bool is_end_of_generation(int32_t token) const;
+    std::string chat_template() const;  // empty when the file has none
+
+    struct Impl;
+    const Impl& impl() const { return *impl_; }
+
+private:
+    explicit Model(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+class Context {
+public:
+    static Result<std::unique_ptr<Context>> create(std::shared_ptr<const Model> model,
+                                                   const ContextOptions& options = {});
+    ~Context();
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+
+    int64_t n_ctx() const;
+    int64_t n_past() const;  // tokens in the cache
+    std::span<const int32_t> tokens() const;
+
+    // Evaluates tokens after those already in the cache (the prompt).
+    Status feed(std::span<const int32_t> tokens);
+    Status feed_text(std::string_view text, bool add_special = true, bool parse_special = false);
+    // Logits after the last fed or generated token ([n_vocab]); empty before any feed.
+    std::span<const float> logits() const;
+
+    Result<GenerateResult> generate(const GenerateOptions& options);
+
+    // Thread-safe: the current feed/generate stops before its next step.
+    void cancel();
+    // Drops all cached tokens (keeps allocations).
+    void reset();
+    // Keeps only the first n tokens (rewind).
+    Status truncate(int64_t n);
+
+    const GenerationStats& stats() const;
+    void reset_stats();
+
+private:
+    struct Impl;
+    explicit Context(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hearth

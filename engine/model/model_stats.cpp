@@ -1,0 +1,91 @@
+#include "model/model_stats.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace hearth::model {
+
+std::string_view kv_type_name(KvType t) {
+    switch (t) {
+        case KvType::F32:
+            return "F32";
+        case KvType::F16:
+            return "F16";
+        case KvType::Q8_0:
+            return "Q8_0";
+        case KvType::Q4_0:
+            return "Q4_0";
+    }
+    return "?";
+}
+
+std::optional<KvType> kv_type_from_name(std::string_view name) {
+    std::string u(name);
+    for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    for (KvType t : {KvType::F32, KvType::F16, KvType::Q8_0, KvType::Q4_0})
+        if (kv_type_name(t) == u) return t;
+    return std::nullopt;
+}
+
+uint32_t default_context(const ModelConfig& c) {
+    return c.n_ctx_train ? std::min<uint32_t>(4096, c.n_ctx_train) : 4096;
+}
+
+uint64_t parameter_count(const ModelConfig& c) {
+    const uint64_t E = c.n_embd, V = c.n_vocab, F = c.n_ff;
+    uint64_t n = E * V + E;  // token_embd, output_norm
+    if (!c.tied_embeddings) n += E * V;
+    if (!c.rope_freq_factors.empty()) n += c.rope_freq_factors.size();
+    uint64_t layer = 2 * E;  // attn_norm, ffn_norm
+    layer += E * c.q_dim() + E * c.k_dim() + E * c.v_dim();
+    layer += uint64_t{c.n_head} * c.head_dim_v * E;  // attn_output
+    layer += 3 * E * F;                              // gate, up, down
+    if (c.has_qkv_bias) layer += c.q_dim() + c.k_dim() + c.v_dim();
+    if (c.has_output_bias) layer += E;
+    return n + layer * c.n_layer;
+}
+
+uint64_t parameter_count(const gguf::GgufFile& f) {
+    uint64_t n = 0;
+    for (const auto& t : f.tensors()) n += t.n_elements();
+    return n;
+}
+
+uint64_t weight_bytes(const gguf::GgufFile& f) {
+    uint64_t n = 0;
+    for (const auto& t : f.tensors()) n += t.nbytes;
+    return n;
+}
+
+uint64_t kv_cache_bytes(const ModelConfig& c, uint32_t n_ctx, KvType type) {
+    // Elements per token and layer, then bytes by the block format (blocks of 32 for Q8_0/Q4_0).
+    const uint64_t elems = uint64_t{c.n_head_kv} * (c.head_dim + c.head_dim_v);
+    const uint64_t total = elems * c.n_layer * n_ctx;
+    switch (type) {
+        case KvType::F32:
+            return total * 4;
+        case KvType::F16:
+            return total * 2;
+        case KvType::Q8_0:
+            return (total + 31) / 32 * 34;
+        case KvType::Q4_0:
+            return (total + 31) / 32 * 18;
+    }
+    return 0;
+}
+
+MemoryEstimate estimate_memory(const ModelConfig& c, uint64_t weights, uint32_t n_ctx,
+                               KvType type) {
+    MemoryEstimate m;
+    m.weights = weights;
+    m.kv_cache = kv_cache_bytes(c, n_ctx, type);
+    // A 512-token batch: residual, norm, q/k/v, attention output, FFN gate/up as F32, plus the
+    // logits of one row and one 512 x n_ctx score tile per head group.
+    const uint64_t batch = 512;
+    const uint64_t per_token = 3ull * c.n_embd + c.q_dim() + c.k_dim() + c.v_dim() + 2ull * c.n_ff;
+    m.compute = (batch * per_token + c.n_vocab + batch * std::min<uint64_t>(n_ctx, 4096)) * 4;
+    return m;
+}
+
+}  // namespace hearth::model

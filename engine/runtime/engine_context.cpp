@@ -1,0 +1,221 @@
+// hearth::Context: a KV cache and a forward pass over one sequence, prompt feeding and the
+// generation loop (sampling, streaming detokenization, stop conditions, cancellation).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <optional>
+
+#include "model_impl.h"
+#include "runtime/forward.h"
+#include "runtime/kv_cache.h"
+#include "runtime/sampler.h"
+#include "runtime/stop_matcher.h"
+#include "tokenizer/streaming_decoder.h"
+
+namespace hearth {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+struct Context::Impl {
+    std::shared_ptr<const Model> model;
+    std::unique_ptr<runtime::KvCache> kv;
+    std::unique_ptr<runtime::Forward> forward;
+    int64_t n_batch = 256;
+    std::vector<int32_t> tokens;     // evaluated, in cache order
+    std::optional<int32_t> pending;  // sampled last but not evaluated yet
+    std::vector<float> logits;       // after the last evaluated token
+    std::atomic<bool> cancel{false};
+    GenerationStats stats;
+
+    const Model::Impl& m() const { return model->impl(); }
+
+    // Evaluates tokens in batches; stops early when cancelled.
+    Status eval(std::span<const int32_t> toks) {
+        for (size_t done = 0; done < toks.size();) {
+            if (cancel.load(std::memory_order_relaxed)) return Status::error("cancelled");
+            const size_t n = std::min(toks.size() - done, static_cast<size_t>(n_batch));
+            auto out = forward->step(toks.subspan(done, n), *kv);
+            if (!out) return out.status();
+            logits.assign(out->begin(), out->end());
+            tokens.insert(tokens.end(), toks.begin() + long(done), toks.begin() + long(done + n));
+            done += n;
+        }
+        stats.tokens_computed = forward->tokens_computed();
+        return Status::ok();
+    }
+
+    Status flush_pending() {
+        if (!pending) return Status::ok();
+        const int32_t t = *pending;
+        pending.reset();
+        return eval(std::span(&t, 1));
+    }
+};
+
+Context::Context(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Context::~Context() = default;
+
+Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> model,
+                                                 const ContextOptions& opt) {
+    using R = Result<std::unique_ptr<Context>>;
+    if (!model) return R::error("no model");
+    auto impl = std::make_unique<Impl>();
+    impl->model = model;
+    const auto& m = model->impl();
+    int64_t n_ctx = opt.n_ctx;
+    if (n_ctx <= 0) n_ctx = std::min<int64_t>(std::max<int64_t>(m.params.n_ctx_train, 1), 4096);
+    if (n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
+    impl->n_batch = std::clamp<int64_t>(opt.n_batch, 1, 4096);
+    const auto kv_type = opt.kv_type == KvType::F32 ? backend::DType::F32 : backend::DType::F16;
+    auto kv = runtime::KvCache::create(*m.device, m.params, n_ctx, kv_type);
+    if (!kv) return kv.status();
+    impl->kv = std::move(kv.value());
+    auto fw = runtime::Forward::create(*m.device, m.params, m.weights, n_ctx,
+                                       std::min(impl->n_batch, n_ctx), opt.n_threads);
+    if (!fw) return fw.status();
+    impl->forward = std::move(fw.value());
+    return std::unique_ptr<Context>(new Context(std::move(impl)));
+}
+
+int64_t Context::n_ctx() const {
+    return impl_->kv->n_ctx();
+}
+int64_t Context::n_past() const {
+    return impl_->kv->n_past();
+}
+std::span<const int32_t> Context::tokens() const {
+    return impl_->tokens;
+}
+std::span<const float> Context::logits() const {
+    return impl_->logits;
+}
+const GenerationStats& Context::stats() const {
+    return impl_->stats;
+}
+void Context::reset_stats() {
+    const uint64_t computed = impl_->stats.tokens_computed;
+    impl_->stats = {};
+    impl_->stats.tokens_computed = computed;
+}
+void Context::cancel() {
+    impl_->cancel.store(true);
+}
+
+void Context::reset() {
+    impl_->kv->set_n_past(0);
+    impl_->tokens.clear();
+    impl_->pending.reset();
+    impl_->logits.clear();
+}
+
+Status Context::truncate(int64_t n) {
+    impl_->pending.reset();
+    if (n < 0 || n > static_cast<int64_t>(impl_->tokens.size()))
+        return Status::error("truncate: position outside the cached tokens");
+    if (n == static_cast<int64_t>(impl_->tokens.size())) return Status::ok();
+    impl_->kv->set_n_past(n);
+    impl_->tokens.resize(static_cast<size_t>(n));
+    impl_->logits.clear();  // the logits belonged to a dropped token
+    return Status::ok();
+}
+
+Status Context::feed(std::span<const int32_t> toks) {
+    Impl& c = *impl_;
+    c.cancel.store(false);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<int32_t> all;
+    if (c.pending) all.push_back(*c.pending);
+    all.insert(all.end(), toks.begin(), toks.end());
+    if (all.empty()) return Status::ok();
+    const int64_t before = c.kv->n_past();
+    c.pending.reset();
+    Status s = c.eval(all);
+    c.stats.prompt_tokens += c.kv->n_past() - before;
+    c.stats.prompt_seconds += seconds_since(t0);
+    return s;
+}
+
+Status Context::feed_text(std::string_view text, bool add_special, bool parse_special) {
+    // BOS only at the very start of the sequence.
+    auto toks = impl_->model->tokenize(text, add_special && n_past() == 0 && !impl_->pending,
+                                       parse_special);
+    if (!toks) return toks.status();
+    return feed(*toks);
+}
+
+Result<GenerateResult> Context::generate(const GenerateOptions& opt) {
+    Impl& c = *impl_;
+    c.cancel.store(false);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (Status s = c.flush_pending(); !s) return s;
+    if (c.logits.empty()) return Result<GenerateResult>::error("feed a prompt before generating");
+    const auto& m = c.m();
+    runtime::SamplerChain chain = runtime::make_sampler_chain(opt.sampling);
+    for (int32_t t : c.tokens) chain.accept(t);
+    tokenizer::StreamingDecoder decoder(*m.tokenizer);
+    runtime::StopMatcher stop(opt.stop_strings);
+    GenerateResult res;
+    bool first = true;
+    for (int32_t i = 0; i < opt.max_tokens; ++i) {
+        if (c.cancel.load(std::memory_order_relaxed)) {
+            res.reason = StopReason::Cancelled;
+            break;
+        }
+        const int32_t tok = chain.sample(c.logits);
+        chain.accept(tok);
+        if (first) {
+            c.stats.time_to_first_token = seconds_since(t0);
+            first = false;
+        }
+        if (opt.stop_at_end_of_generation && m.tokenizer->is_end_of_generation(tok)) {
+            res.reason = StopReason::EndOfGeneration;
+            break;
+        }
+        res.tokens.push_back(tok);
+        ++c.stats.generated_tokens;
+        bool hit = false;
+        const std::string delta = stop.push(decoder.push(tok), hit);
+        res.text += delta;
+        const bool keep_going = !opt.on_token || opt.on_token(tok, delta);
+        if (hit) {
+            res.reason = StopReason::StopString;
+            c.pending = tok;
+            break;
+        }
+        if (!keep_going) {
+            res.reason = StopReason::Cancelled;
+            c.pending = tok;
+            break;
+        }
+        if (i + 1 == opt.max_tokens) {
+            c.pending = tok;  // evaluated by the next feed/generate, if any
+            break;
+        }
+        if (c.kv->n_past() >= c.kv->n_ctx()) {
+            res.reason = StopReason::ContextFull;
+            break;
+        }
+        if (Status s = c.eval(std::span(&tok, 1)); !s) {
+            if (c.cancel.load()) {
+                res.reason = StopReason::Cancelled;
+                break;
+            }
+            return s;
+        }
+    }
+    bool hit = false;
+    std::string tail = stop.push(decoder.finish(), hit);
+    if (!hit) tail += stop.finish();
+    if (!tail.empty()) {
+        res.text += tail;
+        if (opt.on_token) opt.on_token(-1, tail);
+    }
+    c.stats.generate_seconds += seconds_since(t0);
+    return res;
+}
+
+}  // namespace hearth

@@ -1,0 +1,144 @@
+// hearth::Model: opening the file, the tokenizer, the device and the weights.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "model_impl.h"
+#include "registry.h"
+
+namespace hearth {
+
+namespace {
+
+// Brings the weights into memory page by page so the caller sees progress and can cancel
+// (the mapping would otherwise fault them in during the first forward pass).
+Status touch_weights(std::span<const std::byte> bytes, const LoadOptions& opt) {
+    constexpr size_t kChunk = size_t(4) << 20;
+    constexpr size_t kPage = 4096;
+    const uint64_t total = bytes.size();
+    volatile unsigned char sink = 0;
+    for (size_t done = 0; done < bytes.size();) {
+        if (opt.cancel && opt.cancel->load(std::memory_order_relaxed))
+            return Status::error("loading cancelled");
+        const size_t end = std::min(bytes.size(), done + kChunk);
+        for (size_t i = done; i < end; i += kPage)
+            sink = sink + static_cast<unsigned char>(bytes[i]);
+        done = end;
+        if (opt.on_progress)
+            opt.on_progress({total ? double(done) / double(total) : 1.0, done, total});
+    }
+    (void)sink;
+    return Status::ok();
+}
+
+}  // namespace
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
+                                           const LoadOptions& opt) {
+    using R = Result<std::shared_ptr<Model>>;
+    auto m = std::make_unique<Impl>();
+    auto file = gguf::GgufFile::open(path);
+    if (!file) return R::error(path.string() + ": " + file.error_message());
+    m->file = std::move(file.value());
+    auto params = runtime::read_model_params(*m->file);
+    if (!params) return R::error(path.string() + ": " + params.error_message());
+    m->params = *params;
+    auto tok = tokenizer::Tokenizer::from_gguf(*m->file);
+    if (!tok) return R::error(path.string() + ": tokenizer: " + tok.error_message());
+    m->tokenizer = std::move(tok.value());
+    if (m->tokenizer->n_vocab() != m->params.n_vocab)
+        return R::error(path.string() + ": the vocabulary has " +
+                        std::to_string(m->tokenizer->n_vocab()) + " tokens but token_embd has " +
+                        std::to_string(m->params.n_vocab) + " rows");
+
+    const auto registry = backend::Registry::probe();
+    auto device = registry.create(opt.backend);
+    if (!device) return R::error("backend: " + device.error_message());
+    m->device = std::move(device.value());
+
+    const auto source = runtime::TensorSource::from_gguf(*m->file);
+    if (Status s = touch_weights(source.bytes, opt); !s) return s;
+    auto weights = runtime::bind_weights(m->params, source, *m->device);
+    if (!weights) return R::error(path.string() + ": " + weights.error_message());
+    m->weights = std::move(weights.value());
+
+    ModelInfo& info = m->info;
+    info.path = path.string();
+    info.name = std::string(m->file->get_string("general.name").value_or(path.stem().string()));
+    info.architecture = m->params.arch_name;
+    info.file_bytes = m->file->file_size();
+    info.n_params = m->weights.n_params;
+    info.n_vocab = m->params.n_vocab;
+    info.n_embd = m->params.n_embd;
+    info.n_layer = m->params.n_layer;
+    info.n_head = m->params.n_head;
+    info.n_head_kv = m->params.n_head_kv;
+    info.n_ff = m->params.n_ff;
+    info.n_ctx_train = m->params.n_ctx_train;
+    std::set<std::string> types;
+    for (const auto& t : m->file->tensors())
+        if (t.n_dims >= 2) types.insert(std::string(quant::traits(t.type).name));
+    for (const auto& t : types) info.weight_types += (info.weight_types.empty() ? "" : "+") + t;
+    info.device = m->device->description();
+    const std::string used = m->device->name();
+    for (const auto& b : registry.backends())
+        info.backends.push_back({b.name, b.name == used, b.usable ? "" : b.reason});
+    info.has_chat_template = m->file->find("tokenizer.chat_template") != nullptr;
+    if (opt.on_progress) opt.on_progress({1.0, source.bytes.size(), source.bytes.size()});
+    return std::shared_ptr<Model>(new Model(std::move(m)));
+}
+
+const ModelInfo& Model::info() const {
+    return impl_->info;
+}
+
+Result<std::vector<int32_t>> Model::tokenize(std::string_view text, bool add_special,
+                                             bool parse_special) const {
+    const auto& t = *impl_->tokenizer;
+    return t.encode(text, add_special && t.add_bos(), add_special && t.add_eos(), parse_special);
+}
+
+std::string Model::detokenize(std::span<const int32_t> tokens) const {
+    return impl_->tokenizer->decode(tokens);
+}
+
+std::string Model::token_piece(int32_t token) const {
+    return impl_->tokenizer->token_to_piece(token);
+}
+
+bool Model::is_end_of_generation(int32_t token) const {
+    return impl_->tokenizer->is_end_of_generation(token);
+}
+
+std::string Model::chat_template() const {
+    return std::string(impl_->file->get_string("tokenizer.chat_template").value_or(""));
+}
+
+const char* stop_reason_name(StopReason r) {
+    switch (r) {
+        case StopReason::MaxTokens:
+            return "max tokens";
+        case StopReason::EndOfGeneration:
+            return "end of generation";
+        case StopReason::StopString:
+            return "stop string";
+        case StopReason::ContextFull:
+            return "context full";
+        case StopReason::Cancelled:
+            return "cancelled";
+    }
+    return "?";
+}
+
+double GenerationStats::prompt_tokens_per_second() const {
+    return prompt_seconds > 0 ? double(prompt_tokens) / prompt_seconds : 0.0;
+}
+
+double GenerationStats::generate_tokens_per_second() const {
+    return generate_seconds > 0 ? double(generated_tokens) / generate_seconds : 0.0;
+}
+
+}  // namespace hearth

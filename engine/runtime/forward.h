@@ -1,0 +1,59 @@
+// The forward pass of the llama family (llama, mistral, qwen2: RMS norm, RoPE, grouped-query
+// attention, SwiGLU), written once against the backend interface. A step records one graph for
+// a batch of tokens of one sequence and runs it on the device; only the logits come back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "hearth/backend/device.h"
+#include "hearth/backend/graph.h"
+#include "hearth/result.h"
+#include "runtime/kv_cache.h"
+#include "runtime/model_params.h"
+#include "runtime/model_weights.h"
+
+namespace hearth::runtime {
+
+class Forward {
+public:
+    // max_batch: most tokens per graph (longer inputs run in several graphs).
+    static Result<std::unique_ptr<Forward>> create(backend::Device& device,
+                                                   const ModelParams& params,
+                                                   const ModelWeights& weights, int64_t n_ctx,
+                                                   int64_t max_batch, int n_threads);
+
+    // Runs tokens at positions kv.n_past() onwards and appends them to the cache. Returns the
+    // logits of the last token ([n_vocab]) or, with all_logits, of every token
+    // ([n_tokens * n_vocab], token-major). Valid until the next call.
+    Result<std::span<const float>> step(std::span<const int32_t> tokens, KvCache& kv,
+                                        bool all_logits = false);
+
+    uint64_t tokens_computed() const { return tokens_computed_; }
+    int64_t max_batch() const { return max_batch_; }
+
+private:
+    Forward(const ModelParams& p, const ModelWeights& w) : p_(p), w_(w) {}
+    Status run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool all_logits,
+                     float* logits_out);
+    void record(int64_t n_tokens, const KvCache& kv, bool all_logits);
+
+    const ModelParams& p_;
+    const ModelWeights& w_;
+    std::unique_ptr<backend::Stream> stream_;
+    std::unique_ptr<backend::Buffer> act_;     // activations for max_batch tokens
+    std::unique_ptr<backend::Buffer> inputs_;  // ids, positions, block table (I32)
+    backend::Graph graph_;
+    int64_t max_batch_ = 0;
+    int64_t n_blocks_ = 0;
+    // Dense activation tensors for max_batch tokens; a step uses their first rows.
+    backend::Tensor x_, xn_, q_, k_, v_, att_, tmp_, gate_, up_, logits_;
+    backend::Tensor ids_, pos_, table_;
+    std::vector<int32_t> host_inputs_;
+    std::vector<float> host_logits_;
+    uint64_t tokens_computed_ = 0;
+};
+
+}  // namespace hearth::runtime

@@ -1,0 +1,39 @@
+#include "runtime/kv_cache.h"
+
+#include <string>
+
+namespace hearth::runtime {
+
+Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const ModelParams& p,
+                                                 int64_t n_ctx, backend::DType type) {
+    using R = Result<std::unique_ptr<KvCache>>;
+    if (type != backend::DType::F32 && type != backend::DType::F16)
+        return R::error("KV cache type must be f32 or f16");
+    if (n_ctx <= 0 || n_ctx > (int64_t(1) << 24)) return R::error("bad context length");
+    std::unique_ptr<KvCache> c(new KvCache());
+    c->n_ctx_ = n_ctx;
+    c->type_ = type;
+    const int64_t n_blocks = (n_ctx + kBlockSize - 1) / kBlockSize;
+    const int64_t cells = n_blocks * kBlockSize;
+    const size_t per = backend::dtype_row_bytes(type, static_cast<size_t>(p.kv_width())) *
+                       static_cast<size_t>(cells);
+    auto buf = device.allocate(per * 2 * static_cast<size_t>(p.n_layer));
+    if (!buf)
+        return R::error("cannot allocate the KV cache (" +
+                        std::to_string(per * 2 * static_cast<size_t>(p.n_layer) >> 20) +
+                        " MiB): " + buf.error_message());
+    c->buffer_ = std::move(buf.value());
+    for (int64_t l = 0; l < p.n_layer; ++l) {
+        const size_t base = per * 2 * static_cast<size_t>(l);
+        c->k_.push_back(
+            backend::Tensor::dense(c->buffer_.get(), base, type, {p.kv_width(), cells}));
+        c->v_.push_back(
+            backend::Tensor::dense(c->buffer_.get(), base + per, type, {p.kv_width(), cells}));
+    }
+    c->block_table_.resize(static_cast<size_t>(n_blocks));
+    for (int64_t i = 0; i < n_blocks; ++i)
+        c->block_table_[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    return c;
+}
+
+}  // namespace hearth::runtime

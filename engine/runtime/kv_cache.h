@@ -1,0 +1,47 @@
+// A contiguous KV cache for one sequence: per layer a K and a V tensor of [kv_width, cells] in
+// one device buffer. Attention already addresses cells through a block table (here the
+// identity), so the paged cache of engine/kv replaces this class without touching the ops.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "hearth/backend/device.h"
+#include "hearth/result.h"
+#include "runtime/model_params.h"
+
+namespace hearth::runtime {
+
+class KvCache {
+public:
+    static constexpr int32_t kBlockSize = 16;
+
+    // n_ctx positions of type F32 or F16.
+    static Result<std::unique_ptr<KvCache>> create(backend::Device& device,
+                                                   const ModelParams& params, int64_t n_ctx,
+                                                   backend::DType type);
+
+    int64_t n_ctx() const { return n_ctx_; }
+    backend::DType type() const { return type_; }
+    const backend::Tensor& k(int64_t layer) const { return k_[static_cast<size_t>(layer)]; }
+    const backend::Tensor& v(int64_t layer) const { return v_[static_cast<size_t>(layer)]; }
+    std::span<const int32_t> block_table() const { return block_table_; }
+    uint64_t bytes() const { return buffer_->size(); }
+
+    // Positions 0..n_past-1 hold valid entries.
+    int64_t n_past() const { return n_past_; }
+    void set_n_past(int64_t n) { n_past_ = n; }
+
+private:
+    KvCache() = default;
+    std::unique_ptr<backend::Buffer> buffer_;
+    std::vector<backend::Tensor> k_, v_;
+    std::vector<int32_t> block_table_;
+    int64_t n_ctx_ = 0;
+    int64_t n_past_ = 0;
+    backend::DType type_ = backend::DType::F16;
+};
+
+}  // namespace hearth::runtime

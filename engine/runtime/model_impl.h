@@ -1,0 +1,24 @@
+// What a loaded hearth::Model holds (internal to the engine).
+#pragma once
+
+#include <memory>
+
+#include "gguf/gguf_file.h"
+#include "hearth/backend/device.h"
+#include "hearth/engine.h"
+#include "runtime/model_params.h"
+#include "runtime/model_weights.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth {
+
+struct Model::Impl {
+    std::unique_ptr<gguf::GgufFile> file;  // the mapping the weights point into
+    std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+    std::unique_ptr<backend::Device> device;
+    runtime::ModelParams params;
+    runtime::ModelWeights weights;
+    ModelInfo info;
+};
+
+}  // namespace hearth

@@ -1,0 +1,118 @@
+#include "runtime/model_weights.h"
+
+#include <string>
+
+namespace hearth::runtime {
+
+using backend::DType;
+using backend::Tensor;
+
+const TensorSource::Entry* TensorSource::find(std::string_view name) const {
+    for (const auto& e : tensors)
+        if (e.name == name) return &e;
+    return nullptr;
+}
+
+TensorSource TensorSource::from_gguf(const gguf::GgufFile& file) {
+    TensorSource s;
+    const auto all = file.bytes();
+    s.bytes = all.subspan(file.data_offset());
+    for (const auto& t : file.tensors()) {
+        Entry e;
+        e.name = std::string(t.name);
+        e.type = t.type;
+        for (int i = 0; i < 4; ++i) e.ne[i] = static_cast<int64_t>(t.ne[i]);
+        e.offset = static_cast<size_t>(t.data.data() - s.bytes.data());
+        s.tensors.push_back(std::move(e));
+    }
+    return s;
+}
+
+namespace {
+
+class Binder {
+public:
+    Binder(const TensorSource& src, backend::Buffer* buf) : src_(src), buf_(buf) {}
+
+    // A tensor with exactly these dims (trailing dims 1). float_only: norms and biases.
+    Status get(const std::string& name, std::initializer_list<int64_t> dims, bool float_only,
+               bool optional, Tensor& out) {
+        const TensorSource::Entry* e = src_.find(name);
+        if (!e) {
+            if (optional) return Status::ok();
+            return Status::error("missing tensor " + name);
+        }
+        int i = 0;
+        int64_t want[4] = {1, 1, 1, 1};
+        for (int64_t d : dims) want[i++] = d;
+        for (int d = 0; d < 4; ++d) {
+            if (e->ne[d] != want[d]) {
+                std::string got, exp;
+                for (int k = 0; k < 4; ++k) {
+                    got += (k ? "," : "") + std::to_string(e->ne[k]);
+                    exp += (k ? "," : "") + std::to_string(want[k]);
+                }
+                return Status::error("tensor " + name + " has shape [" + got + "], expected [" +
+                                     exp + "]");
+            }
+        }
+        const DType t = backend::dtype_of(e->type);
+        if (float_only ? t != DType::F32 : !backend::is_weight_dtype(t))
+            return Status::error("tensor " + name + ": unsupported type " + backend::dtype_name(t));
+        out = Tensor::dense(buf_, e->offset, t, dims);
+        if (out.offset > src_.bytes.size() || out.span_bytes() > src_.bytes.size() - out.offset)
+            return Status::error("tensor " + name + " lies outside the data");
+        n_params_ += static_cast<uint64_t>(out.n_elements());
+        return Status::ok();
+    }
+    uint64_t n_params() const { return n_params_; }
+
+private:
+    const TensorSource& src_;
+    backend::Buffer* buf_;
+    uint64_t n_params_ = 0;
+};
+
+}  // namespace
+
+Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& source,
+                                  backend::Device& device) {
+    if (Status s = check_model_params(p); !s) return s;
+    auto buffer = device.import_host(source.bytes);
+    if (!buffer) return buffer.status();
+    ModelWeights w;
+    w.buffer = std::move(buffer.value());
+    Binder b(source, w.buffer.get());
+    const int64_t E = p.n_embd, V = p.n_vocab, Q = p.q_width(), KV = p.kv_width(), F = p.n_ff;
+#define HEARTH_BIND(...)                                    \
+    do {                                                    \
+        if (Status s_ = b.get(__VA_ARGS__); !s_) return s_; \
+    } while (0)
+    HEARTH_BIND("token_embd.weight", {E, V}, false, false, w.tok_embd);
+    HEARTH_BIND("output_norm.weight", {E}, true, false, w.output_norm);
+    HEARTH_BIND("output.weight", {E, V}, false, true, w.output);
+    if (!w.output.valid()) w.output = w.tok_embd;  // tied embeddings
+    HEARTH_BIND("rope_freqs.weight", {p.rope.n_rot / 2}, true, true, w.rope_freqs);
+    for (int64_t l = 0; l < p.n_layer; ++l) {
+        LayerWeights& L = w.layers.emplace_back();
+        const std::string pre = "blk." + std::to_string(l) + ".";
+        HEARTH_BIND(pre + "attn_norm.weight", {E}, true, false, L.attn_norm);
+        HEARTH_BIND(pre + "attn_q.weight", {E, Q}, false, false, L.wq);
+        HEARTH_BIND(pre + "attn_k.weight", {E, KV}, false, false, L.wk);
+        HEARTH_BIND(pre + "attn_v.weight", {E, KV}, false, false, L.wv);
+        HEARTH_BIND(pre + "attn_q.bias", {Q}, true, true, L.bq);
+        HEARTH_BIND(pre + "attn_k.bias", {KV}, true, true, L.bk);
+        HEARTH_BIND(pre + "attn_v.bias", {KV}, true, true, L.bv);
+        HEARTH_BIND(pre + "attn_output.weight", {Q, E}, false, false, L.wo);
+        HEARTH_BIND(pre + "attn_output.bias", {E}, true, true, L.bo);
+        HEARTH_BIND(pre + "ffn_norm.weight", {E}, true, false, L.ffn_norm);
+        HEARTH_BIND(pre + "ffn_gate.weight", {E, F}, false, false, L.w_gate);
+        HEARTH_BIND(pre + "ffn_up.weight", {E, F}, false, false, L.w_up);
+        HEARTH_BIND(pre + "ffn_down.weight", {F, E}, false, false, L.w_down);
+    }
+#undef HEARTH_BIND
+    w.n_params = b.n_params();
+    return w;
+}
+
+}  // namespace hearth::runtime

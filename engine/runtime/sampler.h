@@ -1,0 +1,84 @@
+// Samplers share one small interface (apply, accept, reset, clone) and are composed by a
+// chain: penalties -> top-k -> top-p -> min-p -> temperature -> a final picker (greedy or a
+// seeded draw). Each sampler narrows or reshapes the candidate list; the picker selects.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace hearth {
+struct SamplingParams;
+}
+
+namespace hearth::runtime {
+
+struct TokenData {
+    int32_t id = 0;
+    float logit = 0.f;
+    float p = 0.f;  // valid after softmax()
+};
+
+struct Candidates {
+    std::vector<TokenData> data;
+    bool sorted = false;    // by logit, descending (ties: lower id first)
+    int32_t selected = -1;  // set by the picker
+
+    void reset(std::span<const float> logits);
+    void sort();
+    // Sorts, then sets p to the softmax of the remaining logits.
+    void softmax();
+};
+
+class Sampler {
+public:
+    virtual ~Sampler() = default;
+    virtual const char* name() const = 0;
+    virtual void apply(Candidates& c) = 0;
+    virtual void accept(int32_t /*token*/) {}
+    virtual void reset() {}
+    virtual std::unique_ptr<Sampler> clone() const = 0;
+};
+
+// Pickers.
+std::unique_ptr<Sampler> make_greedy();
+std::unique_ptr<Sampler> make_dist(uint64_t seed);
+// Shapers and filters; each is a no-op at its neutral value.
+std::unique_ptr<Sampler> make_temperature(float t);  // t <= 0 keeps only the best token
+std::unique_ptr<Sampler> make_top_k(int32_t k);      // k <= 0: off
+std::unique_ptr<Sampler> make_top_p(float p);        // p >= 1: off
+std::unique_ptr<Sampler> make_min_p(float p);        // p <= 0: off
+// Over the last `window` accepted tokens: repeat divides positive logits (multiplies
+// negative ones); frequency subtracts count * f; presence subtracts pr once.
+std::unique_ptr<Sampler> make_penalties(int32_t window, float repeat, float frequency,
+                                        float presence);
+
+class SamplerChain {
+public:
+    SamplerChain() = default;
+    SamplerChain(const SamplerChain& other);
+    SamplerChain& operator=(const SamplerChain& other);
+    SamplerChain(SamplerChain&&) = default;
+    SamplerChain& operator=(SamplerChain&&) = default;
+
+    void add(std::unique_ptr<Sampler> s) { samplers_.push_back(std::move(s)); }
+    size_t size() const { return samplers_.size(); }
+    // Runs every sampler on the logits and returns the selected token (the chain must end
+    // with a picker; without one the best remaining token is returned).
+    int32_t sample(std::span<const float> logits);
+    // Records a token that became part of the sequence (prompt or generated).
+    void accept(int32_t token);
+    void reset();
+    const Candidates& candidates() const { return cand_; }
+
+private:
+    std::vector<std::unique_ptr<Sampler>> samplers_;
+    Candidates cand_;
+};
+
+// The standard chain for a set of parameters: penalties, top-k, top-p, min-p, temperature,
+// then a seeded draw (or greedy when temperature <= 0).
+SamplerChain make_sampler_chain(const SamplingParams& params);
+
+}  // namespace hearth::runtime

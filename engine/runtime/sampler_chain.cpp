@@ -1,0 +1,85 @@
+#include <algorithm>
+#include <cmath>
+
+#include "runtime/sampler.h"
+
+namespace hearth::runtime {
+
+void Candidates::reset(std::span<const float> logits) {
+    data.resize(logits.size());
+    for (size_t i = 0; i < logits.size(); ++i) data[i] = {static_cast<int32_t>(i), logits[i], 0.f};
+    sorted = false;
+    selected = -1;
+}
+
+void Candidates::sort() {
+    if (sorted) return;
+    std::sort(data.begin(), data.end(), [](const TokenData& a, const TokenData& b) {
+        return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+    });
+    sorted = true;
+}
+
+void Candidates::softmax() {
+    sort();
+    if (data.empty()) return;
+    const float mx = data[0].logit;
+    double sum = 0;
+    for (auto& t : data) sum += (t.p = std::exp(t.logit - mx));
+    for (auto& t : data) t.p = static_cast<float>(t.p / sum);
+}
+
+SamplerChain::SamplerChain(const SamplerChain& o) {
+    for (const auto& s : o.samplers_) samplers_.push_back(s->clone());
+}
+
+SamplerChain& SamplerChain::operator=(const SamplerChain& o) {
+    if (this != &o) {
+        samplers_.clear();
+        for (const auto& s : o.samplers_) samplers_.push_back(s->clone());
+    }
+    return *this;
+}
+
+int32_t SamplerChain::sample(std::span<const float> logits) {
+    cand_.reset(logits);
+    for (auto& s : samplers_) {
+        s->apply(cand_);
+        if (cand_.selected >= 0) return cand_.selected;
+    }
+    cand_.sort();
+    return cand_.data.empty() ? -1 : cand_.data[0].id;
+}
+
+void SamplerChain::accept(int32_t token) {
+    for (auto& s : samplers_) s->accept(token);
+}
+
+void SamplerChain::reset() {
+    for (auto& s : samplers_) s->reset();
+}
+
+}  // namespace hearth::runtime
+
+#include "hearth/engine.h"
+
+namespace hearth::runtime {
+
+SamplerChain make_sampler_chain(const SamplingParams& p) {
+    SamplerChain chain;
+    if (p.repeat_penalty != 1.f || p.frequency_penalty != 0.f || p.presence_penalty != 0.f)
+        chain.add(make_penalties(p.penalty_last_n, p.repeat_penalty, p.frequency_penalty,
+                                 p.presence_penalty));
+    if (p.temperature <= 0.f) {
+        chain.add(make_greedy());
+        return chain;
+    }
+    chain.add(make_top_k(p.top_k));
+    chain.add(make_top_p(p.top_p));
+    chain.add(make_min_p(p.min_p));
+    chain.add(make_temperature(p.temperature));
+    chain.add(make_dist(p.seed));
+    return chain;
+}
+
+}  // namespace hearth::runtime

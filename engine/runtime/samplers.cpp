@@ -1,0 +1,199 @@
+// The individual samplers. Each is a few lines; see sampler.h for the semantics.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <random>
+#include <unordered_map>
+
+#include "runtime/sampler.h"
+
+namespace hearth::runtime {
+
+namespace {
+
+template <typename Derived>
+class Cloneable : public Sampler {
+public:
+    std::unique_ptr<Sampler> clone() const override {
+        return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+    }
+};
+
+class Greedy final : public Cloneable<Greedy> {
+public:
+    const char* name() const override { return "greedy"; }
+    void apply(Candidates& c) override {
+        if (c.data.empty()) return;
+        // Lowest id wins an exact tie, as in the golden files.
+        const auto best = std::min_element(c.data.begin(), c.data.end(), [](auto& a, auto& b) {
+            return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+        });
+        c.selected = best->id;
+    }
+};
+
+class Dist final : public Cloneable<Dist> {
+public:
+    explicit Dist(uint64_t seed) : seed_(seed), rng_(seed) {}
+    const char* name() const override { return "dist"; }
+    void apply(Candidates& c) override {
+        if (c.data.empty()) return;
+        c.softmax();
+        // mt19937_64 is fully specified by the standard; the conversion to [0,1) is ours, so
+        // a seed gives the same draws on every platform.
+        const double r = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+        double cum = 0;
+        for (const auto& t : c.data) {
+            cum += t.p;
+            if (r < cum) {
+                c.selected = t.id;
+                return;
+            }
+        }
+        c.selected = c.data.back().id;  // rounding left r just above the total
+    }
+    void reset() override { rng_.seed(seed_); }
+
+private:
+    uint64_t seed_;
+    std::mt19937_64 rng_;
+};
+
+class Temperature final : public Cloneable<Temperature> {
+public:
+    explicit Temperature(float t) : t_(t) {}
+    const char* name() const override { return "temperature"; }
+    void apply(Candidates& c) override {
+        if (c.data.empty()) return;
+        if (t_ <= 0.f) {
+            c.sort();
+            c.data.resize(1);
+            return;
+        }
+        for (auto& t : c.data) t.logit /= t_;
+    }
+
+private:
+    float t_;
+};
+
+class TopK final : public Cloneable<TopK> {
+public:
+    explicit TopK(int32_t k) : k_(k) {}
+    const char* name() const override { return "top-k"; }
+    void apply(Candidates& c) override {
+        if (k_ <= 0 || static_cast<size_t>(k_) >= c.data.size()) return;
+        c.sort();
+        c.data.resize(static_cast<size_t>(k_));
+    }
+
+private:
+    int32_t k_;
+};
+
+class TopP final : public Cloneable<TopP> {
+public:
+    explicit TopP(float p) : p_(p) {}
+    const char* name() const override { return "top-p"; }
+    void apply(Candidates& c) override {
+        if (p_ >= 1.f || c.data.empty()) return;
+        c.softmax();
+        // The smallest prefix whose probability reaches p (at least one token).
+        double cum = 0;
+        size_t keep = c.data.size();
+        for (size_t i = 0; i < c.data.size(); ++i) {
+            cum += c.data[i].p;
+            if (cum >= p_) {
+                keep = i + 1;
+                break;
+            }
+        }
+        c.data.resize(keep);
+    }
+
+private:
+    float p_;
+};
+
+class MinP final : public Cloneable<MinP> {
+public:
+    explicit MinP(float p) : p_(p) {}
+    const char* name() const override { return "min-p"; }
+    void apply(Candidates& c) override {
+        if (p_ <= 0.f || c.data.empty()) return;
+        c.sort();
+        // p_i >= p * p_max  <=>  logit_i >= logit_max + log(p)
+        const float threshold = c.data[0].logit + std::log(p_);
+        size_t keep = 1;
+        while (keep < c.data.size() && c.data[keep].logit >= threshold) ++keep;
+        c.data.resize(keep);
+    }
+
+private:
+    float p_;
+};
+
+class Penalties final : public Cloneable<Penalties> {
+public:
+    Penalties(int32_t window, float repeat, float freq, float presence)
+        : window_(window), repeat_(repeat), freq_(freq), presence_(presence) {}
+    const char* name() const override { return "penalties"; }
+    void apply(Candidates& c) override {
+        if (window_ == 0 || counts_.empty() || (repeat_ == 1.f && freq_ == 0.f && presence_ == 0.f))
+            return;
+        for (auto& t : c.data) {
+            const auto it = counts_.find(t.id);
+            if (it == counts_.end()) continue;
+            t.logit = t.logit > 0 ? t.logit / repeat_ : t.logit * repeat_;
+            t.logit -= static_cast<float>(it->second) * freq_ + presence_;
+        }
+        c.sorted = false;
+    }
+    void accept(int32_t token) override {
+        if (window_ == 0) return;
+        last_.push_back(token);
+        ++counts_[token];
+        if (window_ > 0 && last_.size() > static_cast<size_t>(window_)) {
+            const int32_t old = last_.front();
+            last_.pop_front();
+            if (--counts_[old] == 0) counts_.erase(old);
+        }
+    }
+    void reset() override {
+        last_.clear();
+        counts_.clear();
+    }
+
+private:
+    int32_t window_;  // < 0: the whole history
+    float repeat_, freq_, presence_;
+    std::deque<int32_t> last_;
+    std::unordered_map<int32_t, int32_t> counts_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sampler> make_greedy() {
+    return std::make_unique<Greedy>();
+}
+std::unique_ptr<Sampler> make_dist(uint64_t seed) {
+    return std::make_unique<Dist>(seed);
+}
+std::unique_ptr<Sampler> make_temperature(float t) {
+    return std::make_unique<Temperature>(t);
+}
+std::unique_ptr<Sampler> make_top_k(int32_t k) {
+    return std::make_unique<TopK>(k);
+}
+std::unique_ptr<Sampler> make_top_p(float p) {
+    return std::make_unique<TopP>(p);
+}
+std::unique_ptr<Sampler> make_min_p(float p) {
+    return std::make_unique<MinP>(p);
+}
+std::unique_ptr<Sampler> make_penalties(int32_t window, float repeat, float frequency,
+                                        float presence) {
+    return std::make_unique<Penalties>(window, repeat, frequency, presence);
+}
+
+}  // namespace hearth::runtime

@@ -1,0 +1,208 @@
+// Each op on the CPU backend against the reference ops, on random inputs and odd shapes.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <numeric>
+
+#include "cpu/cpu_device.h"
+#include "op_test_util.h"
+#include "ref/ref_device.h"
+
+namespace hearth::backend::test {
+namespace {
+
+// Builds inputs on a device (deterministically), runs one graph, returns the output floats.
+using Case = std::function<std::vector<float>(Device&, Stream&)>;
+
+struct Compared {
+    std::vector<float> ref, cpu;
+};
+
+Compared run_both(const Case& c, int threads) {
+    auto ref = make_ref_device();
+    auto cpu = make_cpu_device();
+    auto rs = ref->create_stream({1});
+    auto cs = cpu->create_stream({threads});
+    return {c(*ref, **rs), c(*cpu, **cs)};
+}
+
+std::vector<float> run(Stream& s, const Graph& g, const Tensor& out) {
+    const Status st = s.compute(g);
+    EXPECT_TRUE(st.is_ok()) << st.message();
+    if (out.type == DType::F16) {
+        std::vector<uint16_t> h(static_cast<size_t>(out.n_elements()));
+        (void)out.buffer->read(out.offset, std::as_writable_bytes(std::span(h)));
+        std::vector<float> f(h.size());
+        for (size_t i = 0; i < h.size(); ++i) f[i] = quant::f16_to_f32(h[i]);
+        return f;
+    }
+    return download_f32(out);
+}
+
+const quant::Type kWeightTypes[] = {
+    quant::Type::F32,  quant::Type::F16,    quant::Type::BF16,   quant::Type::Q4_0,
+    quant::Type::Q4_1, quant::Type::Q5_0,   quant::Type::Q5_1,   quant::Type::Q8_0,
+    quant::Type::Q2_K, quant::Type::Q3_K,   quant::Type::Q4_K,   quant::Type::Q5_K,
+    quant::Type::Q6_K, quant::Type::IQ4_NL, quant::Type::IQ4_XS,
+};
+
+TEST(OpParity, MatMulEveryWeightType) {
+    int tested = 0;
+    for (quant::Type wt : kWeightTypes) {
+        if (!quant::can_quantize(wt)) continue;
+        ++tested;
+        double worst = 0;
+        const int64_t bs = quant::traits(wt).block_size;
+        for (int64_t k : {bs, 2 * bs > 256 ? 512 : int64_t(96)}) {
+            if (k % bs) continue;
+            for (auto [m, T] : {std::pair<int64_t, int64_t>{1, 1}, {7, 1}, {33, 3}, {65, 17}}) {
+                SCOPED_TRACE(std::string(quant::traits(wt).name) + " k=" + std::to_string(k) +
+                             " m=" + std::to_string(m) + " T=" + std::to_string(T));
+                Case c = [&](Device& d, Stream& s) {
+                    std::mt19937 rng(42);
+                    const auto wf = random_floats(rng, size_t(k * m));
+                    const auto wb = encode_rows(wt, wf, size_t(k));
+                    const auto xf = random_floats(rng, size_t(k * T));
+                    auto w = upload(d, dtype_of(wt), {k, m}, wb.data());
+                    auto x = upload(d, DType::F32, {k, T}, xf.data());
+                    auto y = upload(d, DType::F32, {m, T}, nullptr);
+                    Graph g;
+                    g.mat_mul(y.t, w.t, x.t, "mm");
+                    return run(s, g, y.t);
+                };
+                const auto r = run_both(c, 2);
+                // Quantized weights meet 8-bit activations on the CPU: a small, bounded error.
+                const bool exact_act =
+                    wt == quant::Type::F32 || wt == quant::Type::F16 || wt == quant::Type::BF16;
+                const double e = nmse(r.cpu, r.ref);
+                EXPECT_LT(e, exact_act ? 1e-10 : 2e-4);
+                worst = std::max(worst, e);
+            }
+        }
+        std::printf("[ info ] mat_mul %-6s worst NMSE vs reference %.2e\n",
+                    quant::traits(wt).name.data(), worst);
+    }
+    EXPECT_GE(tested, 11);  // Q2_K, Q3_K, IQ4_* have no reference quantizer yet
+}
+
+TEST(OpParity, GetRowsEveryWeightType) {
+    for (quant::Type wt : kWeightTypes) {
+        if (!quant::can_quantize(wt)) continue;
+        const int64_t k = quant::traits(wt).block_size == 256 ? 256 : 64;
+        SCOPED_TRACE(quant::traits(wt).name);
+        Case c = [&](Device& d, Stream& s) {
+            std::mt19937 rng(7);
+            const auto tf = random_floats(rng, size_t(k * 11));
+            const auto tb = encode_rows(wt, tf, size_t(k));
+            const int32_t ids[] = {3, 0, 10, 3, 7};
+            auto table = upload(d, dtype_of(wt), {k, 11}, tb.data());
+            auto id = upload(d, DType::I32, {5}, ids);
+            auto y = upload(d, DType::F32, {k, 5}, nullptr);
+            Graph g;
+            g.get_rows(y.t, table.t, id.t, "get_rows");
+            return run(s, g, y.t);
+        };
+        const auto r = run_both(c, 2);
+        EXPECT_EQ(r.cpu, r.ref);
+    }
+}
+
+TEST(OpParity, ElementwiseAndNorm) {
+    for (auto [n, T] : {std::pair<int64_t, int64_t>{1, 1}, {7, 3}, {64, 1}, {4097, 5}}) {
+        SCOPED_TRACE("n=" + std::to_string(n) + " T=" + std::to_string(T));
+        for (int op = 0; op < 4; ++op) {
+            Case c = [&](Device& d, Stream& s) {
+                std::mt19937 rng(11);
+                const auto af = random_floats(rng, size_t(n * T), 3.f);
+                const auto bf = random_floats(rng, size_t(n * T));
+                auto a = upload(d, DType::F32, {n, T}, af.data());
+                auto b = upload(d, DType::F32, {n, op == 1 ? 1 : T}, bf.data());
+                auto y = upload(d, DType::F32, {n, T}, nullptr);
+                Graph g;
+                if (op == 0 || op == 1) g.add(y.t, a.t, b.t, "add");
+                if (op == 2) g.rms_norm(y.t, a.t, b.t.rows(0, 1), 1e-5f, "norm");
+                if (op == 3) g.swiglu(y.t, a.t, b.t, "swiglu");
+                return run(s, g, y.t);
+            };
+            const auto r = run_both(c, 2);
+            EXPECT_LT(max_rel(r.cpu, r.ref), 1e-6) << "op " << op;
+        }
+    }
+}
+
+TEST(OpParity, RopeBothModes) {
+    for (RopeMode mode : {RopeMode::Adjacent, RopeMode::RotateHalf}) {
+        for (auto [d_head, n_rot, ff] :
+             {std::tuple<int64_t, int32_t, bool>{8, 8, false}, {64, 64, true}, {80, 32, false}}) {
+            const int64_t H = 3, T = 5;
+            SCOPED_TRACE("mode " + std::to_string(int(mode)) + " d=" + std::to_string(d_head) +
+                         " n_rot=" + std::to_string(n_rot));
+            Case c = [&](Device& d, Stream& s) {
+                std::mt19937 rng(5);
+                const auto xf = random_floats(rng, size_t(d_head * H * T));
+                std::vector<float> fac(size_t(n_rot / 2));
+                for (size_t i = 0; i < fac.size(); ++i) fac[i] = 1.f + float(i % 3);
+                const int32_t pos[] = {0, 1, 17, 300, 4095};
+                auto x = upload(d, DType::F32, {d_head, H, T}, xf.data());
+                auto p = upload(d, DType::I32, {T}, pos);
+                auto f = upload(d, DType::F32, {n_rot / 2}, fac.data());
+                RopeParams rp{mode, n_rot, 500000.f, 0.5f};
+                Graph g;
+                g.rope(x.t, x.t, p.t, ff ? f.t : Tensor{}, rp, "rope");
+                return run(s, g, x.t);
+            };
+            const auto r = run_both(c, 2);
+            EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5);
+        }
+    }
+}
+
+// KV append into a shuffled block table, then attention over it; F32 and F16 caches, GQA,
+// two sequences in one batch.
+TEST(OpParity, KvAppendAndAttention) {
+    for (DType kv : {DType::F32, DType::F16}) {
+        for (auto [hd, H, Hkv] :
+             {std::tuple<int64_t, int64_t, int64_t>{8, 2, 2}, {16, 8, 2}, {64, 6, 1}}) {
+            SCOPED_TRACE(std::string(dtype_name(kv)) + " hd=" + std::to_string(hd) +
+                         " H=" + std::to_string(H) + " Hkv=" + std::to_string(Hkv));
+            const int32_t bs = 4, blocks = 6;
+            const int64_t cells = bs * blocks;
+            // seq 0 gets positions 0..6, seq 1 positions 0..4.
+            const std::vector<int32_t> pos = {0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4};
+            const std::vector<int32_t> seq = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
+            const int32_t table[] = {5, 2, 0, 1, 3, 4};  // [3 blocks, 2 seqs]
+            const int64_t T = int64_t(pos.size());
+            Case c = [&](Device& d, Stream& s) {
+                std::mt19937 rng(9);
+                const auto kf = random_floats(rng, size_t(hd * Hkv * T));
+                const auto vf = random_floats(rng, size_t(hd * Hkv * T));
+                const auto qf = random_floats(rng, size_t(hd * H * T), 2.f);
+                auto k = upload(d, DType::F32, {hd * Hkv, T}, kf.data());
+                auto v = upload(d, DType::F32, {hd * Hkv, T}, vf.data());
+                auto q = upload(d, DType::F32, {hd, H, T}, qf.data());
+                auto kc = upload(d, kv, {hd * Hkv, cells}, nullptr);
+                auto vc = upload(d, kv, {hd * Hkv, cells}, nullptr);
+                auto p = upload(d, DType::I32, {T}, pos.data());
+                auto sq = upload(d, DType::I32, {T}, seq.data());
+                auto bt = upload(d, DType::I32, {3, 2}, table);
+                auto y = upload(d, DType::F32, {hd, H, T}, nullptr);
+                const KvIndex idx{p.t, bt.t, sq.t};
+                Graph g;
+                g.kv_append(kc.t, k.t, idx, bs, "k");
+                g.kv_append(vc.t, v.t, idx, bs, "v");
+                g.attention(y.t, q.t, kc.t, vc.t, idx, {bs, 1.f / std::sqrt(float(hd))}, "attn");
+                auto out = run(s, g, y.t);
+                const auto cache = run(s, Graph{}, kc.t);  // the cache contents too
+                out.insert(out.end(), cache.begin(), cache.end());
+                return out;
+            };
+            for (int threads : {1, 2}) {
+                const auto r = run_both(c, threads);
+                EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5) << threads << " threads";
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace hearth::backend::test

@@ -1,0 +1,250 @@
+// ModelConfig from metadata and tensor-set validation: a real model, and files broken on purpose.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
+#include "model/model_config.h"
+#include "test_data.h"
+
+namespace hearth::model {
+namespace {
+
+TEST(ModelConfig, Stories260K) {
+    HEARTH_REQUIRE_SHARED(path, "models/stories260K.gguf");
+    auto f = gguf::GgufFile::open(path);
+    ASSERT_TRUE(f.is_ok()) << f.error_message();
+    auto c = load_model_config(**f);
+    ASSERT_TRUE(c.is_ok()) << c.error_message();
+    // Figures from ../shared/models/README.md.
+    EXPECT_EQ(c->arch, Arch::Llama);
+    EXPECT_EQ(c->n_embd, 64u);
+    EXPECT_EQ(c->n_layer, 5u);
+    EXPECT_EQ(c->n_head, 8u);
+    EXPECT_EQ(c->n_head_kv, 4u);
+    EXPECT_EQ(c->n_ff, 172u);
+    EXPECT_EQ(c->n_vocab, 512u);
+    EXPECT_EQ(c->n_ctx_train, 128u);
+    EXPECT_EQ(c->head_dim, 8u);
+    EXPECT_EQ(c->n_rot, 8u);
+    EXPECT_EQ(c->rope_freq_base, 10000.0f);  // no key: the default
+    EXPECT_EQ(c->rope_style, RopeStyle::Adjacent);
+    EXPECT_EQ(c->rope_freq_scale, 1.0f);
+    EXPECT_FALSE(c->tied_embeddings);
+    EXPECT_FALSE(c->has_qkv_bias);
+    EXPECT_TRUE(c->rope_freq_factors.empty());
+    EXPECT_GT(c->rms_eps, 0.0f);
+}
+
+// A tiny llama/qwen2 file whose metadata and tensor list a test may change before writing.
+struct TinyModel {
+    std::string arch = "llama";
+    std::map<std::string, std::function<void(gguf::GgufWriter&, const std::string&)>> keys;
+    std::vector<std::pair<std::string, std::vector<uint64_t>>> tensors;
+
+    TinyModel(std::string a = "llama", bool bias = false) : arch(std::move(a)) {
+        const std::string p = arch + ".";
+        auto u32 = [](uint32_t v) {
+            return [v](gguf::GgufWriter& w, const std::string& k) { w.set_u32(k, v); };
+        };
+        keys["general.architecture"] = [this](gguf::GgufWriter& w, const std::string& k) {
+            w.set_string(k, arch);
+        };
+        keys[p + "context_length"] = u32(256);
+        keys[p + "embedding_length"] = u32(64);
+        keys[p + "block_count"] = u32(2);
+        keys[p + "feed_forward_length"] = u32(96);
+        keys[p + "attention.head_count"] = u32(4);
+        keys[p + "attention.head_count_kv"] = u32(2);
+        keys[p + "vocab_size"] = u32(40);
+        keys[p + "attention.layer_norm_rms_epsilon"] =
+            [](gguf::GgufWriter& w, const std::string& k) { w.set_f32(k, 1e-6f); };
+        tensors = {{"token_embd.weight", {64, 40}}, {"output_norm.weight", {64}}};
+        for (int i = 0; i < 2; ++i) {
+            const std::string b = "blk." + std::to_string(i) + ".";
+            tensors.push_back({b + "attn_norm.weight", {64}});
+            tensors.push_back({b + "attn_q.weight", {64, 64}});
+            tensors.push_back({b + "attn_k.weight", {64, 32}});
+            tensors.push_back({b + "attn_v.weight", {64, 32}});
+            tensors.push_back({b + "attn_output.weight", {64, 64}});
+            tensors.push_back({b + "ffn_norm.weight", {64}});
+            tensors.push_back({b + "ffn_gate.weight", {64, 96}});
+            tensors.push_back({b + "ffn_up.weight", {64, 96}});
+            tensors.push_back({b + "ffn_down.weight", {96, 64}});
+            if (bias) {
+                tensors.push_back({b + "attn_q.bias", {64}});
+                tensors.push_back({b + "attn_k.bias", {32}});
+                tensors.push_back({b + "attn_v.bias", {32}});
+            }
+        }
+    }
+    void remove_tensor(const std::string& name) {
+        std::erase_if(tensors, [&](const auto& t) { return t.first == name; });
+    }
+    void set_shape(const std::string& name, std::vector<uint64_t> ne) {
+        for (auto& t : tensors)
+            if (t.first == name) t.second = std::move(ne);
+    }
+
+    // Writes the file and returns load_model_config's result.
+    Result<ModelConfig> load() {
+        test::TempDir dir;
+        gguf::GgufWriter w;
+        for (const auto& [k, fn] : keys) fn(w, k);
+        for (const auto& [name, ne] : tensors)
+            EXPECT_TRUE(w.add_tensor(name, quant::Type::F32, ne).is_ok()) << name;
+        const auto path = dir.path() / "m.gguf";
+        EXPECT_TRUE(w.begin(path).is_ok());
+        for (size_t i = 0; i < w.tensor_count(); ++i)
+            EXPECT_TRUE(w.write_tensor_data(std::vector<std::byte>(w.tensor_nbytes(i))).is_ok());
+        EXPECT_TRUE(w.finish().is_ok());
+        auto f = gguf::GgufFile::open(path);
+        if (!f) return f.status();
+        return load_model_config(**f);
+    }
+};
+
+void expect_error(TinyModel& m, const std::string& message) {
+    auto c = m.load();
+    ASSERT_FALSE(c.is_ok()) << "expected: " << message;
+    EXPECT_EQ(c.error_message(), message);
+}
+
+TEST(ModelConfig, TinyLlamaAndQwen2Load) {
+    TinyModel llama;
+    auto c = llama.load();
+    ASSERT_TRUE(c.is_ok()) << c.error_message();
+    EXPECT_TRUE(c->tied_embeddings);
+    EXPECT_EQ(c->head_dim, 16u);
+    EXPECT_EQ(c->k_dim(), 32u);
+    EXPECT_EQ(c->rms_eps, 1e-6f);
+    EXPECT_EQ(c->family, "llama");
+
+    TinyModel qwen("qwen2", true);
+    qwen.tensors.push_back({"output.weight", {64, 40}});
+    auto q = qwen.load();
+    ASSERT_TRUE(q.is_ok()) << q.error_message();
+    EXPECT_EQ(q->arch, Arch::Qwen2);
+    EXPECT_EQ(q->rope_style, RopeStyle::Neox);
+    EXPECT_TRUE(q->has_qkv_bias);
+    EXPECT_FALSE(q->tied_embeddings);
+    EXPECT_EQ(q->family, "qwen2");
+}
+
+TEST(ModelConfig, UnsupportedArchitecture) {
+    TinyModel m("gemma3");
+    expect_error(m, "architecture 'gemma3' is not supported yet (supported: llama, qwen2)");
+    TinyModel none;
+    none.keys.erase("general.architecture");
+    expect_error(none, "general.architecture is missing: not a model file");
+}
+
+TEST(ModelConfig, StrictKeyTypes) {
+    TinyModel m;
+    m.keys["llama.embedding_length"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_u64(k, 64);
+    };
+    expect_error(m, "key 'llama.embedding_length' has wrong type UINT64, expected UINT32");
+    TinyModel f;
+    f.keys["llama.rope.freq_base"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_f64(k, 10000.0);
+    };
+    expect_error(f, "key 'llama.rope.freq_base' has wrong type FLOAT64, expected FLOAT32");
+    TinyModel a;
+    a.keys["general.architecture"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_u32(k, 1);
+    };
+    expect_error(a, "key 'general.architecture' has wrong type UINT32, expected STRING");
+}
+
+TEST(ModelConfig, PerLayerArrays) {
+    TinyModel m;
+    m.keys["llama.attention.head_count_kv"] = [](gguf::GgufWriter& w, const std::string& k) {
+        const uint32_t v[] = {2, 2};
+        w.set_array(k, std::span<const uint32_t>(v));
+    };
+    auto c = m.load();
+    ASSERT_TRUE(c.is_ok()) << c.error_message();
+    EXPECT_EQ(c->n_head_kv, 2u);
+    m.keys["llama.attention.head_count_kv"] = [](gguf::GgufWriter& w, const std::string& k) {
+        const uint32_t v[] = {2, 4};
+        w.set_array(k, std::span<const uint32_t>(v));
+    };
+    expect_error(m,
+                 "key 'llama.attention.head_count_kv' differs between layers; per-layer sizes "
+                 "are not supported yet");
+}
+
+TEST(ModelConfig, MissingAndInconsistentKeys) {
+    TinyModel eps;
+    eps.keys.erase("llama.attention.layer_norm_rms_epsilon");
+    expect_error(eps, "required key 'llama.attention.layer_norm_rms_epsilon' is missing");
+    TinyModel kv;
+    kv.keys["llama.attention.head_count_kv"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_u32(k, 3);
+    };
+    expect_error(kv, "attention.head_count 4 is not a multiple of attention.head_count_kv 3");
+    TinyModel rot;
+    rot.keys["llama.rope.dimension_count"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_u32(k, 8);
+    };
+    expect_error(rot,
+                 "invalid n_rot: llama.rope.dimension_count is 8 but the head dimension is 16");
+    TinyModel layers;
+    layers.keys["llama.block_count"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_u32(k, 0);
+    };
+    expect_error(layers, "llama.block_count is 0");
+}
+
+TEST(ModelConfig, RopeScalingKeys) {
+    TinyModel m;
+    m.keys["llama.rope.scaling.type"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_string(k, "linear");
+    };
+    m.keys["llama.rope.scaling.factor"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_f32(k, 4.0f);
+    };
+    auto c = m.load();
+    ASSERT_TRUE(c.is_ok()) << c.error_message();
+    EXPECT_EQ(c->rope_scaling, RopeScaling::Linear);
+    EXPECT_EQ(c->rope_freq_scale, 0.25f);
+    EXPECT_EQ(c->rope_orig_ctx, 256u);
+    m.keys["llama.rope.scaling.type"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_string(k, "wobbly");
+    };
+    expect_error(m, "unknown llama.rope.scaling.type 'wobbly'");
+}
+
+TEST(ModelConfig, TensorSetMessages) {
+    TinyModel shape;
+    shape.set_shape("blk.1.attn_q.weight", {64, 32});
+    expect_error(shape, "blk.1.attn_q.weight: expected [64, 64], file has [64, 32]");
+    TinyModel missing;
+    missing.remove_tensor("blk.1.ffn_up.weight");
+    expect_error(missing, "blk.1.ffn_up.weight: missing (expected shape [64, 96])");
+    TinyModel extra;
+    extra.tensors.push_back({"blk.7.attn_q.weight", {64, 64}});
+    expect_error(extra,
+                 "unexpected tensor 'blk.7.attn_q.weight' [64, 64]: not part of this architecture");
+    TinyModel bias("qwen2", true);
+    bias.remove_tensor("blk.1.attn_k.bias");
+    expect_error(bias, "blk.1.attn_q/k/v.bias: some but not all are present");
+    TinyModel half("qwen2", true);
+    for (const char* n : {"blk.1.attn_q.bias", "blk.1.attn_k.bias", "blk.1.attn_v.bias"})
+        half.remove_tensor(n);
+    expect_error(half, "attn_q/k/v.bias are present in some layers but not in others");
+    TinyModel out;
+    out.tensors.push_back({"output.weight", {64, 41}});
+    expect_error(out, "output.weight: expected [64, 40], file has [64, 41]");
+    TinyModel rf;
+    rf.tensors.push_back({"rope_freqs.weight", {16}});
+    expect_error(rf, "rope_freqs.weight: expected [8], file has [16]");
+}
+
+}  // namespace
+}  // namespace hearth::model

@@ -1,0 +1,167 @@
+// The forward pass on tiny synthetic models: against a float64 forward pass, quantized weights
+// against their F32 decoding, batched prefill against single steps, bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cpu/cpu_device.h"
+#include "ref/ref_device.h"
+#include "runtime/forward.h"
+#include "runtime/kv_cache.h"
+#include "synthetic_model.h"
+
+namespace hearth::runtime::test {
+namespace {
+
+using backend::DType;
+
+struct Runner {
+    std::unique_ptr<backend::Device> device = backend::make_cpu_device();
+    ModelWeights weights;
+    std::unique_ptr<KvCache> kv;
+    std::unique_ptr<Forward> fw;
+
+    Runner(const SyntheticModel& m, DType kv_type, int64_t n_ctx = 64, int64_t batch = 16,
+           int threads = 2, std::unique_ptr<backend::Device> dev = nullptr) {
+        if (dev) device = std::move(dev);
+        auto w = bind_weights(m.params, m.source, *device);
+        EXPECT_TRUE(w.is_ok()) << (w ? "" : w.error_message());
+        weights = std::move(w.value());
+        kv = std::move(KvCache::create(*device, m.params, n_ctx, kv_type).value());
+        fw = std::move(Forward::create(*device, m.params, weights, n_ctx, batch, threads).value());
+    }
+};
+
+const std::vector<int32_t> kTokens = {1, 17, 299, 42, 42, 5, 128, 0, 250, 77, 3};
+
+// max |a - b| over a row, relative to the row's largest |b|.
+double row_rel_err(std::span<const float> a, const std::vector<double>& b) {
+    double mx = 0, ref = 0;
+    for (size_t i = 0; i < b.size(); ++i) {
+        mx = std::max(mx, std::fabs(double(a[i]) - b[i]));
+        ref = std::max(ref, std::fabs(b[i]));
+    }
+    return mx / ref;
+}
+
+class ForwardByArch : public ::testing::TestWithParam<Arch> {};
+
+TEST_P(ForwardByArch, F32WeightsMatchFloat64Reference) {
+    const auto m = make_synthetic(GetParam(), quant::Type::F32, 1);
+    const auto want = reference_forward(m, kTokens);
+    for (int batch : {16, 4}) {  // one graph, and the prompt split over three graphs
+        Runner r(m, DType::F32, 64, batch);
+        auto out = r.fw->step(kTokens, *r.kv, /*all_logits=*/true);
+        ASSERT_TRUE(out.is_ok()) << out.error_message();
+        const size_t V = size_t(m.params.n_vocab);
+        double worst = 0;
+        for (size_t t = 0; t < kTokens.size(); ++t)
+            worst = std::max(worst, row_rel_err(out->subspan(t * V, V), want[t]));
+        EXPECT_LT(worst, 1e-4) << "batch " << batch;
+        std::printf("[ info ] %s F32 vs float64 (batch %d): max rel logit error %.2e\n",
+                    m.params.arch_name.c_str(), batch, worst);
+    }
+}
+
+TEST_P(ForwardByArch, PrefillEqualsSingleSteps) {
+    const auto m = make_synthetic(GetParam(), quant::Type::F32, 2);
+    for (DType kv : {DType::F32, DType::F16}) {
+        Runner batched(m, kv), single(m, kv);
+        auto all = batched.fw->step(kTokens, *batched.kv, true);
+        ASSERT_TRUE(all.is_ok());
+        const std::vector<float> prefill(all->begin(), all->end());
+        const size_t V = size_t(m.params.n_vocab);
+        double worst = 0;
+        for (size_t t = 0; t < kTokens.size(); ++t) {
+            auto one = single.fw->step(std::span(&kTokens[t], 1), *single.kv);
+            ASSERT_TRUE(one.is_ok());
+            for (size_t i = 0; i < V; ++i)
+                worst = std::max(worst, double(std::fabs((*one)[i] - prefill[t * V + i])));
+        }
+        EXPECT_LT(worst, 1e-5) << "kv " << backend::dtype_name(kv);
+        EXPECT_EQ(batched.kv->n_past(), int64_t(kTokens.size()));
+        EXPECT_EQ(single.fw->tokens_computed(), kTokens.size());
+    }
+}
+
+// The CPU kernels meet quantized weights with 8-bit activations (as llama.cpp does). Each
+// matrix product then adds ~0.5% relative noise; over the 15 products of these random
+// 2-layer models that is 0.5-2.6% of the largest logit, above the 1e-2 the issue hoped for.
+// The reference device (exact dequantized arithmetic) shows the forward pass itself treats
+// every format exactly (< 1e-5); F16 weights are exact on the CPU too.
+TEST_P(ForwardByArch, QuantizedWeightsMatchTheirF32Decoding) {
+    for (quant::Type wt : {quant::Type::F16, quant::Type::Q8_0, quant::Type::Q4_0,
+                           quant::Type::Q4_K, quant::Type::Q6_K}) {
+        const auto q = make_synthetic(GetParam(), wt, 3);
+        const auto f = make_synthetic(GetParam(), wt, 3, &q);
+        Runner rq(q, DType::F32), rf(f, DType::F32);
+        Runner exact(q, DType::F32, 64, 16, 1, backend::make_ref_device());
+        auto lq = rq.fw->step(kTokens, *rq.kv, true);
+        auto lf = rf.fw->step(kTokens, *rf.kv, true);
+        auto le = exact.fw->step(kTokens, *exact.kv, true);
+        ASSERT_TRUE(lq.is_ok() && lf.is_ok() && le.is_ok());
+        const size_t V = size_t(q.params.n_vocab);
+        double worst = 0, worst_exact = 0, num = 0, den = 0;
+        for (size_t t = 0; t < kTokens.size(); ++t) {
+            std::vector<double> ref(lf->begin() + long(t * V), lf->begin() + long((t + 1) * V));
+            worst = std::max(worst, row_rel_err(lq->subspan(t * V, V), ref));
+            worst_exact = std::max(worst_exact, row_rel_err(le->subspan(t * V, V), ref));
+            for (size_t i = 0; i < V; ++i) {
+                num += std::pow(double((*lq)[t * V + i]) - ref[i], 2);
+                den += ref[i] * ref[i];
+            }
+        }
+        const double rms_rel = std::sqrt(num / den);
+        EXPECT_LT(worst_exact, 1e-5) << quant::traits(wt).name;
+        const double bound = wt == quant::Type::F16 ? 1e-6 : 4e-2;
+        EXPECT_LT(rms_rel, bound) << quant::traits(wt).name;
+        EXPECT_LT(worst, bound) << quant::traits(wt).name;
+        std::printf(
+            "[ info ] %s %-5s vs F32 decoding: cpu rms-rel %.2e, max-rel %.2e; "
+            "reference device max-rel %.2e\n",
+            q.params.arch_name.c_str(), quant::traits(wt).name.data(), rms_rel, worst, worst_exact);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, ForwardByArch, ::testing::Values(Arch::Llama, Arch::Qwen2),
+                         [](const auto& info) {
+                             return info.param == Arch::Llama ? "llama" : "qwen2";
+                         });
+
+TEST(Forward, BadInputIsAnError) {
+    const auto m = make_synthetic(Arch::Llama, quant::Type::F32, 4);
+    Runner r(m, DType::F16, /*n_ctx=*/8);
+    const int32_t bad[] = {1, 300};
+    auto out = r.fw->step(bad, *r.kv);
+    ASSERT_FALSE(out.is_ok());
+    EXPECT_NE(out.error_message().find("outside the vocabulary"), std::string::npos);
+    const int32_t neg = -1;
+    EXPECT_FALSE(r.fw->step(std::span(&neg, 1), *r.kv).is_ok());
+    EXPECT_EQ(r.kv->n_past(), 0);
+    EXPECT_FALSE(r.fw->step({}, *r.kv).is_ok());
+    const std::vector<int32_t> eight(8, 3);
+    ASSERT_TRUE(r.fw->step(eight, *r.kv).is_ok());
+    const int32_t one = 1;
+    auto over = r.fw->step(std::span(&one, 1), *r.kv);
+    ASSERT_FALSE(over.is_ok());
+    EXPECT_NE(over.error_message().find("context is full"), std::string::npos);
+}
+
+TEST(Forward, MissingOrMisshapenTensorIsAnError) {
+    auto m = make_synthetic(Arch::Qwen2, quant::Type::F32, 5);
+    auto dev = backend::make_cpu_device();
+    auto broken = m;
+    broken.source.tensors.erase(broken.source.tensors.begin() + 3);
+    auto w = bind_weights(broken.params, broken.source, *dev);
+    ASSERT_FALSE(w.is_ok());
+    EXPECT_NE(w.error_message().find("missing tensor"), std::string::npos) << w.error_message();
+    broken = m;
+    broken.source.tensors[0].ne[0] = 128;
+    EXPECT_FALSE(bind_weights(broken.params, broken.source, *dev).is_ok());
+    broken = m;
+    broken.params.n_head_kv = 3;  // 8 heads are not a multiple of 3
+    EXPECT_FALSE(bind_weights(broken.params, broken.source, *dev).is_ok());
+}
+
+}  // namespace
+}  // namespace hearth::runtime::test

@@ -1,0 +1,158 @@
+// Samplers keep exactly the intended tokens on constructed distributions; draws are seeded.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "hearth/engine.h"
+#include "runtime/sampler.h"
+#include "runtime/stop_matcher.h"
+
+namespace hearth::runtime {
+namespace {
+
+std::set<int32_t> kept(Sampler& s, const std::vector<float>& logits) {
+    Candidates c;
+    c.reset(logits);
+    s.apply(c);
+    std::set<int32_t> ids;
+    for (const auto& t : c.data) ids.insert(t.id);
+    return ids;
+}
+
+// Logits whose softmax is exactly these probabilities (up to rounding), ids shuffled.
+const std::vector<float> kProbs = {0.1f, 0.5f, 0.05f, 0.2f, 0.15f};
+std::vector<float> log_probs() {
+    std::vector<float> l;
+    for (float p : kProbs) l.push_back(std::log(p));
+    return l;
+}
+
+TEST(Samplers, TopKKeepsTheKBestWithLowIdsWinningTies) {
+    const std::vector<float> logits = {1, 5, 3, 5, 2};
+    EXPECT_EQ(kept(*make_top_k(2), logits), (std::set<int32_t>{1, 3}));
+    EXPECT_EQ(kept(*make_top_k(3), logits), (std::set<int32_t>{1, 2, 3}));
+    EXPECT_EQ(kept(*make_top_k(1), {4, 4, 4}), (std::set<int32_t>{0}));
+    EXPECT_EQ(kept(*make_top_k(0), logits).size(), 5u);
+    EXPECT_EQ(kept(*make_top_k(9), logits).size(), 5u);
+}
+
+TEST(Samplers, TopPKeepsTheSmallestSetReachingP) {
+    // Sorted: id1 0.5, id3 0.2, id4 0.15, id0 0.1, id2 0.05
+    EXPECT_EQ(kept(*make_top_p(0.45f), log_probs()), (std::set<int32_t>{1}));
+    EXPECT_EQ(kept(*make_top_p(0.6f), log_probs()), (std::set<int32_t>{1, 3}));
+    EXPECT_EQ(kept(*make_top_p(0.8f), log_probs()), (std::set<int32_t>{1, 3, 4}));
+    EXPECT_EQ(kept(*make_top_p(0.9f), log_probs()), (std::set<int32_t>{0, 1, 3, 4}));
+    EXPECT_EQ(kept(*make_top_p(1.0f), log_probs()).size(), 5u);
+}
+
+TEST(Samplers, MinPKeepsTokensAboveAFractionOfTheBest) {
+    EXPECT_EQ(kept(*make_min_p(0.25f), log_probs()), (std::set<int32_t>{1, 3, 4}));  // >= .125
+    EXPECT_EQ(kept(*make_min_p(0.35f), log_probs()), (std::set<int32_t>{1, 3}));     // >= .175
+    EXPECT_EQ(kept(*make_min_p(0.9f), log_probs()), (std::set<int32_t>{1}));
+    EXPECT_EQ(kept(*make_min_p(0.0f), log_probs()).size(), 5u);
+}
+
+TEST(Samplers, TemperatureZeroKeepsOnlyTheBest) {
+    EXPECT_EQ(kept(*make_temperature(0.f), log_probs()), (std::set<int32_t>{1}));
+    Candidates c;
+    c.reset(std::vector<float>{2.f, -4.f});
+    make_temperature(2.f)->apply(c);
+    EXPECT_FLOAT_EQ(c.data[0].logit, 1.f);
+    EXPECT_FLOAT_EQ(c.data[1].logit, -2.f);
+}
+
+TEST(Samplers, GreedyPicksTheLowestIdOnATie) {
+    Candidates c;
+    c.reset(std::vector<float>{1, 7, 3, 7});
+    make_greedy()->apply(c);
+    EXPECT_EQ(c.selected, 1);
+}
+
+TEST(Samplers, PenaltiesUseTheWindow) {
+    auto p = make_penalties(/*window=*/2, /*repeat=*/2.f, /*freq=*/0.5f, /*presence=*/0.25f);
+    p->accept(0);
+    p->accept(1);
+    p->accept(1);  // window now {1, 1}: token 0 left it
+    Candidates c;
+    c.reset(std::vector<float>{4.f, 4.f, -4.f});
+    p->apply(c);
+    EXPECT_FLOAT_EQ(c.data[0].logit, 4.f);
+    EXPECT_FLOAT_EQ(c.data[1].logit, 4.f / 2 - 2 * 0.5f - 0.25f);
+    EXPECT_FLOAT_EQ(c.data[2].logit, -4.f);
+    p->accept(2);
+    c.reset(std::vector<float>{4.f, 4.f, -4.f});
+    p->apply(c);
+    EXPECT_FLOAT_EQ(c.data[1].logit, 4.f / 2 - 0.5f - 0.25f);
+    EXPECT_FLOAT_EQ(c.data[2].logit, -4.f * 2 - 0.5f - 0.25f);
+}
+
+TEST(Samplers, SeededDrawsAreReproducibleAndFollowTheDistribution) {
+    SamplingParams sp;
+    sp.temperature = 1.f;
+    sp.top_k = 0;
+    sp.top_p = 1.f;
+    sp.min_p = 0.f;
+    sp.seed = 1234;
+    SamplerChain a = make_sampler_chain(sp), b = make_sampler_chain(sp);
+    sp.seed = 99;
+    SamplerChain other = make_sampler_chain(sp);
+    const auto logits = log_probs();
+    std::vector<int32_t> da, db, dother;
+    std::vector<int> counts(5, 0);
+    const int n = 20000;
+    for (int i = 0; i < n; ++i) {
+        da.push_back(a.sample(logits));
+        db.push_back(b.sample(logits));
+        dother.push_back(other.sample(logits));
+        ++counts[size_t(da.back())];
+    }
+    EXPECT_EQ(da, db);
+    EXPECT_NE(da, dother);
+    for (size_t i = 0; i < 5; ++i) EXPECT_NEAR(double(counts[i]) / n, kProbs[i], 0.015) << i;
+    SamplerChain copy = a;  // a clone continues from a fresh state: reset both and compare
+    a.reset();
+    copy.reset();
+    for (int i = 0; i < 50; ++i) EXPECT_EQ(a.sample(logits), copy.sample(logits));
+}
+
+TEST(Samplers, ChainFiltersBeforeDrawing) {
+    SamplingParams sp;
+    sp.temperature = 1.f;
+    sp.top_k = 2;
+    sp.top_p = 1.f;
+    sp.min_p = 0.f;
+    sp.seed = 7;
+    SamplerChain c = make_sampler_chain(sp);
+    for (int i = 0; i < 500; ++i) {
+        const int32_t t = c.sample(log_probs());
+        EXPECT_TRUE(t == 1 || t == 3) << t;
+    }
+    sp.temperature = 0.f;
+    SamplerChain g = make_sampler_chain(sp);
+    EXPECT_EQ(g.sample(log_probs()), 1);
+}
+
+TEST(StopMatcher, HoldsBackPossibleStopStringsAndCutsAtTheFirst) {
+    StopMatcher m({"</s>", "\n\n"});
+    bool stop = false;
+    std::string shown = m.push("Hello <", stop);
+    EXPECT_EQ(shown, "Hello ");
+    EXPECT_FALSE(stop);
+    shown = m.push("/b>", stop);  // not a stop string after all
+    EXPECT_EQ(shown, "</b>");
+    shown = m.push(" end\n", stop);
+    EXPECT_EQ(shown, " end");
+    shown = m.push("\nmore", stop);
+    EXPECT_TRUE(stop);
+    EXPECT_EQ(shown, "");
+    StopMatcher none({});
+    EXPECT_EQ(none.push("abc", stop), "abc");
+    StopMatcher tail({"xyz"});
+    EXPECT_EQ(tail.push("abx", stop), "ab");
+    EXPECT_EQ(tail.finish(), "x");
+}
+
+}  // namespace
+}  // namespace hearth::runtime

@@ -1,0 +1,34 @@
+// Tiny random llama / qwen2 models built in memory for forward-pass tests, with the float
+// values of every weight kept for a plain float64 reference forward pass.
+#pragma once
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "quant/quant_ref.h"
+#include "runtime/model_params.h"
+#include "runtime/model_weights.h"
+
+namespace hearth::runtime::test {
+
+struct SyntheticModel {
+    ModelParams params;
+    std::vector<std::byte> blob;                       // the weights as stored
+    TensorSource source;                               // views into blob
+    std::map<std::string, std::vector<float>> values;  // what each stored tensor decodes to
+};
+
+// Shapes: n_embd 256, 8 heads of 32 (2 KV heads), n_ff 512, 2 layers, vocab 300.
+// llama: adjacent RoPE, rope_freqs, linear scale 0.5, separate output. qwen2: rotate-half
+// RoPE with base 1e6, QKV biases, tied embeddings. Matrices are stored as `wtype`, norms and
+// biases as F32. With `as_f32_of`, the matrices are the F32 decoding of that model's.
+SyntheticModel make_synthetic(Arch arch, quant::Type wtype, uint32_t seed,
+                              const SyntheticModel* as_f32_of = nullptr);
+
+// Float64 forward pass over the decoded values: logits of every position [T][n_vocab].
+std::vector<std::vector<double>> reference_forward(const SyntheticModel& m,
+                                                   const std::vector<int32_t>& tokens);
+
+}  // namespace hearth::runtime::test
