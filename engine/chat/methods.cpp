@@ -1,0 +1,222 @@
+#include "chat/methods.h"
+
+#include "chat/filters.h"
+#include "chat/text_ops.h"
+
+namespace hearth::chat {
+
+namespace {
+
+std::optional<std::string> opt_string(Evaluator& ev, const CallArgs& a, size_t i,
+                                      std::string_view name) {
+    const Value* v = a.get(i, name);
+    if (!v || v->is_none()) return std::nullopt;
+    if (!v->is_string()) ev.fail(a.offset, std::string(name) + " must be a string or None");
+    return v->str();
+}
+
+int64_t opt_int(Evaluator& ev, const CallArgs& a, size_t i, std::string_view name, int64_t dflt) {
+    const Value* v = a.get(i, name);
+    if (!v || v->is_none()) return dflt;
+    if (!v->is_int() && !v->is_bool()) ev.fail(a.offset, std::string(name) + " must be an integer");
+    return v->as_int();
+}
+
+bool affix_match(Evaluator& ev, const Value& s, const CallArgs& a, bool prefix) {
+    const Value* arg = a.get(0, "prefix");
+    if (!arg)
+        ev.fail(a.offset,
+                prefix ? "startswith() needs an argument" : "endswith() needs an argument");
+    ValueList candidates = arg->is_list() ? arg->items() : ValueList{*arg};
+    for (const auto& c : candidates) {
+        if (!c.is_string()) ev.fail(a.offset, "startswith/endswith need strings");
+        const std::string& h = s.str();
+        const std::string& n = c.str();
+        if (n.size() > h.size()) continue;
+        if (prefix ? h.compare(0, n.size(), n) == 0
+                   : h.compare(h.size() - n.size(), n.size(), n) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool all_chars(const std::string& s, bool (*pred)(unsigned char)) {
+    if (s.empty()) return false;
+    for (unsigned char c : s)
+        if (!pred(c)) return false;
+    return true;
+}
+
+std::optional<Value> string_method(Evaluator& ev, const Value& s, const std::string& name,
+                                   CallArgs& a) {
+    using text_ops::Case;
+    using text_ops::Side;
+    if (name == "strip" || name == "lstrip" || name == "rstrip") {
+        Side side = name == "strip" ? Side::Both : name == "lstrip" ? Side::Left : Side::Right;
+        return Value::string(text_ops::strip(s.text(), side, opt_string(ev, a, 0, "chars")));
+    }
+    if (name == "upper") return Value::string(text_ops::change_case(s.text(), Case::Upper));
+    if (name == "lower") return Value::string(text_ops::change_case(s.text(), Case::Lower));
+    if (name == "title") return Value::string(text_ops::change_case(s.text(), Case::PyTitle));
+    if (name == "capitalize")
+        return Value::string(text_ops::change_case(s.text(), Case::Capitalize));
+    if (name == "startswith") return Value::boolean(affix_match(ev, s, a, true));
+    if (name == "endswith") return Value::boolean(affix_match(ev, s, a, false));
+    if (name == "split") {
+        ValueList out;
+        auto sep = opt_string(ev, a, 0, "sep");
+        if (sep && sep->empty()) ev.fail(a.offset, "empty separator");
+        for (auto& piece : text_ops::split(s.text(), sep, opt_int(ev, a, 1, "maxsplit", -1)))
+            out.push_back(Value::string(std::move(piece)));
+        ev.count_iterations(out.size(), a.offset);
+        return Value::list(std::move(out));
+    }
+    if (name == "splitlines") {
+        ValueList out;
+        Text t = s.text();
+        if (!t.str.empty() && t.str.back() == '\n') t = t.substr(0, t.str.size() - 1);
+        if (!s.str().empty())
+            for (auto& piece : text_ops::split(t, std::string("\n"), -1))
+                out.push_back(Value::string(std::move(piece)));
+        return Value::list(std::move(out));
+    }
+    if (name == "replace") {
+        const Value* old_v = a.get(0, "old");
+        const Value* new_v = a.get(1, "new");
+        if (!old_v || !new_v || !old_v->is_string() || !new_v->is_string())
+            ev.fail(a.offset, "replace() needs two strings");
+        Text out = text_ops::replace(s.text(), old_v->text(), new_v->text(),
+                                     opt_int(ev, a, 2, "count", -1));
+        ev.check_size(out.str.size(), a.offset);
+        return Value::string(std::move(out));
+    }
+    if (name == "find" || name == "rfind" || name == "count" || name == "index") {
+        auto sub = opt_string(ev, a, 0, "sub");
+        if (!sub) ev.fail(a.offset, name + "() needs a string");
+        const std::string& h = s.str();
+        if (name == "count") {
+            if (sub->empty())
+                return Value::integer(static_cast<int64_t>(text_ops::char_count(h)) + 1);
+            int64_t n = 0;
+            for (size_t p = h.find(*sub); p != std::string::npos; p = h.find(*sub, p + sub->size()))
+                ++n;
+            return Value::integer(n);
+        }
+        size_t p = name == "rfind" ? h.rfind(*sub) : h.find(*sub);
+        if (p == std::string::npos) {
+            if (name == "index") ev.fail(a.offset, "substring not found");
+            return Value::integer(-1);
+        }
+        return Value::integer(static_cast<int64_t>(text_ops::char_count(h.substr(0, p))));
+    }
+    if (name == "join") {
+        const Value* items = a.get(0, "iterable");
+        if (!items) ev.fail(a.offset, "join() needs an iterable");
+        Text out;
+        bool first = true;
+        for (const auto& item : iterate(ev, *items, a.offset)) {
+            if (!item.is_string()) ev.fail(a.offset, "join() expects strings");
+            if (!first) out.append(s.text());
+            first = false;
+            out.append(item.text());
+            ev.check_size(out.str.size(), a.offset);
+        }
+        return Value::string(std::move(out));
+    }
+    if (name == "removeprefix" || name == "removesuffix") {
+        auto affix = opt_string(ev, a, 0, "affix").value_or("");
+        const std::string& h = s.str();
+        if (affix.size() <= h.size()) {
+            if (name == "removeprefix" && h.compare(0, affix.size(), affix) == 0)
+                return Value::string(s.text().substr(affix.size(), std::string::npos));
+            if (name == "removesuffix" &&
+                h.compare(h.size() - affix.size(), affix.size(), affix) == 0)
+                return Value::string(s.text().substr(0, h.size() - affix.size()));
+        }
+        return s;
+    }
+    if (name == "isdigit")
+        return Value::boolean(
+            all_chars(s.str(), [](unsigned char c) { return c >= '0' && c <= '9'; }));
+    if (name == "isalpha")
+        return Value::boolean(all_chars(
+            s.str(), [](unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }));
+    if (name == "isspace")
+        return Value::boolean(
+            all_chars(s.str(), [](unsigned char c) { return text_ops::is_python_space(c); }));
+    return std::nullopt;
+}
+
+std::optional<Value> dict_method(Evaluator& ev, const Value& d, const std::string& name,
+                                 CallArgs& a) {
+    const DictObj& obj = d.dict_obj();
+    if (obj.is_loop && name == "cycle") {
+        if (a.positional.empty()) ev.fail(a.offset, "no items for cycling given");
+        const Value* index0 = obj.find("index0");
+        size_t i = static_cast<size_t>(index0 ? index0->as_int() : 0);
+        return a.positional[i % a.positional.size()];
+    }
+    if (obj.is_namespace || obj.is_loop) return std::nullopt;
+    if (name == "items") {
+        ValueList out;
+        for (const auto& [k, v] : obj.items) out.push_back(Value::list({k, v}, true));
+        return Value::list(std::move(out));
+    }
+    if (name == "keys" || name == "values") {
+        ValueList out;
+        for (const auto& [k, v] : obj.items) out.push_back(name == "keys" ? k : v);
+        return Value::list(std::move(out));
+    }
+    if (name == "get") {
+        const Value* key = a.get(0, "key");
+        if (!key) ev.fail(a.offset, "get() needs a key");
+        if (const Value* v = obj.find(*key)) return *v;
+        const Value* dflt = a.get(1, "default");
+        return dflt ? *dflt : Value::none();
+    }
+    if (name == "copy") return Value::dict(std::make_shared<DictObj>(obj));
+    if (name == "update" || name == "pop" || name == "setdefault" || name == "clear" ||
+        name == "popitem")
+        ev.fail(a.offset, "access to attribute '" + name + "' of 'dict' object is unsafe");
+    return std::nullopt;
+}
+
+std::optional<Value> list_method(Evaluator& ev, const Value& l, const std::string& name,
+                                 CallArgs& a) {
+    if (name == "index" || name == "count") {
+        const Value* x = a.get(0, "value");
+        if (!x) ev.fail(a.offset, name + "() needs an argument");
+        int64_t n = 0;
+        for (size_t i = 0; i < l.items().size(); ++i) {
+            if (!l.items()[i].equals(*x)) continue;
+            if (name == "index") return Value::integer(static_cast<int64_t>(i));
+            ++n;
+        }
+        if (name == "index") ev.fail(a.offset, "value is not in list");
+        return Value::integer(n);
+    }
+    if (name == "append" || name == "extend" || name == "insert" || name == "pop" ||
+        name == "remove" || name == "clear" || name == "sort" || name == "reverse")
+        ev.fail(a.offset, "access to attribute '" + name + "' of '" + std::string(type_name(l)) +
+                              "' object is unsafe (lists are "
+                              "immutable in chat templates)");
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Value> call_method(Evaluator& ev, const Value& obj, const std::string& name,
+                                 CallArgs& args) {
+    switch (obj.kind()) {
+        case Value::Kind::String:
+            return string_method(ev, obj, name, args);
+        case Value::Kind::Dict:
+            return dict_method(ev, obj, name, args);
+        case Value::Kind::List:
+            return list_method(ev, obj, name, args);
+        default:
+            return std::nullopt;
+    }
+}
+
+}  // namespace hearth::chat

@@ -1,0 +1,40 @@
+// Python string operations on UTF-8 Text that keep track of which bytes came from input.
+// Lengths and indices count code points, as Python's str does.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chat/value.h"
+
+namespace hearth::chat::text_ops {
+
+// Byte offset of every code point start, plus the total size at the end.
+std::vector<size_t> char_starts(std::string_view s);
+size_t char_count(std::string_view s);
+
+enum class Side { Both, Left, Right };
+// str.strip([chars]); without chars strips Python whitespace.
+Text strip(const Text& s, Side side, const std::optional<std::string>& chars = std::nullopt);
+
+enum class Case { Upper, Lower, Capitalize, PyTitle, JinjaTitle };
+// Case changes for ASCII, Latin-1, Greek and Cyrillic letters (byte lengths never change).
+Text change_case(const Text& s, Case c);
+
+// str.replace(old, new[, count]); count < 0 means all. Replacement bytes are input when the
+// replaced text or the replacement was.
+Text replace(const Text& s, const Text& old, const Text& repl, int64_t count);
+
+// str.split([sep[, maxsplit]]) and str.rsplit is not needed by templates.
+std::vector<Text> split(const Text& s, const std::optional<std::string>& sep, int64_t maxsplit);
+
+// Python slice semantics on n elements: fills the selected indices in order.
+std::vector<int64_t> slice_indices(int64_t n, std::optional<int64_t> start,
+                                   std::optional<int64_t> stop, std::optional<int64_t> step);
+
+bool is_python_space(uint32_t cp);
+
+}  // namespace hearth::chat::text_ops
