@@ -18,7 +18,11 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
         "FILE");
     const QCommandLineOption theme(
         "theme", QCoreApplication::translate("main", "Colour theme: light or dark."), "THEME");
-    parser.addOptions({version, dataDir, screenshot, theme});
+    const QCommandLineOption demoChat(
+        "demo-chat", QCoreApplication::translate("main", "Add a sample chat (with a code block) to the data folder and open it."));
+    const QCommandLineOption show(
+        "show", QCoreApplication::translate("main", "Open a panel at start: settings."), "PANEL");
+    parser.addOptions({version, dataDir, screenshot, theme, demoChat, show});
     parser.addPositionalArgument("model", QCoreApplication::translate("main", "A .gguf model to open."),
                                  "[model.gguf]");
 
@@ -36,6 +40,10 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
         out.theme != QLatin1String("dark")) {
         out.error = QCoreApplication::translate("main", "--theme must be light or dark");
     }
+    out.demoChat = parser.isSet(demoChat);
+    out.show = parser.value(show);
+    if (!out.show.isEmpty() && out.show != QLatin1String("settings"))
+        out.error = QCoreApplication::translate("main", "--show must be settings");
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {
         out.error = QCoreApplication::translate("main", "expected at most one model file");
