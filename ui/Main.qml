@@ -25,6 +25,23 @@ ApplicationWindow {
     visible: true
     title: hasModel ? qsTr("%1 — Hearth").arg(controller.modelInfo.name) : qsTr("Hearth")
     color: Theme.c.window
+    // The Basic style's controls (text fields, radio buttons, menus) follow the theme.
+    palette.window: Theme.c.window
+    palette.windowText: Theme.c.text
+    palette.base: Theme.c.surface
+    palette.alternateBase: Theme.c.surfaceAlt
+    palette.text: Theme.c.text
+    palette.button: Theme.c.surfaceAlt
+    palette.buttonText: Theme.c.text
+    palette.mid: Theme.c.border
+    palette.dark: Theme.c.textMuted
+    palette.light: Theme.c.surface
+    palette.midlight: Theme.c.surfaceAlt
+    palette.highlight: Theme.c.accent
+    palette.highlightedText: Theme.c.accentText
+    palette.placeholderText: Theme.c.textMuted
+    palette.toolTipBase: Theme.c.surface
+    palette.toolTipText: Theme.c.text
 
     Binding {
         target: Theme

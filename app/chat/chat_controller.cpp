@@ -2,6 +2,7 @@
 #include "chat_controller.h"
 
 #include <QClipboard>
+#include <QDir>
 #include <QGuiApplication>
 
 #include "chat_export.h"
@@ -107,6 +108,7 @@ ChatController::~ChatController() {
 void ChatController::setDataDir(const QString& dir) {
     if (!m_dataDir.isEmpty() || dir.isEmpty()) return;
     m_dataDir = dir;
+    QDir().mkpath(dir);
     m_settings = std::make_unique<AppSettings>(dir);
     connect(m_settings.get(), &AppSettings::settingChanged, this, &ChatController::onSettingChanged);
     const EngineConfig config = m_settings->engineConfig();

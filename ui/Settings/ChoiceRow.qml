@@ -22,6 +22,7 @@ SettingRow {
                 text: modelData.text
                 checked: row.value === modelData.value
                 enabled: modelData.enabled !== false
+                opacity: enabled ? 1.0 : 0.45
                 font.pixelSize: Theme.fontBody
                 Accessible.name: text + (modelData.reason ? " — " + modelData.reason : "")
                 ToolTip.visible: hovered && modelData.reason !== undefined && modelData.reason.length > 0

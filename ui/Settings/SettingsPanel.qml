@@ -30,7 +30,7 @@ Drawer {
             objectName: "settingsColumn"
             Accessible.role: Accessible.Dialog
             Accessible.name: qsTr("Settings")
-            width: parent.width - 8
+            width: panel.width - 44
             x: 20
             spacing: 16
             Label {
