@@ -108,6 +108,14 @@ ApplicationWindow {
                 controller: window.controller
                 dragActive: windowDrop.containsDrag
             }
+            ChatHeader {
+                Layout.fillWidth: true
+                Layout.fillHeight: false
+                Layout.leftMargin: 20
+                Layout.rightMargin: 16
+                visible: !window.showWelcome
+                controller: window.controller
+            }
             ChatView {
                 id: chatView
                 objectName: "chatView"
