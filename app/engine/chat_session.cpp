@@ -94,5 +94,9 @@ const GenerationStats& ChatSession::stats() const { return m_context->stats(); }
 void ChatSession::resetStats() { m_context->reset_stats(); }
 int64_t ChatSession::contextSize() const { return m_context->n_ctx(); }
 int64_t ChatSession::tokensInCache() const { return m_context->n_past(); }
+std::vector<int32_t> ChatSession::cachedTokens() const {
+    const auto t = m_context->tokens();
+    return {t.begin(), t.end()};
+}
 
 }  // namespace hearth::app

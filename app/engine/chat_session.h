@@ -48,6 +48,8 @@ public:
     void resetStats();
     int64_t contextSize() const;
     int64_t tokensInCache() const;
+    // The tokens in the cache (the last rendered prompt and what was generated after it).
+    std::vector<int32_t> cachedTokens() const;
 
     // Tokens of a rendered prompt: template markup with special tokens recognised, message
     // text as plain text (typed control tokens stay text). Public for tests.
