@@ -8,6 +8,7 @@
 
 #include "chat_store.h"
 #include "controller_fixture.h"
+#include "demo_chat.h"
 #include "message_model.h"
 
 using hearth::app::ChatController;
@@ -216,6 +217,60 @@ private slots:
         QVERIFY(c->modelError().contains(QStringLiteral("broken.gguf")));
         QVERIFY(c->modelError().contains(failed.first().at(0).toString()));
         QVERIFY(!c->send(QStringLiteral("hello")));  // no model, no turn
+    }
+
+    void searchRenameDeleteAndUndo() {
+        QTemporaryDir dir;
+        QString error;
+        const qint64 id = hearth::app::seedDemoChat(dir.path(), &error);
+        QVERIFY2(id > 0, qPrintable(error));
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QTRY_COMPARE(c->chats()->rowCount(), 1);
+
+        QSignalSpy results(c.get(), &ChatController::searchResultsChanged);
+        c->search(QStringLiteral("revers"));
+        QVERIFY(results.wait(5000) || !results.isEmpty());
+        QVERIFY(!c->searchResults().isEmpty());
+        const QVariantMap hit = c->searchResults().first().toMap();
+        QCOMPARE(hit.value("chatId").toLongLong(), id);
+        QVERIFY(hit.value("snippet").toString().contains(QStringLiteral("<b>")));
+        results.clear();
+        c->search(QStringLiteral("zebra"));
+        QVERIFY(results.wait(5000) || !results.isEmpty());
+        QVERIFY(c->searchResults().isEmpty());
+
+        c->openChat(id);
+        QTRY_COMPARE(c->currentChatId(), id);
+        c->renameChat(id, QStringLiteral("  Strings   in C++ "));
+        QCOMPARE(c->currentChatTitle(), QStringLiteral("Strings in C++"));
+        QTRY_COMPARE(c->chats()->titleOf(id), QStringLiteral("Strings in C++"));
+
+        c->deleteChat(id);
+        QCOMPARE(c->undoTitle(), QStringLiteral("Strings in C++"));
+        QCOMPARE(c->currentChatId(), 0);  // the open chat closed
+        QTRY_COMPARE(c->chats()->rowCount(), 0);
+        c->undoDelete();
+        QVERIFY(c->undoTitle().isEmpty());
+        QTRY_COMPARE(c->chats()->rowCount(), 1);
+        QTRY_COMPARE(c->currentChatId(), id);
+        QCOMPARE(c->messages()->rowCount(), 2);
+    }
+
+    void exportWritesTheFile() {
+        QTemporaryDir dir;
+        const qint64 id = hearth::app::seedDemoChat(dir.path(), nullptr);
+        QVERIFY(id > 0);
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        const QString file = dir.filePath(QStringLiteral("out.json"));
+        QSignalSpy notice(c.get(), &ChatController::noticeChanged);
+        c->exportChat(id, QUrl::fromLocalFile(file), QStringLiteral("json"));
+        QVERIFY(notice.wait(5000) || !notice.isEmpty());
+        QVERIFY(c->notice().contains(file));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains("std::reverse"));
     }
 
     void notAModelIsRefusedBeforeLoading() {
