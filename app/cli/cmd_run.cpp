@@ -34,7 +34,7 @@ constexpr const char* kUsage =
     "      --stop TEXT         stop before TEXT (repeatable)\n"
     "      --ignore-eos        keep generating after an end-of-generation token\n"
     "  -t, --threads N         CPU threads (default: all)\n"
-    "  -c, --ctx-size N        context length (default: the model's, at most 4096)\n"
+    "  -c, --ctx-size N        context length (default 4096)\n"
     "      --kv-type f32|f16   KV cache type (default f16)\n"
     "      --backend NAME      auto, cpu, vulkan or cuda (default auto)\n"
     "      --ids               print the generated token ids (space separated) instead of text\n"

@@ -204,6 +204,17 @@ Status kv_append(const Node& n, cpu::ThreadPool& pool) {
     return Status::ok();
 }
 
+// F16 -> F32 through a table (256 KiB, built once): the attention loop converts every cached
+// K and V element it reads, and a call per element costs more than the arithmetic.
+const float* f16_table() {
+    static const std::vector<float> table = [] {
+        std::vector<float> t(65536);
+        for (uint32_t i = 0; i < 65536; ++i) t[i] = quant::f16_to_f32(static_cast<uint16_t>(i));
+        return t;
+    }();
+    return table.data();
+}
+
 // One head of one token: online softmax over the cached cells (one pass, no score buffer).
 void attend(const Node& n, const KvLookup& lk, int64_t t, int64_t h, float* tmp) {
     const Tensor& q = n.src[0];
@@ -212,6 +223,7 @@ void attend(const Node& n, const KvLookup& lk, int64_t t, int64_t h, float* tmp)
     const int64_t hd = q.ne[0];
     const int64_t off = (h / (q.ne[1] / (kc.ne[0] / hd))) * hd;
     const bool f16 = kc.type == DType::F16;
+    const float* h2f = f16 ? f16_table() : nullptr;
     const float* qr = f32_row(q, h, t);
     float* acc = tmp;
     float* row = tmp + hd;
@@ -224,7 +236,7 @@ void attend(const Node& n, const KvLookup& lk, int64_t t, int64_t h, float* tmp)
         const float* kr;
         if (f16) {
             const auto* k16 = reinterpret_cast<const uint16_t*>(row_ptr(kc, cell)) + off;
-            for (int64_t i = 0; i < hd; ++i) row[i] = quant::f16_to_f32(k16[i]);
+            for (int64_t i = 0; i < hd; ++i) row[i] = h2f[k16[i]];
             kr = row;
         } else {
             kr = f32_row(kc, cell) + off;
@@ -242,7 +254,7 @@ void attend(const Node& n, const KvLookup& lk, int64_t t, int64_t h, float* tmp)
         l += w;
         if (f16) {
             const auto* v16 = reinterpret_cast<const uint16_t*>(row_ptr(vc, cell)) + off;
-            for (int64_t i = 0; i < hd; ++i) acc[i] += w * quant::f16_to_f32(v16[i]);
+            for (int64_t i = 0; i < hd; ++i) acc[i] += w * h2f[v16[i]];
         } else {
             const float* vr = f32_row(vc, cell) + off;
             for (int64_t i = 0; i < hd; ++i) acc[i] += w * vr[i];

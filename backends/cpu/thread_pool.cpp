@@ -15,7 +15,7 @@ namespace hearth::cpu {
 
 namespace {
 
-constexpr int kSpinIterations = 20000;  // roughly 50-200 us of pause instructions
+constexpr int kSpinIterations = 4000;  // tens of microseconds of pause instructions
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -100,7 +100,9 @@ ThreadPool::~ThreadPool() {
     for (auto& w : impl_->workers) w.join();
 }
 
-int ThreadPool::size() const { return impl_->n_threads; }
+int ThreadPool::size() const {
+    return impl_->n_threads;
+}
 
 void ThreadPool::parallel_for(size_t n, size_t grain,
                               const std::function<void(size_t, size_t, int)>& fn) {

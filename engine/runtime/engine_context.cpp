@@ -31,7 +31,7 @@ struct Context::Impl {
     std::atomic<bool> cancel{false};
     GenerationStats stats;
 
-    const Model::Impl& m() const { return model->impl(); }
+    const Model::Impl& m() const { return *model->impl_; }
 
     // Evaluates tokens in batches; stops early when cancelled.
     Status eval(std::span<const int32_t> toks) {
@@ -65,9 +65,11 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
     if (!model) return R::error("no model");
     auto impl = std::make_unique<Impl>();
     impl->model = model;
-    const auto& m = model->impl();
+    const auto& m = *model->impl_;
     int64_t n_ctx = opt.n_ctx;
-    if (n_ctx <= 0) n_ctx = std::min<int64_t>(std::max<int64_t>(m.params.n_ctx_train, 1), 4096);
+    // Like llama.cpp: 4096 unless asked otherwise, even past a shorter training context
+    // (stories260K says 128 but was trained at 512); the caller can always pass n_ctx.
+    if (n_ctx <= 0) n_ctx = 4096;
     if (n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
     impl->n_batch = std::clamp<int64_t>(opt.n_batch, 1, 4096);
     const auto kv_type = opt.kv_type == KvType::F32 ? backend::DType::F32 : backend::DType::F16;

@@ -112,7 +112,8 @@ void decode_q3_k(const uint8_t* b, float* y) {
                 for (int l = 0; l < 16; ++l) {
                     const int low2 = (qs[32 * h + 16 * p + l] >> (2 * s)) & 3;
                     const bool bit = (hmask[16 * p + l] >> (4 * h + s)) & 1;
-                    y[128 * h + 32 * s + 16 * p + l] = dl * static_cast<float>(bit ? low2 : low2 - 4);
+                    y[128 * h + 32 * s + 16 * p + l] =
+                        dl * static_cast<float>(bit ? low2 : low2 - 4);
                 }
             }
 }
@@ -162,7 +163,8 @@ void decode_iq4_xs(const uint8_t* b, float* y) {
     const uint8_t* scales_l = b + 4;
     const uint8_t* qs = b + 8;
     for (int ib = 0; ib < 8; ++ib) {
-        const int ls = ((scales_l[ib / 2] >> (4 * (ib % 2))) & 15) | (((scales_h >> (2 * ib)) & 3) << 4);
+        const int ls =
+            ((scales_l[ib / 2] >> (4 * (ib % 2))) & 15) | (((scales_h >> (2 * ib)) & 3) << 4);
         const float dl = d * static_cast<float>(ls - 32);
         for (int j = 0; j < 16; ++j) {
             y[32 * ib + j] = dl * static_cast<float>(kIq4nl[qs[16 * ib + j] & 15]);
@@ -221,19 +223,44 @@ void decode_row(quant::Type wtype, const uint8_t* row, size_t k, float* out) {
         const uint8_t* b = row + i * tr.type_size;
         float* y = out + i * tr.block_size;
         switch (wtype) {
-            case Type::Q4_0: decode_q4_0(b, y); break;
-            case Type::Q4_1: decode_q4_1(b, y); break;
-            case Type::Q5_0: decode_q5(b, y, false); break;
-            case Type::Q5_1: decode_q5(b, y, true); break;
-            case Type::Q8_0: decode_q8_0(b, y); break;
-            case Type::IQ4_NL: decode_iq4_nl(b, y); break;
-            case Type::Q2_K: decode_q2_k(b, y); break;
-            case Type::Q3_K: decode_q3_k(b, y); break;
-            case Type::Q4_K: decode_q45_k(b, y, false); break;
-            case Type::Q5_K: decode_q45_k(b, y, true); break;
-            case Type::Q6_K: decode_q6_k(b, y); break;
-            case Type::IQ4_XS: decode_iq4_xs(b, y); break;
-            default: break;  // not a weight type; supports_weight_type() said so
+            case Type::Q4_0:
+                decode_q4_0(b, y);
+                break;
+            case Type::Q4_1:
+                decode_q4_1(b, y);
+                break;
+            case Type::Q5_0:
+                decode_q5(b, y, false);
+                break;
+            case Type::Q5_1:
+                decode_q5(b, y, true);
+                break;
+            case Type::Q8_0:
+                decode_q8_0(b, y);
+                break;
+            case Type::IQ4_NL:
+                decode_iq4_nl(b, y);
+                break;
+            case Type::Q2_K:
+                decode_q2_k(b, y);
+                break;
+            case Type::Q3_K:
+                decode_q3_k(b, y);
+                break;
+            case Type::Q4_K:
+                decode_q45_k(b, y, false);
+                break;
+            case Type::Q5_K:
+                decode_q45_k(b, y, true);
+                break;
+            case Type::Q6_K:
+                decode_q6_k(b, y);
+                break;
+            case Type::IQ4_XS:
+                decode_iq4_xs(b, y);
+                break;
+            default:
+                break;  // not a weight type; supports_weight_type() said so
         }
     }
 }

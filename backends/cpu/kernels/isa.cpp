@@ -10,9 +10,9 @@ namespace hearth::cpu {
 namespace {
 
 struct Features {
-    bool avx2 = false;     // AVX2 + FMA + F16C
-    bool avx512 = false;   // AVX-512 F/BW/VL (+ the AVX2 set)
-    bool vnni = false;     // AVX-512 VNNI
+    bool avx2 = false;    // AVX2 + FMA + F16C
+    bool avx512 = false;  // AVX-512 F/BW/VL (+ the AVX2 set)
+    bool vnni = false;    // AVX-512 VNNI
 };
 
 Features detect() {
@@ -22,8 +22,8 @@ Features detect() {
     // libgcc / compiler-rt also check that the OS saves the YMM / ZMM state (XGETBV).
     f.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
              __builtin_cpu_supports("f16c");
-    f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") &&
-               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl");
     f.vnni = f.avx512 && __builtin_cpu_supports("avx512vnni");
 #endif
     return f;
@@ -36,11 +36,14 @@ const Features& features() {
 
 bool compiled_in(Isa isa) {
     switch (isa) {
-        case Isa::Scalar: return true;
-        case Isa::Avx2: return detail::avx2_kernels() != nullptr;
+        case Isa::Scalar:
+            return true;
+        case Isa::Avx2:
+            return detail::avx2_kernels() != nullptr;
         case Isa::Avx512:
             return detail::avx512_kernels() != nullptr || detail::avx512vnni_kernels() != nullptr;
-        case Isa::Neon: return false;
+        case Isa::Neon:
+            return false;
     }
     return false;
 }
@@ -71,10 +74,14 @@ std::atomic<Isa>& current() {
 
 std::string_view isa_name(Isa isa) {
     switch (isa) {
-        case Isa::Scalar: return "scalar";
-        case Isa::Avx2: return "avx2";
-        case Isa::Avx512: return "avx512";
-        case Isa::Neon: return "neon";
+        case Isa::Scalar:
+            return "scalar";
+        case Isa::Avx2:
+            return "avx2";
+        case Isa::Avx512:
+            return "avx512";
+        case Isa::Neon:
+            return "neon";
     }
     return "unknown";
 }
@@ -82,15 +89,21 @@ std::string_view isa_name(Isa isa) {
 bool isa_supported(Isa isa) {
     if (!compiled_in(isa)) return false;
     switch (isa) {
-        case Isa::Scalar: return true;
-        case Isa::Avx2: return features().avx2;
-        case Isa::Avx512: return features().avx512;
-        case Isa::Neon: return false;
+        case Isa::Scalar:
+            return true;
+        case Isa::Avx2:
+            return features().avx2;
+        case Isa::Avx512:
+            return features().avx512;
+        case Isa::Neon:
+            return false;
     }
     return false;
 }
 
-Isa active_isa() { return current().load(std::memory_order_relaxed); }
+Isa active_isa() {
+    return current().load(std::memory_order_relaxed);
+}
 
 bool force_isa(Isa isa) {
     if (!isa_supported(isa)) return false;
@@ -99,7 +112,19 @@ bool force_isa(Isa isa) {
 }
 
 namespace detail {
-bool cpu_has_avx512vnni() { return features().vnni; }
+
+namespace {
+std::atomic<bool> g_vnni_allowed{true};
+}  // namespace
+
+bool cpu_has_avx512vnni() {
+    return features().vnni && g_vnni_allowed.load(std::memory_order_relaxed);
+}
+
+bool allow_avx512vnni(bool allow) {
+    return g_vnni_allowed.exchange(allow);
+}
+
 }  // namespace detail
 
 }  // namespace hearth::cpu

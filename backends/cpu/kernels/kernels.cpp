@@ -14,14 +14,17 @@ ActKind act_kind(quant::Type wtype) {
     switch (wtype) {
         case quant::Type::F32:
         case quant::Type::F16:
-        case quant::Type::BF16: return ActKind::F32;
+        case quant::Type::BF16:
+            return ActKind::F32;
         case quant::Type::Q2_K:
         case quant::Type::Q3_K:
         case quant::Type::Q4_K:
         case quant::Type::Q5_K:
         case quant::Type::Q6_K:
-        case quant::Type::IQ4_XS: return ActKind::Q8x256;
-        default: return ActKind::Q8x32;
+        case quant::Type::IQ4_XS:
+            return ActKind::Q8x256;
+        default:
+            return ActKind::Q8x32;
     }
 }
 
@@ -47,12 +50,14 @@ float block_scale(const float* x, size_t n) {
 
 const detail::SimdKernels* simd_for(Isa isa) {
     switch (isa) {
-        case Isa::Avx2: return detail::avx2_kernels();
+        case Isa::Avx2:
+            return detail::avx2_kernels();
         case Isa::Avx512:
             if (detail::cpu_has_avx512vnni() && detail::avx512vnni_kernels())
                 return detail::avx512vnni_kernels();
             return detail::avx512_kernels();
-        default: return nullptr;
+        default:
+            return nullptr;
     }
 }
 
@@ -61,16 +66,21 @@ const detail::SimdKernels* simd_for(Isa isa) {
 bool supports_weight_type(quant::Type wtype) {
     switch (wtype) {
         case quant::Type::Q8_1:
-        case quant::Type::Q8_K: return false;
-        default: return quant::type_traits(static_cast<uint32_t>(wtype)) != nullptr;
+        case quant::Type::Q8_K:
+            return false;
+        default:
+            return quant::type_traits(static_cast<uint32_t>(wtype)) != nullptr;
     }
 }
 
 size_t activation_row_bytes(quant::Type wtype, size_t k) {
     switch (detail::act_kind(wtype)) {
-        case ActKind::F32: return k * sizeof(float);
-        case ActKind::Q8x32: return k + 2 * sizeof(float) * (k / 32);
-        case ActKind::Q8x256: return k + sizeof(float) * (k / 256) + sizeof(int16_t) * (k / 16);
+        case ActKind::F32:
+            return k * sizeof(float);
+        case ActKind::Q8x32:
+            return k + 2 * sizeof(float) * (k / 32);
+        case ActKind::Q8x256:
+            return k + sizeof(float) * (k / 256) + sizeof(int16_t) * (k / 16);
     }
     return 0;
 }

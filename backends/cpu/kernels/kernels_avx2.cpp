@@ -6,16 +6,21 @@
 
 #define HEARTH_X86_NS avx2
 #define HEARTH_X86_VNNI 0
+#define HEARTH_X86_WIDE 0
 #include "kernels/kernels_x86.inc"
 
 namespace hearth::cpu::detail {
-const SimdKernels* avx2_kernels() { return &avx2::kTable; }
+const SimdKernels* avx2_kernels() {
+    return &avx2::kTable;
+}
 }  // namespace hearth::cpu::detail
 
 #else
 
 namespace hearth::cpu::detail {
-const SimdKernels* avx2_kernels() { return nullptr; }
+const SimdKernels* avx2_kernels() {
+    return nullptr;
+}
 }  // namespace hearth::cpu::detail
 
 #endif

@@ -6,16 +6,21 @@
 
 #define HEARTH_X86_NS avx512
 #define HEARTH_X86_VNNI 0
+#define HEARTH_X86_WIDE 1
 #include "kernels/kernels_x86.inc"
 
 namespace hearth::cpu::detail {
-const SimdKernels* avx512_kernels() { return &avx512::kTable; }
+const SimdKernels* avx512_kernels() {
+    return &avx512::kTable;
+}
 }  // namespace hearth::cpu::detail
 
 #else
 
 namespace hearth::cpu::detail {
-const SimdKernels* avx512_kernels() { return nullptr; }
+const SimdKernels* avx512_kernels() {
+    return nullptr;
+}
 }  // namespace hearth::cpu::detail
 
 #endif

@@ -63,9 +63,11 @@ struct SimdKernels {
     bool (*gemm)(quant::Type wtype, const uint8_t* w, size_t k, size_t r0, size_t r1,
                  const uint8_t* xq, size_t xq_stride, size_t n, float* y, size_t y_stride);
 };
-const SimdKernels* avx2_kernels();         // nullptr when not compiled in
-const SimdKernels* avx512_kernels();       // AVX-512 F/BW/VL without VNNI
-const SimdKernels* avx512vnni_kernels();   // AVX-512 F/BW/VL + VNNI
+const SimdKernels* avx2_kernels();        // nullptr when not compiled in
+const SimdKernels* avx512_kernels();      // AVX-512 F/BW/VL without VNNI
+const SimdKernels* avx512vnni_kernels();  // AVX-512 F/BW/VL + VNNI
 bool cpu_has_avx512vnni();
+// Tests: whether the AVX-512 path may use its VNNI variant (default true); returns the old value.
+bool allow_avx512vnni(bool allow);
 
 }  // namespace hearth::cpu::detail

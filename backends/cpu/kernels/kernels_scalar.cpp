@@ -31,7 +31,8 @@ float dot_q8(const float* w, const int8_t* qs, const float* d, size_t block, siz
 
 float dot_row(quant::Type wtype, const float* w, const void* xq, size_t k) {
     switch (act_kind(wtype)) {
-        case ActKind::F32: return dot_f32(w, static_cast<const float*>(xq), k);
+        case ActKind::F32:
+            return dot_f32(w, static_cast<const float*>(xq), k);
         case ActKind::Q8x32: {
             const auto a = q8x32_row(xq, k);
             return dot_q8(w, a.qs, a.d, 32, k);
@@ -68,7 +69,8 @@ void gemm_scalar(quant::Type wtype, const uint8_t* w, size_t k, size_t r0, size_
     float* wrow = row_buffer(k).data();
     for (size_t r = r0; r < r1; ++r) {
         decode_row(wtype, w + r * rb, k, wrow);
-        for (size_t j = 0; j < n; ++j) y[j * y_stride + r] = dot_row(wtype, wrow, xq + j * xq_stride, k);
+        for (size_t j = 0; j < n; ++j)
+            y[j * y_stride + r] = dot_row(wtype, wrow, xq + j * xq_stride, k);
     }
 }
 

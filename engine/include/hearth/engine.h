@@ -82,7 +82,8 @@ struct GenerateOptions {
     std::vector<std::string> stop_strings;  // text is cut before the first match
     bool stop_at_end_of_generation = true;  // EOS, EOT, <|im_end|>, <|eot_id|> ...
     // Streaming: each generated token with the text it completes (may be empty while a UTF-8
-    // character or a possible stop string is incomplete). Return false to stop.
+    // character or a possible stop string is incomplete). Return false to stop. A last call
+    // with token -1 may deliver held-back text at the end.
     std::function<bool(int32_t token, std::string_view text_delta)> on_token;
 };
 
@@ -122,9 +123,9 @@ public:
     std::string chat_template() const;  // empty when the file has none
 
     struct Impl;
-    const Impl& impl() const { return *impl_; }
 
 private:
+    friend class Context;
     explicit Model(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };

@@ -53,7 +53,7 @@ TEST(OpParity, MatMulEveryWeightType) {
         ++tested;
         double worst = 0;
         const int64_t bs = quant::traits(wt).block_size;
-        for (int64_t k : {bs, 2 * bs > 256 ? 512 : int64_t(96)}) {
+        for (int64_t k : {bs, 2 * bs > 256 ? 512 : int64_t(96), int64_t(512)}) {
             if (k % bs) continue;
             for (auto [m, T] : {std::pair<int64_t, int64_t>{1, 1}, {7, 1}, {33, 3}, {65, 17}}) {
                 SCOPED_TRACE(std::string(quant::traits(wt).name) + " k=" + std::to_string(k) +
@@ -75,7 +75,7 @@ TEST(OpParity, MatMulEveryWeightType) {
                 const bool exact_act =
                     wt == quant::Type::F32 || wt == quant::Type::F16 || wt == quant::Type::BF16;
                 const double e = nmse(r.cpu, r.ref);
-                EXPECT_LT(e, exact_act ? 1e-10 : 2e-4);
+                EXPECT_LT(e, exact_act ? 1e-10 : 1e-3);
                 worst = std::max(worst, e);
             }
         }

@@ -63,6 +63,10 @@ TEST_P(ForwardByArch, F32WeightsMatchFloat64Reference) {
     }
 }
 
+// Batched prefill (GEMM) and single steps (GEMV) sum in different orders, so they agree to
+// float rounding: within 1e-5 of the largest logit with an F32 cache. With an F16 cache a K or
+// V value that lands next to a rounding boundary can round the other way (1 F16 ulp = 1e-3
+// relative), so the bound there is looser.
 TEST_P(ForwardByArch, PrefillEqualsSingleSteps) {
     const auto m = make_synthetic(GetParam(), quant::Type::F32, 2);
     for (DType kv : {DType::F32, DType::F16}) {
@@ -75,10 +79,13 @@ TEST_P(ForwardByArch, PrefillEqualsSingleSteps) {
         for (size_t t = 0; t < kTokens.size(); ++t) {
             auto one = single.fw->step(std::span(&kTokens[t], 1), *single.kv);
             ASSERT_TRUE(one.is_ok());
-            for (size_t i = 0; i < V; ++i)
-                worst = std::max(worst, double(std::fabs((*one)[i] - prefill[t * V + i])));
+            std::vector<double> ref(prefill.begin() + long(t * V),
+                                    prefill.begin() + long((t + 1) * V));
+            worst = std::max(worst, row_rel_err(*one, ref));
         }
-        EXPECT_LT(worst, 1e-5) << "kv " << backend::dtype_name(kv);
+        EXPECT_LT(worst, kv == DType::F32 ? 1e-5 : 2e-3) << "kv " << backend::dtype_name(kv);
+        std::printf("[ info ] %s prefill vs single steps, kv %s: max rel logit diff %.2e\n",
+                    m.params.arch_name.c_str(), backend::dtype_name(kv), worst);
         EXPECT_EQ(batched.kv->n_past(), int64_t(kTokens.size()));
         EXPECT_EQ(single.fw->tokens_computed(), kTokens.size());
     }

@@ -1,0 +1,175 @@
+// Kernel micro-benchmark, run by hand (not a test):
+//   cpu_kernel_bench [--quick] [--types Q4_0,Q8_0,...] [--isa avx512vnni] [--no-gemm]
+// Prints the measured read bandwidth (2 threads), then per ISA path and weight type:
+// gemv GB/s of weights streamed for a 2048 x 5632 matrix (1 and 2 threads; enough copies are
+// cycled to defeat the caches) and gemm GFLOP/s for 512 tokens on 2 threads.
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/bandwidth.h"
+#include "kernels/kernels.h"
+#include "kernels/kernels_internal.h"
+#include "kernels_test_util.h"
+#include "thread_pool.h"
+
+using namespace hearth;
+using namespace hearth::cpu;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr size_t kRows = 2048, kK = 5632;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// CPU time of the calling thread: on a shared machine, the kernel's own speed.
+double thread_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+struct Matrix {
+    quant::Type type;
+    size_t bytes;
+    std::vector<std::vector<uint8_t>> copies;  // cycled so gemv streams from memory
+};
+
+Matrix make_matrix(quant::Type t, size_t min_total, std::mt19937& rng) {
+    Matrix m{t, quant::row_bytes(t, kK) * kRows, {}};
+    const auto first = test::random_weights(t, kRows, kK, rng);
+    const size_t n = std::max<size_t>(1, (min_total + m.bytes - 1) / m.bytes);
+    for (size_t i = 0; i < n; ++i) m.copies.push_back(first);
+    return m;
+}
+
+// hot: always the first copy (cache resident: the kernel's own speed); else cycle the copies.
+double bench_gemv(ThreadPool& pool, const Matrix& m, const std::vector<uint8_t>& xq, int iters,
+                  bool hot = false) {
+    std::vector<float> out(kRows);
+    // hot: 256 rows of the first copy, which stay in L2
+    const size_t rows = hot ? 256 : kRows;
+    auto one = [&](size_t i) {
+        const uint8_t* w = m.copies[hot ? 0 : i % m.copies.size()].data();
+        pool.parallel_for(rows, 16, [&](size_t b, size_t e, int) {
+            gemv(m.type, w, kK, b, e, xq.data(), out.data() + b);
+        });
+    };
+    for (size_t i = 0; i < m.copies.size(); ++i) one(i);  // warm up, fault pages in
+    if (hot) iters *= 8;
+    const auto t0 = Clock::now();
+    const double c0 = thread_cpu_seconds();
+    for (int i = 0; i < iters; ++i) one(static_cast<size_t>(i));
+    // hot runs single-threaded on the caller: count its CPU time, not the wall clock
+    const double s = hot ? thread_cpu_seconds() - c0 : seconds_since(t0);
+    return static_cast<double>(m.bytes / kRows * rows) * iters / s / 1e9;
+}
+
+double bench_gemm(ThreadPool& pool, const Matrix& m, const std::vector<uint8_t>& xq, size_t stride,
+                  size_t n, int iters) {
+    std::vector<float> y(n * kRows);
+    const uint8_t* w = m.copies[0].data();
+    auto one = [&] {
+        pool.parallel_for(kRows, 16, [&](size_t b, size_t e, int) {
+            gemm(m.type, w, kK, b, e, xq.data(), stride, n, y.data(), kRows);
+        });
+    };
+    one();
+    // Process CPU time over the pool size: what the pool would do on otherwise idle cores
+    // (on a shared machine the wall clock mostly measures the neighbours).
+    timespec a{}, b{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    for (int i = 0; i < iters; ++i) one();
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    const double cpu = static_cast<double>(b.tv_sec - a.tv_sec) +
+                       1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
+    return 2.0 * kRows * kK * static_cast<double>(n) * iters / (cpu / pool.size()) / 1e9;
+}
+
+struct PathSel {
+    Isa isa;
+    bool vnni;
+    std::string name;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool quick = false, do_gemm = true;
+    std::string only_types, only_isa;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick")
+            quick = true;
+        else if (a == "--no-gemm")
+            do_gemm = false;
+        else if (a == "--types" && i + 1 < argc)
+            only_types = argv[++i];
+        else if (a == "--isa" && i + 1 < argc)
+            only_isa = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: %s [--quick] [--no-gemm] [--types A,B] [--isa NAME]\n",
+                         argv[0]);
+            return 2;
+        }
+    }
+    ThreadPool pool1(1), pool2(2);
+    const size_t bw_bytes = quick ? (size_t{256} << 20) : (size_t{1} << 30);
+    double bw = measure_read_bandwidth_gbs(pool2, bw_bytes);
+    std::printf("read bandwidth (2 threads): %.1f GB/s\n", bw);
+
+    std::vector<PathSel> paths;
+    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon}) {
+        if (!isa_supported(isa)) continue;
+        paths.push_back({isa, false, std::string(isa_name(isa))});
+        if (isa == Isa::Avx512 && detail::cpu_has_avx512vnni())
+            paths.push_back({isa, true, "avx512vnni"});
+    }
+    std::mt19937 rng(42);
+    const size_t min_total = quick ? (size_t{64} << 20) : (size_t{256} << 20);
+    std::printf("%-11s %-7s %10s %10s %6s %6s %10s %12s\n", "path", "type", "gemv1 GB/s",
+                "gemv2 GB/s", "bw", "%bw", "hot1 GB/s", "gemm GFLOP/s");
+    for (quant::Type t : test::weight_types()) {
+        const std::string tname(quant::traits(t).name);
+        if (!only_types.empty() &&
+            ("," + only_types + ",").find("," + tname + ",") == std::string::npos)
+            continue;
+        const Matrix m = make_matrix(t, min_total, rng);
+        const size_t stride = activation_row_bytes(t, kK);
+        const size_t n = 512;
+        std::vector<uint8_t> xq(n * stride);
+        for (size_t j = 0; j < n; ++j) {
+            const auto x = test::random_activation(kK, rng);
+            quantize_activation(t, x.data(), kK, &xq[j * stride]);
+        }
+        for (const auto& p : paths) {
+            if (!only_isa.empty() && only_isa != p.name) continue;
+            // The machine may be shared: measure the bandwidth again next to each row.
+            bw = measure_read_bandwidth_gbs(pool2, size_t{256} << 20, 2);
+            force_isa(p.isa);
+            detail::allow_avx512vnni(p.vnni);
+            const bool scalar = p.isa == Isa::Scalar;
+            const int iters = scalar ? 2 : (quick ? 20 : 60);
+            const double g1 = bench_gemv(pool1, m, xq, iters);
+            const double g2 = bench_gemv(pool2, m, xq, iters);
+            const double hot = bench_gemv(pool1, m, xq, iters, true);
+            double gf = 0.0;
+            if (do_gemm)
+                gf =
+                    bench_gemm(pool2, m, xq, stride, scalar ? 16 : n, scalar ? 1 : (quick ? 1 : 3));
+            std::printf("%-11s %-7s %10.1f %10.1f %6.1f %5.0f%% %10.1f %12.1f\n", p.name.c_str(),
+                        tname.c_str(), g1, g2, bw, bw > 0 ? 100.0 * g2 / bw : 0.0, hot, gf);
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,68 @@
+// ISA selection, type support and activation sizes.
+#include <gtest/gtest.h>
+
+#include "kernels_test_util.h"
+
+namespace hearth::cpu {
+namespace {
+
+using quant::Type;
+
+TEST(KernelsIsa, ScalarAlwaysRunsAndForcingRoundTrips) {
+    const Isa saved = active_isa();
+    EXPECT_TRUE(isa_supported(Isa::Scalar));
+    EXPECT_TRUE(force_isa(Isa::Scalar));
+    EXPECT_EQ(active_isa(), Isa::Scalar);
+    EXPECT_TRUE(force_isa(saved));
+    EXPECT_EQ(active_isa(), saved);
+}
+
+TEST(KernelsIsa, UnsupportedIsaIsRefusedAndLeavesTheChoiceAlone) {
+    const Isa saved = active_isa();
+#if defined(__x86_64__) || defined(__i386__)
+    EXPECT_FALSE(isa_supported(Isa::Neon));
+    EXPECT_FALSE(force_isa(Isa::Neon));
+#else
+    EXPECT_FALSE(isa_supported(Isa::Avx2));
+    EXPECT_FALSE(force_isa(Isa::Avx2));
+#endif
+    EXPECT_EQ(active_isa(), saved);
+}
+
+TEST(KernelsIsa, Names) {
+    EXPECT_EQ(isa_name(Isa::Scalar), "scalar");
+    EXPECT_EQ(isa_name(Isa::Avx2), "avx2");
+    EXPECT_EQ(isa_name(Isa::Avx512), "avx512");
+    EXPECT_EQ(isa_name(Isa::Neon), "neon");
+}
+
+TEST(KernelsIsa, EveryWeightTypeIsSupportedButNotTheDotHelpers) {
+    for (Type t : test::weight_types())
+        EXPECT_TRUE(supports_weight_type(t)) << quant::traits(t).name;
+    EXPECT_FALSE(supports_weight_type(Type::Q8_K));
+    EXPECT_FALSE(supports_weight_type(Type::Q8_1));
+    EXPECT_FALSE(supports_weight_type(static_cast<Type>(4)));
+}
+
+TEST(KernelsIsa, ActivationRowBytesAreMultiplesOfFourAndGrowWithK) {
+    for (Type t : test::weight_types()) {
+        const size_t b = quant::traits(t).is_quantized ? quant::traits(t).block_size : 32;
+        const size_t one = activation_row_bytes(t, b), two = activation_row_bytes(t, 2 * b);
+        EXPECT_EQ(one % 4, 0u);
+        EXPECT_EQ(two, 2 * one) << quant::traits(t).name;
+        EXPECT_GE(one, b);
+    }
+    EXPECT_EQ(activation_row_bytes(Type::F16, 64), 256u);
+}
+
+TEST(KernelsIsa, EmptySliceWritesNothing) {
+    std::vector<uint8_t> w(quant::row_bytes(Type::Q4_0, 32), 0);
+    std::vector<uint8_t> xq(activation_row_bytes(Type::Q4_0, 32), 0);
+    float out = 7.0f;
+    gemv(Type::Q4_0, w.data(), 32, 1, 1, xq.data(), &out);
+    gemm(Type::Q4_0, w.data(), 32, 0, 1, xq.data(), xq.size(), 0, &out, 1);
+    EXPECT_EQ(out, 7.0f);
+}
+
+}  // namespace
+}  // namespace hearth::cpu

@@ -1,0 +1,97 @@
+// Random weight rows for every weight type and a float64 reference dot product.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "quant/quant_ref.h"
+#include "quant/quant_type.h"
+
+namespace hearth::cpu::test {
+
+inline const std::vector<quant::Type>& weight_types() {
+    using quant::Type;
+    static const std::vector<Type> types = {Type::F32,  Type::F16,    Type::BF16,  Type::Q4_0,
+                                            Type::Q4_1, Type::Q5_0,   Type::Q5_1,  Type::Q8_0,
+                                            Type::Q2_K, Type::Q3_K,   Type::Q4_K,  Type::Q5_K,
+                                            Type::Q6_K, Type::IQ4_NL, Type::IQ4_XS};
+    return types;
+}
+
+// Byte offsets of the f16 scale fields inside one block; random bytes there could be inf/NaN.
+inline std::vector<size_t> f16_fields(quant::Type t) {
+    using quant::Type;
+    switch (t) {
+        case Type::Q4_1:
+        case Type::Q5_1:
+        case Type::Q4_K:
+        case Type::Q5_K:
+            return {0, 2};
+        case Type::Q2_K:
+            return {80, 82};
+        case Type::Q3_K:
+            return {108};
+        case Type::Q6_K:
+            return {208};
+        default:
+            return {0};
+    }
+}
+
+// rows x k weights of type t: random codes everywhere, finite random scales.
+inline std::vector<uint8_t> random_weights(quant::Type t, size_t rows, size_t k,
+                                           std::mt19937& rng) {
+    const size_t rb = quant::row_bytes(t, k);
+    std::vector<uint8_t> w(rows * rb);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    if (!quant::traits(t).is_quantized) {
+        for (size_t i = 0; i < rows * k; ++i) {
+            const float f = val(rng);
+            if (t == quant::Type::F32) {
+                std::memcpy(&w[4 * i], &f, 4);
+            } else {
+                const uint16_t h =
+                    t == quant::Type::F16 ? quant::f32_to_f16(f) : quant::f32_to_bf16(f);
+                std::memcpy(&w[2 * i], &h, 2);
+            }
+        }
+        return w;
+    }
+    for (auto& b : w) b = static_cast<uint8_t>(rng());
+    std::uniform_real_distribution<float> scale(0.001f, 0.05f);
+    const auto& tr = quant::traits(t);
+    for (size_t blk = 0; blk < w.size() / tr.type_size; ++blk)
+        for (size_t off : f16_fields(t)) {
+            const float s = (rng() & 1 ? 1.0f : -1.0f) * scale(rng);
+            const uint16_t h = quant::f32_to_f16(s);
+            std::memcpy(&w[blk * tr.type_size + off], &h, 2);
+        }
+    return w;
+}
+
+inline std::vector<float> random_activation(size_t k, std::mt19937& rng) {
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> x(k);
+    for (auto& v : x) v = nd(rng);
+    return x;
+}
+
+struct RefDot {
+    double value;
+    double abs_sum;  // sum |w_i x_i|, the scale of rounding error
+};
+
+inline RefDot ref_dot(const float* w, const float* x, size_t k) {
+    RefDot r{0.0, 0.0};
+    for (size_t i = 0; i < k; ++i) {
+        const double p = static_cast<double>(w[i]) * static_cast<double>(x[i]);
+        r.value += p;
+        r.abs_sum += p < 0 ? -p : p;
+    }
+    return r;
+}
+
+}  // namespace hearth::cpu::test
