@@ -1,5 +1,6 @@
 // Statements, scopes, output and calls. Expressions are in evaluator_expr.cpp.
 #include "chat/evaluator.h"
+#include "chat/globals.h"
 
 #include "chat/text_ops.h"
 
@@ -58,6 +59,24 @@ void Evaluator::check_size(size_t bytes, size_t offset) const {
              "output size limit exceeded (" + std::to_string(limits_.max_output_bytes) + " bytes)");
 }
 
+void Evaluator::charge(uint64_t bytes, size_t offset) {
+    work_ += bytes;
+    if (work_ > limits_.max_work_bytes)
+        fail(offset, "work limit exceeded (" + std::to_string(limits_.max_work_bytes) +
+                         " bytes built in one render)");
+}
+
+void Evaluator::charge_result(const Value& v, size_t offset) {
+    if (v.is_string()) charge(v.str().size(), offset);
+    if (v.is_list()) charge_list(v.items().size(), offset);
+}
+
+void Evaluator::check_elements(size_t n, size_t offset) const {
+    if (n > limits_.max_list_elements)
+        fail(offset, "list size limit exceeded (" + std::to_string(limits_.max_list_elements) +
+                         " elements)");
+}
+
 void Evaluator::check_depth(const Value& v, size_t offset) const {
     if (nesting(v) > limits_.max_value_depth) fail(offset, "value nested too deeply");
 }
@@ -89,6 +108,7 @@ Text Evaluator::render(const ast::Body& body, const Value& context) {
 void Evaluator::emit(const Text& t, size_t offset) {
     Text& out = *out_.back();
     check_size(out.str.size() + t.str.size(), offset);
+    charge(t.str.size(), offset);
     out.append(t);
 }
 
@@ -173,6 +193,7 @@ void Evaluator::assign_targets(Scope& scope, const std::vector<std::string>& nam
         items = &v.items();
     } else if (v.is_string()) {
         auto starts = text_ops::char_starts(v.str());
+        check_elements(starts.size() - 1, offset);
         for (size_t i = 0; i + 1 < starts.size(); ++i)
             chars.push_back(Value::string(v.text().substr(starts[i], starts[i + 1] - starts[i])));
         items = &chars;
@@ -238,6 +259,7 @@ void Evaluator::exec_for(const ast::Stmt& s) {
             break;
         case Value::Kind::String: {
             auto starts = text_ops::char_starts(iterable.str());
+            check_elements(starts.size() - 1, s.offset);
             for (size_t i = 0; i + 1 < starts.size(); ++i)
                 items.push_back(
                     Value::string(iterable.text().substr(starts[i], starts[i + 1] - starts[i])));
@@ -261,8 +283,12 @@ void Evaluator::exec_for(const ast::Stmt& s) {
         items = std::move(kept);
     }
     const int64_t n = static_cast<int64_t>(items.size());
+    charge_list(items.size(), s.offset);
     for (int64_t i = 0; i < n; ++i) {
         count_iterations(1, s.offset);
+        // Jinja2 gives every iteration a fresh frame: a `set` in one iteration is not seen
+        // by the next (that is what namespace() is for).
+        loop_scope.vars.clear();
         assign_targets(loop_scope, s.targets, items[static_cast<size_t>(i)], s.offset);
         auto loop = std::make_shared<DictObj>();
         loop->is_loop = true;

@@ -24,6 +24,10 @@ struct Limits {
     int max_recursion_depth = 200;               // nested evaluation (expressions, blocks)
     int max_call_depth = 64;                     // nested macro calls
     int max_value_depth = 128;                   // nesting of lists/dicts a template builds
+    size_t max_list_elements = 1'000'000;        // any one list (or a string split into chars)
+    // Bytes of strings and lists built during one render, all together: bounds the time a
+    // template can spend (e.g. copying a big string in every loop iteration).
+    uint64_t max_work_bytes = uint64_t{4} << 30;
 };
 
 struct EvalError {
@@ -54,6 +58,13 @@ public:
     // Throws when a string or list would exceed the size limits.
     void check_size(size_t bytes, size_t offset) const;
     void check_depth(const Value& v, size_t offset) const;
+    // Throws when a list of n elements would exceed the element limit.
+    void check_elements(size_t n, size_t offset) const;
+    // Counts bytes a render builds against max_work_bytes.
+    void charge(uint64_t bytes, size_t offset);
+    void charge_list(size_t elements, size_t offset) { charge(elements * sizeof(Value), offset); }
+    // Charges the string or list a filter or method returned.
+    void charge_result(const Value& v, size_t offset);
     // Counts one loop iteration (or one element a builtin produces) against the limit.
     void count_iterations(uint64_t n, size_t offset);
     const Limits& limits() const { return limits_; }
@@ -109,9 +120,7 @@ private:
     int depth_ = 0;
     int call_depth_ = 0;
     uint64_t iterations_ = 0;
+    uint64_t work_ = 0;
 };
-
-// Builtin globals (range, namespace, dict, raise_exception, strftime_now).
-std::vector<std::pair<std::string, Value>> builtin_globals();
 
 }  // namespace hearth::chat

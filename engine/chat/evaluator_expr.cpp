@@ -161,6 +161,7 @@ Value Evaluator::eval_slice(const ast::Expr& e) {
     if (parts[2] && *parts[2] == 0) fail(e.offset, "slice step cannot be zero");
     if (obj.is_list()) {
         const auto& items = obj.items();
+        charge_list(items.size(), e.offset);
         ValueList out;
         for (int64_t i : text_ops::slice_indices(static_cast<int64_t>(items.size()), parts[0],
                                                  parts[1], parts[2]))
@@ -169,6 +170,7 @@ Value Evaluator::eval_slice(const ast::Expr& e) {
     }
     if (obj.is_string()) {
         auto starts = text_ops::char_starts(obj.str());
+        charge(obj.str().size(), e.offset);
         Text out;
         for (int64_t i : text_ops::slice_indices(static_cast<int64_t>(starts.size()) - 1, parts[0],
                                                  parts[1], parts[2])) {
@@ -185,7 +187,10 @@ Value Evaluator::eval_call(const ast::Expr& e) {
         Value obj = eval(*e.object->object);
         if (obj.is_undefined()) fail(e.offset, obj.undefined_name());
         CallArgs args = eval_args(e);
-        if (auto r = call_method(*this, obj, e.object->name, args)) return std::move(*r);
+        if (auto r = call_method(*this, obj, e.object->name, args)) {
+            charge_result(*r, e.offset);
+            return std::move(*r);
+        }
         Value fn = get_attr(obj, e.object->name, e.offset);
         if (fn.is_undefined()) fail(e.offset, fn.undefined_name());
         return call(fn, args);
@@ -205,7 +210,9 @@ Value Evaluator::eval_filter(const ast::Expr& e, const Value* block_input) {
         operand = eval(*e.object);
     }
     CallArgs args = eval_args(e);
-    return apply_filter(*this, e.name, operand, args);
+    Value out = apply_filter(*this, e.name, operand, args);
+    charge_result(out, e.offset);
+    return out;
 }
 
 Value Evaluator::eval_binary(const ast::Expr& e) {
@@ -223,6 +230,7 @@ Value Evaluator::eval_binary(const ast::Expr& e) {
         Text t = to_text(l);
         Text rt = to_text(r);
         check_size(t.str.size() + rt.str.size(), e.offset);
+        charge(t.str.size() + rt.str.size(), e.offset);
         t.append(rt);
         return Value::string(std::move(t));
     }
@@ -241,12 +249,14 @@ Value Evaluator::arithmetic(const std::string& op, const Value& a, const Value& 
     if (op == "+") {
         if (a.is_string() && b.is_string()) {
             check_size(a.str().size() + b.str().size(), off);
+            charge(a.str().size() + b.str().size(), off);
             Text t = a.text();
             t.append(b.text());
             return Value::string(std::move(t));
         }
         if (a.is_list() && b.is_list()) {
-            check_size(a.items().size() + b.items().size(), off);
+            check_elements(a.items().size() + b.items().size(), off);
+            charge_list(a.items().size() + b.items().size(), off);
             ValueList items = a.items();
             items.insert(items.end(), b.items().begin(), b.items().end());
             return Value::list(std::move(items), a.is_tuple());
@@ -276,13 +286,20 @@ Value Evaluator::arithmetic(const std::string& op, const Value& a, const Value& 
         if (seq && is_intlike(*count)) {
             int64_t n = std::max<int64_t>(0, count->as_int());
             size_t unit = seq->is_string() ? seq->str().size() : seq->items().size();
-            if (unit != 0 && static_cast<uint64_t>(n) > limits_.max_output_bytes / unit)
+            if (unit == 0) n = 0;
+            if (seq->is_string() && unit != 0 &&
+                static_cast<uint64_t>(n) > limits_.max_output_bytes / unit)
                 check_size(limits_.max_output_bytes + 1, off);
+            if (seq->is_list() && unit != 0 &&
+                static_cast<uint64_t>(n) > limits_.max_list_elements / unit)
+                check_elements(limits_.max_list_elements + 1, off);
             if (seq->is_string()) {
+                charge(static_cast<uint64_t>(n) * unit, off);
                 Text t;
                 for (int64_t i = 0; i < n; ++i) t.append(seq->text());
                 return Value::string(std::move(t));
             }
+            charge_list(static_cast<size_t>(n) * unit, off);
             ValueList items;
             for (int64_t i = 0; i < n; ++i)
                 items.insert(items.end(), seq->items().begin(), seq->items().end());

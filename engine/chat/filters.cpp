@@ -50,7 +50,8 @@ Value f_replace(Evaluator& ev, const Value& v, CallArgs& a) {
     if (!old_v || !new_v) ev.fail(a.offset, "replace() needs 'old' and 'new'");
     const Value* count = a.get(2, "count");
     int64_t n = (count && (count->is_int() || count->is_bool())) ? count->as_int() : -1;
-    Text out = text_ops::replace(soft_text(v), to_text(*old_v), to_text(*new_v), n);
+    Text out = text_ops::replace(soft_text(v), to_text(*old_v), to_text(*new_v), n,
+                                 ev.limits().max_output_bytes);
     ev.check_size(out.str.size(), a.offset);
     return Value::string(std::move(out));
 }
@@ -164,12 +165,13 @@ Value f_indent(Evaluator& ev, const Value& v, CallArgs& a) {
     Text out;
     for (size_t i = 0; i < lines.size(); ++i) {
         if (i > 0) out.append("\n");
-        bool pad_line = (i > 0 || first) && (blank || !lines[i].str.empty());
+        // Jinja2 pads the first line only for first=True (even when empty), the others
+        // when they are not blank (or blank=True).
+        bool pad_line = i == 0 ? first : (blank || !lines[i].str.empty());
         if (pad_line) out.append(pad);
         out.append(lines[i]);
         ev.check_size(out.str.size(), a.offset);
     }
-    if (lines.empty() && first) out.append(pad);
     return Value::string(std::move(out));
 }
 
@@ -201,6 +203,22 @@ Value f_escape(Evaluator&, const Value& v, CallArgs&) {
         else
             out.append(s.substr(i, 1));
     }
+    return Value::string(std::move(out));
+}
+
+// str.center(width): CPython puts the odd space on the left when width is odd.
+Value f_center(Evaluator& ev, const Value& v, CallArgs& a) {
+    Value eighty = Value::integer(80);
+    const Value& w = arg_or(a, 0, "width", eighty);
+    if (!w.is_int()) ev.fail(a.offset, "center: width must be an integer");
+    Text s = soft_text(v);
+    int64_t len = static_cast<int64_t>(text_ops::char_count(s.str));
+    int64_t width = std::min<int64_t>(w.as_int(), 1 << 20);
+    if (width <= len) return Value::string(std::move(s));
+    int64_t pad = width - len, left = pad / 2 + (pad & width & 1);
+    Text out(std::string(static_cast<size_t>(left), ' '));
+    out.append(s);
+    out.append(std::string(static_cast<size_t>(pad - left), ' '));
     return Value::string(std::move(out));
 }
 
@@ -305,6 +323,7 @@ Value f_format(Evaluator& ev, const Value& v, CallArgs& a) {
             default:
                 ev.fail(a.offset, std::string("format: unsupported conversion '%") + conv + "'");
         }
+        ev.check_size(out.str.size(), a.offset);
     }
     return Value::string(std::move(out));
 }
@@ -336,6 +355,7 @@ const std::map<std::string_view, FilterFn>& filter_table() {
     static const std::map<std::string_view, FilterFn> table = {
         {"abs", f_abs},
         {"attr", f_attr},
+        {"center", f_center},
         {"capitalize",
          [](Evaluator&, const Value& v, CallArgs&) { return f_case(Case::Capitalize, v); }},
         {"count", f_length},

@@ -13,6 +13,7 @@ ValueList iterate(Evaluator& ev, const Value& v, size_t offset) {
         case Value::Kind::Undefined:
             return {};
         case Value::Kind::List:
+            ev.charge_list(v.items().size(), offset);
             return v.items();
         case Value::Kind::Dict: {
             if (v.dict_obj().is_namespace || v.dict_obj().is_loop) break;
@@ -23,6 +24,8 @@ ValueList iterate(Evaluator& ev, const Value& v, size_t offset) {
         case Value::Kind::String: {
             ValueList chars;
             auto starts = text_ops::char_starts(v.str());
+            ev.check_elements(starts.size() - 1, offset);
+            ev.charge(v.str().size() + (starts.size() - 1) * sizeof(Value), offset);
             for (size_t i = 0; i + 1 < starts.size(); ++i)
                 chars.push_back(
                     Value::string(v.text().substr(starts[i], starts[i + 1] - starts[i])));

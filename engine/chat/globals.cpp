@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "chat/evaluator.h"
+#include "chat/globals.h"
 
 namespace hearth::chat {
 

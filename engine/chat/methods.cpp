@@ -47,6 +47,45 @@ bool all_chars(const std::string& s, bool (*pred)(unsigned char)) {
     return true;
 }
 
+// str.format() with "{}", "{0}", "{name}" fields and "{{"/"}}" escapes (no format specs).
+Value str_format(Evaluator& ev, const Text& fmt, const CallArgs& a) {
+    Text out;
+    size_t next = 0;
+    const std::string& s = fmt.str;
+    for (size_t i = 0; i < s.size(); ++i) {
+        char c = s[i];
+        if ((c == '{' || c == '}') && i + 1 < s.size() && s[i + 1] == c) {
+            out.append(std::string(1, c));
+            ++i;
+            continue;
+        }
+        if (c == '}') ev.fail(a.offset, "format: single '}' in format string");
+        if (c != '{') {
+            out.append(fmt.substr(i, 1));
+            continue;
+        }
+        size_t close = s.find('}', i);
+        if (close == std::string::npos) ev.fail(a.offset, "format: unmatched '{'");
+        std::string field = s.substr(i + 1, close - i - 1);
+        if (field.find_first_of(":!") != std::string::npos)
+            ev.fail(a.offset, "format: format specs are not supported");
+        const Value* v = nullptr;
+        if (field.empty()) {
+            if (next < a.positional.size()) v = &a.positional[next++];
+        } else if (field.find_first_not_of("0123456789") == std::string::npos) {
+            size_t idx = field.size() < 6 ? std::stoul(field) : a.positional.size();
+            if (idx < a.positional.size()) v = &a.positional[idx];
+        } else {
+            v = a.kwarg(field);
+        }
+        if (!v) ev.fail(a.offset, "format: no argument for field {" + field + "}");
+        out.append(to_text(*v));
+        ev.check_size(out.str.size(), a.offset);
+        i = close;
+    }
+    return Value::string(std::move(out));
+}
+
 std::optional<Value> string_method(Evaluator& ev, const Value& s, const std::string& name,
                                    CallArgs& a) {
     using text_ops::Case;
@@ -60,15 +99,16 @@ std::optional<Value> string_method(Evaluator& ev, const Value& s, const std::str
     if (name == "title") return Value::string(text_ops::change_case(s.text(), Case::PyTitle));
     if (name == "capitalize")
         return Value::string(text_ops::change_case(s.text(), Case::Capitalize));
+    if (name == "format") return str_format(ev, s.text(), a);
     if (name == "startswith") return Value::boolean(affix_match(ev, s, a, true));
     if (name == "endswith") return Value::boolean(affix_match(ev, s, a, false));
     if (name == "split") {
         ValueList out;
         auto sep = opt_string(ev, a, 0, "sep");
         if (sep && sep->empty()) ev.fail(a.offset, "empty separator");
-        for (auto& piece : text_ops::split(s.text(), sep, opt_int(ev, a, 1, "maxsplit", -1)))
-            out.push_back(Value::string(std::move(piece)));
-        ev.count_iterations(out.size(), a.offset);
+        auto pieces = text_ops::split(s.text(), sep, opt_int(ev, a, 1, "maxsplit", -1));
+        ev.check_elements(pieces.size(), a.offset);
+        for (auto& piece : pieces) out.push_back(Value::string(std::move(piece)));
         return Value::list(std::move(out));
     }
     if (name == "splitlines") {
@@ -86,7 +126,7 @@ std::optional<Value> string_method(Evaluator& ev, const Value& s, const std::str
         if (!old_v || !new_v || !old_v->is_string() || !new_v->is_string())
             ev.fail(a.offset, "replace() needs two strings");
         Text out = text_ops::replace(s.text(), old_v->text(), new_v->text(),
-                                     opt_int(ev, a, 2, "count", -1));
+                                     opt_int(ev, a, 2, "count", -1), ev.limits().max_output_bytes);
         ev.check_size(out.str.size(), a.offset);
         return Value::string(std::move(out));
     }

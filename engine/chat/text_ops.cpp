@@ -143,7 +143,7 @@ Text change_case(const Text& s, Case c) {
     return out;
 }
 
-Text replace(const Text& s, const Text& old, const Text& repl, int64_t count) {
+Text replace(const Text& s, const Text& old, const Text& repl, int64_t count, size_t max_bytes) {
     Text out;
     if (old.str.empty()) {
         // Python inserts the replacement before every character and at the end.
@@ -155,6 +155,7 @@ Text replace(const Text& s, const Text& old, const Text& repl, int64_t count) {
                 ++done;
             }
             out.append(s.substr(starts[k], starts[k + 1] - starts[k]));
+            if (out.str.size() > max_bytes) return out;
         }
         if (count < 0 || done < count) out.append(repl);
         return out;
@@ -168,6 +169,7 @@ Text replace(const Text& s, const Text& old, const Text& repl, int64_t count) {
         Text r = repl;
         if (s.any_input(hit, hit + old.str.size())) r = Text(repl.str, true);
         out.append(r);
+        if (out.str.size() > max_bytes) return out;
         pos = hit + old.str.size();
         ++done;
     }

@@ -2,6 +2,7 @@
 // Lengths and indices count code points, as Python's str does.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,7 +27,9 @@ Text change_case(const Text& s, Case c);
 
 // str.replace(old, new[, count]); count < 0 means all. Replacement bytes are input when the
 // replaced text or the replacement was.
-Text replace(const Text& s, const Text& old, const Text& repl, int64_t count);
+// Stops early once the result passes max_bytes (the caller then reports the size limit).
+Text replace(const Text& s, const Text& old, const Text& repl, int64_t count,
+             size_t max_bytes = SIZE_MAX);
 
 // str.split([sep[, maxsplit]]) and str.rsplit is not needed by templates.
 std::vector<Text> split(const Text& s, const std::optional<std::string>& sep, int64_t maxsplit);

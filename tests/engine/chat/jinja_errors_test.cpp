@@ -131,6 +131,45 @@ TEST(JinjaErrors, ExplodingOutputHitsTheSizeLimit) {
               "line 1, column 26: output size limit exceeded (100 bytes)");
 }
 
+TEST(JinjaErrors, HugeListsHitTheElementLimit) {
+    EXPECT_EQ(render_error("{{ ([1, 2] * 600000) | length }}"),
+              "line 1, column 12: list size limit exceeded (1000000 elements)");
+    Limits small;
+    small.max_list_elements = 1000;
+    small.max_output_bytes = 100000;
+    EXPECT_EQ(render_error("{% set s = 'ab' * 600 %}{{ s | list | length }}", small),
+              "line 1, column 32: list size limit exceeded (1000 elements)");
+    EXPECT_EQ(render_error("{% for c in 'ab' * 600 %}{% endfor %}", small),
+              "line 1, column 1: list size limit exceeded (1000 elements)");
+    EXPECT_EQ(render_error("{% set s = 'a,' * 1000 %}{{ s.split(',') | length }}", small),
+              "line 1, column 36: list size limit exceeded (1000 elements)");
+    EXPECT_EQ(render_error("{{ ('a,' * 999).split(',') | length }}", small), "(rendered)");
+    // Growth inside one replace() stops at the size limit instead of allocating gigabytes.
+    EXPECT_EQ(
+        render_error("{% set s = 'x' * 10000 %}{{ s.replace('x', 'y' * 1000) | length }}", small),
+        "line 1, column 38: output size limit exceeded (100000 bytes)");
+}
+
+TEST(JinjaErrors, HeavyWorkPerIterationHitsTheWorkLimit) {
+    // Each iteration copies a big string without printing it; the total is bounded.
+    Limits small;
+    small.max_work_bytes = 10'000'000;
+    EXPECT_EQ(render_error("{% set big = 'x' * 100000 %}{% for i in range(1000) %}"
+                           "{% set y = big ~ '' %}{% endfor %}",
+                           small),
+              "line 1, column 70: work limit exceeded (10000000 bytes built in one render)");
+    EXPECT_EQ(render_error("{% set big = 'x' * 100000 %}{% for i in range(1000) %}"
+                           "{% set y = big | upper %}{% endfor %}",
+                           small),
+              "line 1, column 72: work limit exceeded (10000000 bytes built in one render)");
+    EXPECT_EQ(render_error("{% set big = range(10000) | list %}{% for i in range(1000) %}"
+                           "{% set y = big | first %}{% endfor %}",
+                           small),
+              "line 1, column 79: work limit exceeded (10000000 bytes built in one render)");
+    // An empty string repeated a huge number of times is instant, not a hang.
+    EXPECT_EQ(render_error("{{ ('' * 1000000000000000) | length }}"), "(rendered)");
+}
+
 TEST(JinjaErrors, DeepNestingIsRefusedNotOverflowed) {
     std::string parens = "{{ " + std::string(500, '(') + "1" + std::string(500, ')') + " }}";
     EXPECT_NE(parse_error(parens).find("template nested too deeply"), std::string::npos);

@@ -41,6 +41,8 @@ Limits fuzz_limits() {
     l.max_loop_iterations = 20000;
     l.max_call_depth = 32;
     l.max_recursion_depth = 150;
+    l.max_list_elements = 100000;
+    l.max_work_bytes = 64 << 20;
     return l;
 }
 
