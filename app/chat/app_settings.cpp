@@ -13,10 +13,10 @@ struct Default {
 
 const QList<Default>& defaults() {
     static const QList<Default> list = {
-        {"backend", QStringLiteral("auto")},      // auto, cuda, vulkan, cpu
-        {"kvType", QStringLiteral("f16")},        // f16, f32 (q8, q4: paged KV cache)
-        {"contextLength", 2048},                  // tokens; 0: the model's (at most 4096)
-        {"threads", 0},                           // 0: all
+        {"backend", QStringLiteral("auto")},  // auto, cuda, vulkan, cpu
+        {"kvType", QStringLiteral("f16")},    // f16, f32 (q8, q4: paged KV cache)
+        {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)
+        {"threads", 0},                       // 0: all
         {"temperature", 0.8},
         {"topK", 40},
         {"topP", 0.95},
@@ -24,8 +24,8 @@ const QList<Default>& defaults() {
         {"repeatPenalty", 1.1},
         {"maxTokens", 512},
         {"systemPrompt", QString()},
-        {"theme", QStringLiteral("system")},      // light, dark, system
-        {"language", QStringLiteral("system")},   // system, en, zh_CN (applies after restart)
+        {"theme", QStringLiteral("system")},     // light, dark, system
+        {"language", QStringLiteral("system")},  // system, en, zh_CN (applies after restart)
         {"fontScale", 1.0},
     };
     return list;
@@ -49,10 +49,13 @@ AppSettings::AppSettings(const QString& dataDir, QObject* parent)
         const QString key = QString::fromLatin1(d.key);
         insert(key, coerce(m_settings.value(key, d.value), d.value));
     }
-    insert(QStringLiteral("recentModels"), m_settings.value(QStringLiteral("recentModels")).toStringList());
+    insert(QStringLiteral("recentModels"),
+           m_settings.value(QStringLiteral("recentModels")).toStringList());
 }
 
-bool AppSettings::needsReload(const QString& key) { return key == QLatin1String("backend"); }
+bool AppSettings::needsReload(const QString& key) {
+    return key == QLatin1String("backend");
+}
 
 bool AppSettings::needsNewContext(const QString& key) {
     return key == QLatin1String("kvType") || key == QLatin1String("contextLength") ||
@@ -73,7 +76,8 @@ void AppSettings::store(const QString& key, const QVariant& value) {
     m_settings.sync();
     // valueChanged is only emitted for QML writes; settingChanged for every change. Queued so
     // listeners read the new value, which QQmlPropertyMap stores after updateValue returns.
-    QMetaObject::invokeMethod(this, [this, key] { emit settingChanged(key); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, key] { emit settingChanged(key); }, Qt::QueuedConnection);
 }
 
 void AppSettings::addRecentModel(const QString& path) {

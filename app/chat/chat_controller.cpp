@@ -56,12 +56,14 @@ ChatController::ChatController(QObject* parent)
             [this](qint64 id, double fraction, qint64 done, qint64 total) {
                 if (id != m_loadId) return;
                 m_loadFraction = fraction;
-                m_loadBytesText = tr("%1 of %2").arg(QLocale().formattedDataSize(done),
-                                                     QLocale().formattedDataSize(total));
+                m_loadBytesText =
+                    tr("%1 of %2")
+                        .arg(QLocale().formattedDataSize(done), QLocale().formattedDataSize(total));
                 emit loadProgressChanged();
             });
     connect(m_worker.get(), &EngineWorker::modelLoaded, this, &ChatController::onModelLoaded);
-    connect(m_worker.get(), &EngineWorker::modelLoadFailed, this, &ChatController::onModelLoadFailed);
+    connect(m_worker.get(), &EngineWorker::modelLoadFailed, this,
+            &ChatController::onModelLoadFailed);
     connect(m_worker.get(), &EngineWorker::tokens, this, &ChatController::onTokens);
     connect(m_worker.get(), &EngineWorker::progress, this, &ChatController::onProgress);
     connect(m_worker.get(), &EngineWorker::finished, this, &ChatController::onFinished);
@@ -110,9 +112,11 @@ void ChatController::setDataDir(const QString& dir) {
     m_dataDir = dir;
     QDir().mkpath(dir);
     m_settings = std::make_unique<AppSettings>(dir);
-    connect(m_settings.get(), &AppSettings::settingChanged, this, &ChatController::onSettingChanged);
+    connect(m_settings.get(), &AppSettings::settingChanged, this,
+            &ChatController::onSettingChanged);
     const EngineConfig config = m_settings->engineConfig();
-    QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get(), config] { w->setConfig(config); });
+    QMetaObject::invokeMethod(m_worker.get(),
+                              [w = m_worker.get(), config] { w->setConfig(config); });
     m_store = std::make_unique<StoreThread>();
     connect(m_store.get(), &StoreThread::writeFailed, this, [this](const QString& message) {
         setNotice(tr("Saving the chat failed: %1").arg(message));
@@ -170,7 +174,8 @@ void ChatController::openChat(qint64 chatId) {
             auto chat = s.chat(chatId);
             auto path = s.selectedPath(chatId);
             if (!chat || !path) {
-                t.error = QString::fromStdString(!chat ? chat.error_message() : path.error_message());
+                t.error =
+                    QString::fromStdString(!chat ? chat.error_message() : path.error_message());
                 return t;
             }
             t.chatId = chatId;
@@ -210,7 +215,8 @@ bool ChatController::send(const QString& rawText) {
             hearth::storage::Transaction tx = s.beginBatch();
             qint64 id = chatId;
             if (id == 0) {
-                auto created = s.createChat({titleFrom(text), modelPath, modelName, systemPrompt, {}});
+                auto created =
+                    s.createChat({titleFrom(text), modelPath, modelName, systemPrompt, {}});
                 if (!created) return Turn::fail(created.error_message());
                 id = *created;
             }
@@ -332,7 +338,8 @@ void ChatController::onProgress(qint64 requestId, const GenerationReport& report
     if (requestId == m_requestId) setStatsFrom(report);
 }
 
-void ChatController::onFinished(qint64 requestId, const QString& text, const GenerationReport& report) {
+void ChatController::onFinished(qint64 requestId, const QString& text,
+                                const GenerationReport& report) {
     if (requestId != m_requestId || !m_generating) return;
     finishReply(text, report);
 }
@@ -425,7 +432,8 @@ void ChatController::deleteChat(qint64 chatId) {
     if (m_undoTitle.isEmpty()) m_undoTitle = tr("Untitled chat");
     emit undoChanged();
     m_undoTimer.start();
-    QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get(), chatId] { w->forgetChat(chatId); });
+    QMetaObject::invokeMethod(m_worker.get(),
+                              [w = m_worker.get(), chatId] { w->forgetChat(chatId); });
     if (chatId == m_chatId) newChat();
     refreshChats();
 }
@@ -448,20 +456,21 @@ void ChatController::search(const QString& query) {
         emit searchResultsChanged();
         return;
     }
-    m_store->run([query](ChatStore& s) { return s.search(query, 30); },
-                 [this, serial](const Result<QList<hearth::storage::SearchHit>>& hits) {
-                     if (serial != m_searchSerial) return;  // a newer query is on its way
-                     m_searchResults.clear();
-                     if (hits) {
-                         for (const auto& h : *hits)
-                             m_searchResults.append(QVariantMap{
-                                 {QStringLiteral("chatId"), h.chatId},
-                                 {QStringLiteral("messageId"), h.messageId},
-                                 {QStringLiteral("title"), h.chatTitle},
-                                 {QStringLiteral("snippet"), hearth::storage::snippetToHtml(h.snippet)}});
-                     }
-                     emit searchResultsChanged();
-                 });
+    m_store->run(
+        [query](ChatStore& s) { return s.search(query, 30); },
+        [this, serial](const Result<QList<hearth::storage::SearchHit>>& hits) {
+            if (serial != m_searchSerial) return;  // a newer query is on its way
+            m_searchResults.clear();
+            if (hits) {
+                for (const auto& h : *hits)
+                    m_searchResults.append(QVariantMap{
+                        {QStringLiteral("chatId"), h.chatId},
+                        {QStringLiteral("messageId"), h.messageId},
+                        {QStringLiteral("title"), h.chatTitle},
+                        {QStringLiteral("snippet"), hearth::storage::snippetToHtml(h.snippet)}});
+            }
+            emit searchResultsChanged();
+        });
 }
 
 void ChatController::exportChat(qint64 chatId, const QUrl& file, const QString& format) {
@@ -472,7 +481,8 @@ void ChatController::exportChat(qint64 chatId, const QUrl& file, const QString& 
             auto chat = s.chat(chatId);
             auto messages = s.selectedPath(chatId);
             if (!chat || !messages)
-                return QString::fromStdString(!chat ? chat.error_message() : messages.error_message());
+                return QString::fromStdString(!chat ? chat.error_message()
+                                                    : messages.error_message());
             return writeChatExport(*chat, *messages, path, format);
         },
         [this, path](const QString& error) {
@@ -485,7 +495,9 @@ void ChatController::copyText(const QString& text) {
     if (auto* clipboard = QGuiApplication::clipboard()) clipboard->setText(text);
 }
 
-void ChatController::copyLastAnswer() { copyText(m_messages->lastAssistantText()); }
+void ChatController::copyLastAnswer() {
+    copyText(m_messages->lastAssistantText());
+}
 
 void ChatController::setGenerating(bool on) {
     if (m_generating == on) return;
@@ -499,6 +511,8 @@ void ChatController::setNotice(const QString& message) {
     emit noticeChanged();
 }
 
-void ChatController::clearNotice() { setNotice({}); }
+void ChatController::clearNotice() {
+    setNotice({});
+}
 
 }  // namespace hearth::app

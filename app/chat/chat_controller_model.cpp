@@ -95,9 +95,11 @@ void ChatController::onModelLoaded(qint64 loadId, const QVariantMap& info) {
         const QString reason = b.value(QStringLiteral("reason")).toString();
         available[name] = reason;
         if (b.value(QStringLiteral("used")).toBool())
-            why << tr("%1: in use (%2)").arg(backendLabel(name), info.value(QStringLiteral("device")).toString());
+            why << tr("%1: in use (%2)")
+                       .arg(backendLabel(name), info.value(QStringLiteral("device")).toString());
         else
-            why << tr("%1: %2").arg(backendLabel(name), reason.isEmpty() ? tr("available, not chosen") : reason);
+            why << tr("%1: %2").arg(backendLabel(name),
+                                    reason.isEmpty() ? tr("available, not chosen") : reason);
     }
     m_modelInfo[QStringLiteral("backendTip")] = why.join(QLatin1Char('\n'));
     m_modelInfo[QStringLiteral("backendReasons")] = available;
@@ -122,13 +124,15 @@ void ChatController::onModelLoadFailed(qint64 loadId, const QString& path, const
 }
 
 void ChatController::onSettingChanged(const QString& key) {
-    if (AppSettings::needsReload(key) && m_modelState == QLatin1String("ready") && !m_reloadNeeded) {
+    if (AppSettings::needsReload(key) && m_modelState == QLatin1String("ready") &&
+        !m_reloadNeeded) {
         m_reloadNeeded = true;
         emit reloadNeededChanged();
     }
     if (AppSettings::needsNewContext(key)) {
         const EngineConfig config = m_settings->engineConfig();
-        QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get(), config] { w->setConfig(config); });
+        QMetaObject::invokeMethod(m_worker.get(),
+                                  [w = m_worker.get(), config] { w->setConfig(config); });
     }
 }
 
@@ -153,7 +157,9 @@ void ChatController::setModelError(const QString& message) {
     emit modelErrorChanged();
 }
 
-void ChatController::clearModelError() { setModelError({}); }
+void ChatController::clearModelError() {
+    setModelError({});
+}
 
 void ChatController::clearTemplateNote() {
     m_templateNote.clear();

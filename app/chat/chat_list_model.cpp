@@ -10,10 +10,14 @@ namespace {
 
 QString groupTitle(ChatGroup group) {
     switch (group) {
-    case ChatGroup::Today: return ChatListModel::tr("Today");
-    case ChatGroup::Yesterday: return ChatListModel::tr("Yesterday");
-    case ChatGroup::Previous7Days: return ChatListModel::tr("Previous 7 days");
-    case ChatGroup::Older: return ChatListModel::tr("Older");
+        case ChatGroup::Today:
+            return ChatListModel::tr("Today");
+        case ChatGroup::Yesterday:
+            return ChatListModel::tr("Yesterday");
+        case ChatGroup::Previous7Days:
+            return ChatListModel::tr("Previous 7 days");
+        case ChatGroup::Older:
+            return ChatListModel::tr("Older");
     }
     return {};
 }
@@ -32,13 +36,19 @@ QVariant ChatListModel::data(const QModelIndex& index, int role) const {
         return {};
     const Row& row = m_rows.at(index.row());
     switch (role) {
-    case Qt::DisplayRole:
-    case TitleRole: return row.chat.title;
-    case ChatIdRole: return row.chat.id;
-    case SectionRole: return row.section;
-    case UpdatedRole: return row.chat.updatedAt;
-    case ModelNameRole: return row.chat.modelName;
-    default: return {};
+        case Qt::DisplayRole:
+        case TitleRole:
+            return row.chat.title;
+        case ChatIdRole:
+            return row.chat.id;
+        case SectionRole:
+            return row.section;
+        case UpdatedRole:
+            return row.chat.updatedAt;
+        case ModelNameRole:
+            return row.chat.modelName;
+        default:
+            return {};
     }
 }
 

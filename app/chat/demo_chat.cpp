@@ -17,14 +17,17 @@ qint64 seedDemoChat(const QString& dataDir, QString* error) {
         return 0;
     }
     ChatStore& s = *opened.store;
-    auto chat = s.createChat({QStringLiteral("Reverse a string in C++"), QString(),
-                              QStringLiteral("stories260K"), QString(), {}});
+    auto chat = s.createChat({QStringLiteral("Reverse a string in C++"),
+                              QString(),
+                              QStringLiteral("stories260K"),
+                              QString(),
+                              {}});
     if (!chat) {
         if (error) *error = QString::fromStdString(chat.error_message());
         return 0;
     }
-    auto user = s.addMessage(*chat, 0, Role::User,
-                             QStringLiteral("How do I reverse a string in C++?"));
+    auto user =
+        s.addMessage(*chat, 0, Role::User, QStringLiteral("How do I reverse a string in C++?"));
     const QString answer = QStringLiteral(
         "## Reversing a string\n\n"
         "Use **`std::reverse`** from `<algorithm>`; it works in place:\n\n"

@@ -22,23 +22,32 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         return {};
     const Message& m = m_messages.at(index.row());
     switch (role) {
-    case Qt::DisplayRole:
-    case ContentRole: return m.content;
-    case MessageIdRole: return m.id;
-    case RoleRole: return hearth::storage::roleName(m.role);
-    case StreamingRole: return m.status == MessageStatus::Streaming;
-    case InterruptedRole: return m.status == MessageStatus::Interrupted;
-    case SiblingIndexRole: return m.siblingIndex;
-    case SiblingCountRole: return m.siblingCount;
-    case StatsRole: return statsText(m.stats);
-    default: return {};
+        case Qt::DisplayRole:
+        case ContentRole:
+            return m.content;
+        case MessageIdRole:
+            return m.id;
+        case RoleRole:
+            return hearth::storage::roleName(m.role);
+        case StreamingRole:
+            return m.status == MessageStatus::Streaming;
+        case InterruptedRole:
+            return m.status == MessageStatus::Interrupted;
+        case SiblingIndexRole:
+            return m.siblingIndex;
+        case SiblingCountRole:
+            return m.siblingCount;
+        case StatsRole:
+            return statsText(m.stats);
+        default:
+            return {};
     }
 }
 
 QHash<int, QByteArray> MessageModel::roleNames() const {
-    return {{MessageIdRole, "messageId"},     {RoleRole, "role"},
-            {ContentRole, "content"},         {StreamingRole, "streaming"},
-            {InterruptedRole, "interrupted"}, {SiblingIndexRole, "siblingIndex"},
+    return {{MessageIdRole, "messageId"},       {RoleRole, "role"},
+            {ContentRole, "content"},           {StreamingRole, "streaming"},
+            {InterruptedRole, "interrupted"},   {SiblingIndexRole, "siblingIndex"},
             {SiblingCountRole, "siblingCount"}, {StatsRole, "stats"}};
 }
 
@@ -50,7 +59,9 @@ void MessageModel::setMessages(const QList<Message>& messages) {
     if (countChanges) emit countChanged();
 }
 
-void MessageModel::clear() { setMessages({}); }
+void MessageModel::clear() {
+    setMessages({});
+}
 
 int MessageModel::indexOf(qint64 messageId) const {
     for (int i = static_cast<int>(m_messages.size()) - 1; i >= 0; --i)

@@ -36,9 +36,10 @@ void StoreThread::open(const QString& dataDir, std::function<void(QString, QStri
                                 "was started.")
                                  .arg(opened.movedAsidePath);
                 else if (opened.store->interruptedOnOpen() > 0)
-                    notice = tr("%n reply(s) were interrupted when Hearth last closed; their text "
-                                "up to then was kept.",
-                                nullptr, opened.store->interruptedOnOpen());
+                    notice =
+                        tr("%n reply(s) were interrupted when Hearth last closed; their text "
+                           "up to then was kept.",
+                           nullptr, opened.store->interruptedOnOpen());
                 opened.store->purgeDeletedChats();
                 m_store = std::move(opened.store);
             }

@@ -36,9 +36,7 @@ public:
                 if (!m_store) return;
                 R result = job(*m_store);
                 QMetaObject::invokeMethod(
-                    this,
-                    [done, result]() mutable { done(result); },
-                    Qt::QueuedConnection);
+                    this, [done, result]() mutable { done(result); }, Qt::QueuedConnection);
             },
             Qt::QueuedConnection);
     }

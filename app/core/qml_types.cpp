@@ -22,6 +22,8 @@ void registerQmlTypes(AppInfo* appInfo) {
     qmlRegisterSingletonInstance(uri, 1, 0, "AppInfo", appInfo);
 }
 
-void prepareEngine(QQmlEngine* engine) { engine->addImportPath(QStringLiteral("qrc:/")); }
+void prepareEngine(QQmlEngine* engine) {
+    engine->addImportPath(QStringLiteral("qrc:/"));
+}
 
 }  // namespace hearth::app

@@ -8,30 +8,34 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
     parser.setApplicationDescription(
         QCoreApplication::translate("main", "Chat with language models on your own computer."));
     parser.addHelpOption();
-    const QCommandLineOption version(QStringList{"v", "version"},
-                                     QCoreApplication::translate("main", "Print the version and exit."));
+    const QCommandLineOption version(
+        QStringList{"v", "version"},
+        QCoreApplication::translate("main", "Print the version and exit."));
     const QCommandLineOption dataDir(
         "data-dir", QCoreApplication::translate("main", "Keep chats and settings in DIR."), "DIR");
     const QCommandLineOption screenshot(
         "screenshot",
-        QCoreApplication::translate("main", "Render the window into FILE (PNG) once it has settled, then exit."),
+        QCoreApplication::translate(
+            "main", "Render the window into FILE (PNG) once it has settled, then exit."),
         "FILE");
     const QCommandLineOption theme(
         "theme", QCoreApplication::translate("main", "Colour theme: light or dark."), "THEME");
     const QCommandLineOption demoChat(
-        "demo-chat", QCoreApplication::translate("main", "Add a sample chat (with a code block) to the data folder and open it."));
+        "demo-chat",
+        QCoreApplication::translate(
+            "main", "Add a sample chat (with a code block) to the data folder and open it."));
     const QCommandLineOption show(
         "show", QCoreApplication::translate("main", "Open a panel at start: settings."), "PANEL");
     parser.addOptions({version, dataDir, screenshot, theme, demoChat, show});
-    parser.addPositionalArgument("model", QCoreApplication::translate("main", "A .gguf model to open."),
-                                 "[model.gguf]");
+    parser.addPositionalArgument(
+        "model", QCoreApplication::translate("main", "A .gguf model to open."), "[model.gguf]");
 
     CommandLineOptions out;
     if (!parser.parse(arguments)) {
         out.error = parser.errorText();
         return out;
     }
-    if (parser.isSet("help")) parser.showHelp(0);   // prints and exits
+    if (parser.isSet("help")) parser.showHelp(0);  // prints and exits
     out.showVersion = parser.isSet(version);
     out.dataDir = parser.value(dataDir);
     out.screenshotFile = parser.value(screenshot);

@@ -15,9 +15,9 @@
 
 #include "app_info.h"
 #include "chat_controller.h"
+#include "command_line.h"
 #include "demo_chat.h"
 #include "hearth/version.h"
-#include "command_line.h"
 #include "qml_types.h"
 #include "screenshot.h"
 
@@ -84,9 +84,8 @@ int main(int argc, char* argv[]) {
         {QStringLiteral("controller"), QVariant::fromValue(&controller)},
         {QStringLiteral("initialTheme"), options.theme},
         {QStringLiteral("initialPanel"), options.show},
-        {QStringLiteral("initialModel"), options.modelFile.isEmpty()
-                                             ? QUrl()
-                                             : QUrl::fromLocalFile(options.modelFile)},
+        {QStringLiteral("initialModel"),
+         options.modelFile.isEmpty() ? QUrl() : QUrl::fromLocalFile(options.modelFile)},
     });
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return 1;

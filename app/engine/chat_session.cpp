@@ -12,8 +12,8 @@ namespace {
 // plain text; the reply is cut there instead of running into an invented next turn.
 const std::vector<std::string>& fallbackStopStrings() {
     static const std::vector<std::string> stops = {
-        "<|im_end|>", "<|im_start|>", "<|eot_id|>", "<|start_header_id|>", "</s>",
-        "<end_of_turn>", "<|end|>", "<|user|>", "[INST]"};
+        "<|im_end|>", "<|im_start|>", "<|eot_id|>", "<|start_header_id|>", "</s>", "<end_of_turn>",
+        "<|end|>",    "<|user|>",     "[INST]"};
     return stops;
 }
 
@@ -89,11 +89,21 @@ Result<GenerateResult> ChatSession::generate(const GenerateOptions& options) {
     return m_context->generate(options);
 }
 
-void ChatSession::cancel() { m_context->cancel(); }
-const GenerationStats& ChatSession::stats() const { return m_context->stats(); }
-void ChatSession::resetStats() { m_context->reset_stats(); }
-int64_t ChatSession::contextSize() const { return m_context->n_ctx(); }
-int64_t ChatSession::tokensInCache() const { return m_context->n_past(); }
+void ChatSession::cancel() {
+    m_context->cancel();
+}
+const GenerationStats& ChatSession::stats() const {
+    return m_context->stats();
+}
+void ChatSession::resetStats() {
+    m_context->reset_stats();
+}
+int64_t ChatSession::contextSize() const {
+    return m_context->n_ctx();
+}
+int64_t ChatSession::tokensInCache() const {
+    return m_context->n_past();
+}
 std::vector<int32_t> ChatSession::cachedTokens() const {
     const auto t = m_context->tokens();
     return {t.begin(), t.end()};

@@ -38,9 +38,9 @@ struct GenerationRequest {
 };
 
 struct GenerationReport {
-    qint64 promptTokens = 0;     // the whole rendered conversation
-    qint64 reusedTokens = 0;     // of those, taken from the cache (not computed)
-    qint64 computedTokens = 0;   // prompt tokens actually evaluated this turn
+    qint64 promptTokens = 0;    // the whole rendered conversation
+    qint64 reusedTokens = 0;    // of those, taken from the cache (not computed)
+    qint64 computedTokens = 0;  // prompt tokens actually evaluated this turn
     qint64 generatedTokens = 0;
     double promptTokensPerSecond = 0;
     double tokensPerSecond = 0;

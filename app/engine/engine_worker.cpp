@@ -16,11 +16,16 @@ namespace {
 
 QString stopReasonText(StopReason reason) {
     switch (reason) {
-    case StopReason::MaxTokens: return QStringLiteral("length");
-    case StopReason::EndOfGeneration: return QStringLiteral("eos");
-    case StopReason::StopString: return QStringLiteral("stop");
-    case StopReason::ContextFull: return QStringLiteral("context-full");
-    case StopReason::Cancelled: return QStringLiteral("stopped");
+        case StopReason::MaxTokens:
+            return QStringLiteral("length");
+        case StopReason::EndOfGeneration:
+            return QStringLiteral("eos");
+        case StopReason::StopString:
+            return QStringLiteral("stop");
+        case StopReason::ContextFull:
+            return QStringLiteral("context-full");
+        case StopReason::Cancelled:
+            return QStringLiteral("stopped");
     }
     return QStringLiteral("eos");
 }
@@ -65,7 +70,9 @@ void EngineWorker::cancelLoad(qint64 loadId) {
     if (m_loadingId.load() <= loadId) m_loadCancelFlag.store(true);
 }
 
-bool EngineWorker::stopRequested(qint64 requestId) const { return requestId <= m_stopUpTo.load(); }
+bool EngineWorker::stopRequested(qint64 requestId) const {
+    return requestId <= m_stopUpTo.load();
+}
 
 void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineConfig& config) {
     dropSessions();
@@ -233,7 +240,8 @@ void EngineWorker::generate(const GenerationRequest& request) {
     }
     fillReport();
     report.memoryBytes = residentMemoryBytes();
-    report.stopReason = stopRequested(id) ? QStringLiteral("stopped") : stopReasonText(result->reason);
+    report.stopReason =
+        stopRequested(id) ? QStringLiteral("stopped") : stopReasonText(result->reason);
     emit finished(id, QString::fromStdString(result->text), report);
 }
 

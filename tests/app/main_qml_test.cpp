@@ -3,8 +3,8 @@
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQmlExtensionPlugin>
-#include <QQuickStyle>
 #include <QQuickItem>
+#include <QQuickStyle>
 #include <QQuickWindow>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -33,7 +33,8 @@ private slots:
         controller.setDataDir(m_dataDir.filePath(QStringLiteral("data")));
         QQmlApplicationEngine engine;
         hearth::app::prepareEngine(&engine);
-        engine.setInitialProperties({{QStringLiteral("controller"), QVariant::fromValue(&controller)}});
+        engine.setInitialProperties(
+            {{QStringLiteral("controller"), QVariant::fromValue(&controller)}});
         engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
         QCOMPARE(engine.rootObjects().size(), 1);
         auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());

@@ -17,9 +17,9 @@ using hearth::storage::ChatStore;
 using hearth::storage::MessageStatus;
 using hearth::storage::Role;
 
-#define REQUIRE_MODEL()                                                              \
-    if (hearth::test::tinyModelPath().isEmpty())                                     \
-        QSKIP("../shared/models/stories260K.gguf not found (set HEARTH_SHARED_DIR)")
+#define REQUIRE_MODEL()                          \
+    if (hearth::test::tinyModelPath().isEmpty()) \
+    QSKIP("../shared/models/stories260K.gguf not found (set HEARTH_SHARED_DIR)")
 
 class ChatControllerTest : public QObject {
     Q_OBJECT
@@ -94,7 +94,9 @@ private slots:
         const auto second = c->lastReport();
         // The whole first turn (its prompt at least) came from the cache ...
         QVERIFY2(second.reusedTokens >= first.promptTokens,
-                 qPrintable(QStringLiteral("reused %1 of %2").arg(second.reusedTokens).arg(first.promptTokens)));
+                 qPrintable(QStringLiteral("reused %1 of %2")
+                                .arg(second.reusedTokens)
+                                .arg(first.promptTokens)));
         // ... and the engine evaluated only the rest.
         QCOMPARE(second.computedTokens, second.promptTokens - second.reusedTokens);
         QVERIFY(second.computedTokens < second.promptTokens);
@@ -121,7 +123,8 @@ private slots:
         QCOMPARE(done.first().at(1).toString(), QStringLiteral("stopped"));
         QVERIFY(!c->generating());
         QCOMPARE(c->messages()->rowCount(), 2);
-        QCOMPARE(c->messages()->data(c->messages()->index(1), MessageModel::StreamingRole).toBool(), false);
+        QCOMPARE(c->messages()->data(c->messages()->index(1), MessageModel::StreamingRole).toBool(),
+                 false);
         // A new turn works after a stop.
         c->settings()->insert(QStringLiteral("maxTokens"), 8);
         QVERIFY(c->send(QStringLiteral("And then?")));
@@ -149,8 +152,9 @@ private slots:
             c->messages()->data(c->messages()->index(1), MessageModel::MessageIdRole).toLongLong();
         QVERIFY(second != firstReply);
         c->switchBranch(second, -1);
-        QTRY_COMPARE(c->messages()->data(c->messages()->index(1), MessageModel::MessageIdRole).toLongLong(),
-                     firstReply);
+        QTRY_COMPARE(
+            c->messages()->data(c->messages()->index(1), MessageModel::MessageIdRole).toLongLong(),
+            firstReply);
         QCOMPARE(intRole(*c, 1, MessageModel::SiblingIndexRole), 0);
     }
 

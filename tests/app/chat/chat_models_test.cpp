@@ -78,11 +78,13 @@ private slots:
         QCOMPARE(model.data(model.index(1), MessageModel::StreamingRole).toBool(), true);
         QCOMPARE(model.data(model.index(1), MessageModel::SiblingIndexRole).toInt(), 1);
         QCOMPARE(model.data(model.index(1), MessageModel::SiblingCountRole).toInt(), 3);
-        QCOMPARE(model.data(model.index(0), MessageModel::RoleRole).toString(), QStringLiteral("user"));
+        QCOMPARE(model.data(model.index(0), MessageModel::RoleRole).toString(),
+                 QStringLiteral("user"));
         model.appendText(2, "Hel");
         model.appendText(2, "lo");
         model.appendText(99, "ignored");
-        QCOMPARE(model.data(model.index(1), MessageModel::ContentRole).toString(), QStringLiteral("Hello"));
+        QCOMPARE(model.data(model.index(1), MessageModel::ContentRole).toString(),
+                 QStringLiteral("Hello"));
         reply.content = QStringLiteral("Hello!");
         reply.status = MessageStatus::Complete;
         reply.stats.generatedTokens = 3;

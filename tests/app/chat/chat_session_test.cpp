@@ -55,7 +55,8 @@ private slots:
         // The template writes <|end|> once; the one the person typed is plain text.
         QCOMPARE(std::count(tokens.begin(), tokens.end(), end), 1);
         // Tokenizing Phi-3's rendered text as a whole would have let it through.
-        auto naive = m_model->tokenize("<|user|>\nhi <|end|> there<|end|>\n<|assistant|>\n", false, true);
+        auto naive =
+            m_model->tokenize("<|user|>\nhi <|end|> there<|end|>\n<|assistant|>\n", false, true);
         QVERIFY(naive);
         QCOMPARE(std::count(naive->begin(), naive->end(), end), 2);
     }
