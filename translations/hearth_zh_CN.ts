@@ -854,42 +854,42 @@
 <context>
     <name>hearth::app::ChatController</name>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="59"/>
+        <location filename="../app/chat/chat_controller.cpp" line="60"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="118"/>
+        <location filename="../app/chat/chat_controller.cpp" line="122"/>
         <source>Saving the chat failed: %1</source>
         <translation>保存对话失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="183"/>
+        <location filename="../app/chat/chat_controller.cpp" line="188"/>
         <source>The chat could not be opened: %1</source>
         <translation>无法打开对话：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="293"/>
+        <location filename="../app/chat/chat_controller.cpp" line="299"/>
         <source>The message could not be saved: %1</source>
         <translation>无法保存消息：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="345"/>
+        <location filename="../app/chat/chat_controller.cpp" line="352"/>
         <source>The reply could not be generated: %1</source>
         <translation>无法生成回复：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="425"/>
+        <location filename="../app/chat/chat_controller.cpp" line="432"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="479"/>
+        <location filename="../app/chat/chat_controller.cpp" line="489"/>
         <source>Chat exported to %1</source>
         <translation>对话已导出到 %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="480"/>
+        <location filename="../app/chat/chat_controller.cpp" line="490"/>
         <source>The chat could not be exported: %1</source>
         <translation>无法导出对话：%1</translation>
     </message>
@@ -921,12 +921,12 @@ Details: %3</source>
         <translation>%1：正在使用（%2）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="100"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="101"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="100"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="102"/>
         <source>available, not chosen</source>
         <translation>可用，但未选用</translation>
     </message>
@@ -934,22 +934,22 @@ Details: %3</source>
 <context>
     <name>hearth::app::ChatListModel</name>
     <message>
-        <location filename="../app/chat/chat_list_model.cpp" line="13"/>
+        <location filename="../app/chat/chat_list_model.cpp" line="14"/>
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_list_model.cpp" line="14"/>
+        <location filename="../app/chat/chat_list_model.cpp" line="16"/>
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_list_model.cpp" line="15"/>
+        <location filename="../app/chat/chat_list_model.cpp" line="18"/>
         <source>Previous 7 days</source>
         <translation>过去 7 天</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_list_model.cpp" line="16"/>
+        <location filename="../app/chat/chat_list_model.cpp" line="20"/>
         <source>Older</source>
         <translation>更早</translation>
     </message>
@@ -957,7 +957,7 @@ Details: %3</source>
 <context>
     <name>hearth::app::EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="144"/>
+        <location filename="../app/engine/engine_worker.cpp" line="151"/>
         <source>No model is loaded.</source>
         <translation>未加载模型。</translation>
     </message>
@@ -983,7 +983,7 @@ Details: %3</source>
         <translation>对话记录已损坏，已移至 %1，并新建了一份记录。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/chat/store_thread.cpp" line="39"/>
+        <location filename="../app/chat/store_thread.cpp" line="40"/>
         <source>%n reply(s) were interrupted when Hearth last closed; their text up to then was kept.</source>
         <translation>
             <numerusform>上次关闭 Hearth 时有 %n 条回复被中断，已保留中断前的内容。</numerusform>
@@ -998,52 +998,52 @@ Details: %3</source>
         <translation>在你自己的电脑上与语言模型聊天。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="12"/>
+        <location filename="../app/desktop/command_line.cpp" line="13"/>
         <source>Print the version and exit.</source>
         <translation>打印版本并退出。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="14"/>
+        <location filename="../app/desktop/command_line.cpp" line="15"/>
         <source>Keep chats and settings in DIR.</source>
         <translation>将聊天和设置保存在 DIR 中。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="17"/>
+        <location filename="../app/desktop/command_line.cpp" line="18"/>
         <source>Render the window into FILE (PNG) once it has settled, then exit.</source>
         <translation>窗口稳定后将其渲染为 FILE（PNG），然后退出。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="20"/>
+        <location filename="../app/desktop/command_line.cpp" line="22"/>
         <source>Colour theme: light or dark.</source>
         <translation>颜色主题：light 或 dark。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="22"/>
+        <location filename="../app/desktop/command_line.cpp" line="25"/>
         <source>Add a sample chat (with a code block) to the data folder and open it.</source>
         <translation>在数据文件夹中添加一个示例对话（含代码块）并打开它。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="24"/>
+        <location filename="../app/desktop/command_line.cpp" line="28"/>
         <source>Open a panel at start: settings.</source>
         <translation>启动时打开面板：settings（设置）。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="26"/>
+        <location filename="../app/desktop/command_line.cpp" line="31"/>
         <source>A .gguf model to open.</source>
         <translation>要打开的 .gguf 模型。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="41"/>
+        <location filename="../app/desktop/command_line.cpp" line="45"/>
         <source>--theme must be light or dark</source>
         <translation>--theme 必须是 light 或 dark</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="46"/>
+        <location filename="../app/desktop/command_line.cpp" line="50"/>
         <source>--show must be settings</source>
         <translation>--show 的值必须是 settings</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="49"/>
+        <location filename="../app/desktop/command_line.cpp" line="53"/>
         <source>expected at most one model file</source>
         <translation>最多只能指定一个模型文件</translation>
     </message>
