@@ -129,6 +129,15 @@ TestCase {
         compare(view.chat.itemAtIndex(0).content, "Once")
         verify(view.chat.itemAtIndex(1).content.length > 0)
         compare(view.chat.itemAtIndex(1).role, "assistant")
+
+        // Regenerate: a second version, and the switcher says 2/2.
+        replySpy.clear()
+        verify(c.regenerate(view.chat.itemAtIndex(1).messageId))
+        replySpy.wait(60000)
+        tryVerify(() => view.chat.itemAtIndex(1) !== null && view.chat.itemAtIndex(1).siblingCount === 2)
+        const label = findByName(view.chat.itemAtIndex(1), "branchLabel")
+        verify(label.visible)
+        compare(label.text, "2/2")
     }
 
     function test_shiftEnterStartsANewLine() {

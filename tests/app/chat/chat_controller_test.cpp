@@ -9,6 +9,7 @@
 #include "chat_store.h"
 #include "controller_fixture.h"
 #include "demo_chat.h"
+#include "engine_worker.h"
 #include "message_model.h"
 
 using hearth::app::ChatController;
@@ -106,6 +107,34 @@ private slots:
         QVERIFY2(delta <= quint64(second.computedTokens + second.generatedTokens + 1),
                  qPrintable(QString::number(delta)));
         QVERIFY(delta < quint64(second.promptTokens));
+    }
+
+    void eachOpenChatKeepsItsSessionUpToTheLimit() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("maxTokens"), 4);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QList<qint64> chats;
+        for (int i = 0; i < hearth::app::EngineWorker::kMaxSessions + 1; ++i) {
+            c->newChat();
+            QVERIFY(c->send(QStringLiteral("Story number %1").arg(i)));
+            QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+            chats.append(c->currentChatId());
+        }
+        auto nextTurnIn = [&](qint64 chatId) -> qint64 {
+            QSignalSpy opened(c.get(), &ChatController::chatOpened);
+            c->openChat(chatId);
+            if (!opened.wait(10000) && opened.isEmpty()) return -1;
+            if (!c->send(QStringLiteral("More"))) return -1;
+            if (hearth::test::waitForReply(*c).isEmpty()) return -1;
+            return c->lastReport().reusedTokens;
+        };
+        // The newest chats still have their sessions ...
+        QVERIFY(nextTurnIn(chats.last()) > 0);
+        // ... the oldest was dropped (least recently used) and is rebuilt from scratch.
+        QCOMPARE(nextTurnIn(chats.first()), 0);
     }
 
     void stopEndsTheReplyAndKeepsIt() {
