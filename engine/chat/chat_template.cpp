@@ -1,5 +1,6 @@
 #include "chat/chat_template.h"
 
+#include <exception>
 #include <new>
 
 #include "chat/filters.h"
@@ -76,6 +77,8 @@ Result<ChatTemplate> ChatTemplate::parse(std::string_view source, const Limits& 
         return ChatTemplate(std::move(impl));
     } catch (const std::bad_alloc&) {
         return Result<ChatTemplate>::error("out of memory while parsing the chat template");
+    } catch (const std::exception& e) {  // e.g. length_error; nothing may escape the API
+        return Result<ChatTemplate>::error(std::string("chat template: ") + e.what());
     }
 }
 
@@ -143,6 +146,8 @@ Result<RenderedPrompt> ChatTemplate::render(const ChatInputs& inputs) const {
         return Result<RenderedPrompt>::error(format_error(impl_->map, e.offset, e.message));
     } catch (const std::bad_alloc&) {
         return Result<RenderedPrompt>::error("out of memory while rendering the chat template");
+    } catch (const std::exception& e) {
+        return Result<RenderedPrompt>::error(std::string("chat template: ") + e.what());
     }
 }
 
