@@ -50,16 +50,212 @@
     </message>
 </context>
 <context>
+    <name>AppBanners</name>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="28"/>
+        <source>This model&apos;s chat template was not used as is: %1</source>
+        <translation>未按原样使用此模型的对话模板：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="39"/>
+        <source>The new backend setting takes effect when the model is loaded again.</source>
+        <translation>新的后端设置将在重新加载模型后生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="40"/>
+        <source>Reload now</source>
+        <translation>立即重新加载</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="62"/>
+        <source>Deleted “%1”.</source>
+        <translation>已删除“%1”。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="63"/>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+</context>
+<context>
     <name>Banner</name>
     <message>
-        <location filename="../ui/Components/Banner.qml" line="40"/>
+        <location filename="../ui/Components/Banner.qml" line="50"/>
         <source>Dismiss message</source>
         <translation>关闭消息</translation>
     </message>
     <message>
-        <location filename="../ui/Components/Banner.qml" line="42"/>
+        <location filename="../ui/Components/Banner.qml" line="52"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ChatHeader</name>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="19"/>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="29"/>
+        <source>Export ▾</source>
+        <translation>导出 ▾</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="30"/>
+        <source>Save this chat as Markdown or JSON</source>
+        <translation>将此对话保存为 Markdown 或 JSON</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="36"/>
+        <source>Markdown (.md)</source>
+        <translation>Markdown (.md)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="40"/>
+        <source>JSON (.json)</source>
+        <translation>JSON (.json)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="47"/>
+        <source>Export chat</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="50"/>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="50"/>
+        <source>Markdown files (*.md)</source>
+        <translation>Markdown 文件 (*.md)</translation>
+    </message>
+</context>
+<context>
+    <name>ChatListItem</name>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="18"/>
+        <source>Chat %1</source>
+        <translation>对话 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="49"/>
+        <source>New name for the chat</source>
+        <translation>对话的新名称</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="60"/>
+        <source>Rename chat</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="62"/>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="68"/>
+        <source>Delete chat</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="70"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <location filename="../ui/Chat/ChatView.qml" line="21"/>
+        <source>Messages</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatView.qml" line="44"/>
+        <source>Ask %1 anything. Your chat stays on this computer.</source>
+        <translation>向 %1 提任何问题。你的对话只保存在这台电脑上。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatView.qml" line="45"/>
+        <source>Load a model to start chatting.</source>
+        <translation>加载模型后即可开始对话。</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlock</name>
+    <message>
+        <location filename="../ui/Chat/CodeBlock.qml" line="19"/>
+        <source>Code block %1</source>
+        <translation>代码块 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/CodeBlock.qml" line="33"/>
+        <source>code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/CodeBlock.qml" line="42"/>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/CodeBlock.qml" line="42"/>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <location filename="../ui/Chat/Composer.qml" line="44"/>
+        <source>Message %1 (Enter to send, Shift+Enter for a new line)</source>
+        <translation>给 %1 发消息（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/Composer.qml" line="45"/>
+        <source>Load a model to start chatting: drop a .gguf file anywhere or use Load model…</source>
+        <translation>请先加载模型：将 .gguf 文件拖到窗口任意位置，或使用“加载模型…”</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/Composer.qml" line="48"/>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/Composer.qml" line="63"/>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/Composer.qml" line="64"/>
+        <source>Send the message (Enter)</source>
+        <translation>发送消息（Enter）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/Composer.qml" line="70"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/Composer.qml" line="71"/>
+        <source>Stop the reply (Esc)</source>
+        <translation>停止回复（Esc）</translation>
+    </message>
+</context>
+<context>
+    <name>DropOverlay</name>
+    <message>
+        <location filename="../ui/Model/DropOverlay.qml" line="12"/>
+        <source>Drop to load the model</source>
+        <translation>松开以加载模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/DropOverlay.qml" line="16"/>
+        <source>Drop a .gguf model to load it</source>
+        <translation>拖放 .gguf 模型即可加载</translation>
     </message>
 </context>
 <context>
@@ -113,53 +309,239 @@
 <context>
     <name>EmptyState</name>
     <message>
-        <location filename="../ui/Home/EmptyState.qml" line="22"/>
+        <location filename="../ui/Home/EmptyState.qml" line="24"/>
         <source>Welcome</source>
         <translation>欢迎</translation>
     </message>
     <message>
-        <location filename="../ui/Home/EmptyState.qml" line="31"/>
+        <location filename="../ui/Home/EmptyState.qml" line="33"/>
         <source>Hearth</source>
         <translation>Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Home/EmptyState.qml" line="39"/>
+        <location filename="../ui/Home/EmptyState.qml" line="41"/>
         <source>Chat with language models that run entirely on your own computer. Nothing you type leaves this machine.</source>
         <translation>与完全在你自己电脑上运行的语言模型聊天。你输入的内容不会离开这台机器。</translation>
     </message>
 </context>
 <context>
+    <name>LoadProgress</name>
+    <message>
+        <location filename="../ui/Model/LoadProgress.qml" line="19"/>
+        <source>Loading model, %1 percent</source>
+        <translation>正在加载模型，已完成百分之 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/LoadProgress.qml" line="27"/>
+        <source>Loading %1</source>
+        <translation>正在加载 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/LoadProgress.qml" line="42"/>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/LoadProgress.qml" line="53"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/LoadProgress.qml" line="54"/>
+        <source>Cancel loading the model</source>
+        <translation>取消加载模型</translation>
+    </message>
+</context>
+<context>
     <name>Main</name>
     <message>
-        <location filename="../ui/Main.qml" line="19"/>
+        <location filename="../ui/Main.qml" line="26"/>
         <source>%1 — Hearth</source>
         <translation>%1 — Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="19"/>
-        <location filename="../ui/Main.qml" line="48"/>
+        <location filename="../ui/Main.qml" line="26"/>
+        <source>Hearth</source>
+        <translation>Hearth</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="28"/>
+        <source>You said: %1</source>
+        <translation>你说：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="28"/>
+        <source>Reply: %1</source>
+        <translation>回复：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="39"/>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="39"/>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="84"/>
+        <source>Previous version</source>
+        <translation>上一个版本</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="90"/>
+        <source>%1/%2</source>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="98"/>
+        <source>Next version</source>
+        <translation>下一个版本</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="102"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="108"/>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="114"/>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="123"/>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+</context>
+<context>
+    <name>MessageEditor</name>
+    <message>
+        <location filename="../ui/Chat/MessageEditor.qml" line="24"/>
+        <source>Edit message</source>
+        <translation>编辑消息</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageEditor.qml" line="30"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageEditor.qml" line="34"/>
+        <source>Save and send</source>
+        <translation>保存并发送</translation>
+    </message>
+</context>
+<context>
+    <name>ModelBar</name>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="36"/>
         <source>Hearth</source>
         <translation>Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="57"/>
+        <location filename="../ui/Model/ModelBar.qml" line="51"/>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="52"/>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="55"/>
+        <source>Model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="73"/>
+        <source>Backend %1. %2</source>
+        <translation>后端 %1。%2</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="88"/>
+        <source>Load model…</source>
+        <translation>加载模型…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="89"/>
+        <source>Choose a .gguf model file</source>
+        <translation>选择 .gguf 模型文件</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="94"/>
+        <source>Recent ▾</source>
+        <translation>最近 ▾</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="95"/>
+        <source>Recently used models</source>
+        <translation>最近使用的模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="106"/>
+        <source>Load %1</source>
+        <translation>加载 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="115"/>
+        <source>Unload</source>
+        <translation>卸载</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="116"/>
+        <source>Unload the model and free its memory</source>
+        <translation>卸载模型并释放内存</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="122"/>
         <source>Switch to light theme</source>
         <translation>切换到浅色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="57"/>
+        <location filename="../ui/Model/ModelBar.qml" line="122"/>
         <source>Switch to dark theme</source>
         <translation>切换到深色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="62"/>
+        <location filename="../ui/Model/ModelBar.qml" line="128"/>
+        <source>Settings (Ctrl+,)</source>
+        <translation>设置（Ctrl+,）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="133"/>
         <source>About</source>
         <translation>关于</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="63"/>
+        <location filename="../ui/Model/ModelBar.qml" line="134"/>
         <source>About Hearth</source>
         <translation>关于 Hearth</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="142"/>
+        <source>Choose a model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="143"/>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="143"/>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -209,6 +591,406 @@
     </message>
 </context>
 <context>
+    <name>NumberRow</name>
+    <message>
+        <location filename="../ui/Settings/NumberRow.qml" line="31"/>
+        <source>(%1 – %2)</source>
+        <translation>（%1 – %2）</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPanel</name>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="32"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="38"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="46"/>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="47"/>
+        <source>Applies when the model is loaded again.</source>
+        <translation>重新加载模型后生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="49"/>
+        <source>Auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="55"/>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="56"/>
+        <source>Applies from the next message. Q8 and Q4 are coming with the paged KV cache.</source>
+        <translation>从下一条消息起生效。Q8 和 Q4 将随分页 KV 缓存推出。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="59"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="60"/>
+        <source>coming with the paged KV cache</source>
+        <translation>将随分页 KV 缓存推出</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="65"/>
+        <source>Context length (tokens)</source>
+        <translation>上下文长度（词元）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="66"/>
+        <source>0 uses the model&apos;s own length, at most 4096. Applies from the next message.</source>
+        <translation>0 表示使用模型自身的长度，最多 4096。从下一条消息起生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="73"/>
+        <source>0 uses all cores. Applies from the next message.</source>
+        <translation>0 表示使用全部核心。从下一条消息起生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="80"/>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="81"/>
+        <source>0 always picks the most likely word. Applies from the next message.</source>
+        <translation>0 表示总是选择可能性最大的词。从下一条消息起生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="87"/>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="93"/>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="99"/>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="105"/>
+        <source>Repeat penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="111"/>
+        <source>Longest reply (tokens)</source>
+        <translation>最长回复（词元）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="117"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="128"/>
+        <source>Default system prompt</source>
+        <translation>默认系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="118"/>
+        <source>Used by new chats.</source>
+        <translation>用于新建的对话。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="125"/>
+        <source>e.g. You are a concise assistant.</source>
+        <translation>例如：你是一个简洁的助手。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="134"/>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="135"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="153"/>
+        <source>Applies at once.</source>
+        <translation>立即生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="137"/>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="137"/>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="138"/>
+        <source>Follow system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="143"/>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="144"/>
+        <source>Applies after Hearth is restarted.</source>
+        <translation>重新启动 Hearth 后生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="146"/>
+        <source>System</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="152"/>
+        <source>Text size</source>
+        <translation>文字大小</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="155"/>
+        <source>Small</source>
+        <translation>小</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="155"/>
+        <source>Normal</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="156"/>
+        <source>Large</source>
+        <translation>大</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="156"/>
+        <source>Larger</source>
+        <translation>更大</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="161"/>
+        <source>Restore defaults</source>
+        <translation>恢复默认设置</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="21"/>
+        <source>Chats</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="38"/>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="39"/>
+        <source>Start a new chat (Ctrl+N)</source>
+        <translation>开始新对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="46"/>
+        <source>Search chats (Ctrl+F)</source>
+        <translation>搜索对话（Ctrl+F）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="47"/>
+        <source>Search chats</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="65"/>
+        <source>Search result in %1</source>
+        <translation>%1 中的搜索结果</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="92"/>
+        <source>No matches</source>
+        <translation>没有匹配结果</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="125"/>
+        <source>Your chats will appear here.</source>
+        <translation>你的对话将显示在这里。</translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="23"/>
+        <source>%1 tok/s · prompt %2 tok/s · first token %3 ms</source>
+        <translation>%1 词元/秒 · 提示词 %2 词元/秒 · 首个词元 %3 毫秒</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="27"/>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="33"/>
+        <source>memory %1</source>
+        <translation>内存 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="40"/>
+        <source>context %1 / %2</source>
+        <translation>上下文 %1 / %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="51"/>
+        <source>Context used</source>
+        <translation>已用上下文</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ChatController</name>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="60"/>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="122"/>
+        <source>Saving the chat failed: %1</source>
+        <translation>保存对话失败：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="188"/>
+        <source>The chat could not be opened: %1</source>
+        <translation>无法打开对话：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="299"/>
+        <source>The message could not be saved: %1</source>
+        <translation>无法保存消息：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="352"/>
+        <source>The reply could not be generated: %1</source>
+        <translation>无法生成回复：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="432"/>
+        <source>Untitled chat</source>
+        <translation>未命名对话</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="489"/>
+        <source>Chat exported to %1</source>
+        <translation>对话已导出到 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="490"/>
+        <source>The chat could not be exported: %1</source>
+        <translation>无法导出对话：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="24"/>
+        <source>This model&apos;s architecture is not supported yet.</source>
+        <translation>暂不支持此模型的架构。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="26"/>
+        <source>There is not enough memory to load this model.</source>
+        <translation>内存不足，无法加载此模型。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="28"/>
+        <source>The file may be damaged or incomplete.</source>
+        <translation>文件可能已损坏或不完整。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="29"/>
+        <source>“%1” could not be loaded. %2
+Details: %3</source>
+        <translation>无法加载“%1”。%2
+详细信息：%3</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="98"/>
+        <source>%1: in use (%2)</source>
+        <translation>%1：正在使用（%2）</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="101"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="102"/>
+        <source>available, not chosen</source>
+        <translation>可用，但未选用</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ChatListModel</name>
+    <message>
+        <location filename="../app/chat/chat_list_model.cpp" line="14"/>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_list_model.cpp" line="16"/>
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_list_model.cpp" line="18"/>
+        <source>Previous 7 days</source>
+        <translation>过去 7 天</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_list_model.cpp" line="20"/>
+        <source>Older</source>
+        <translation>更早</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::EngineWorker</name>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="151"/>
+        <source>No model is loaded.</source>
+        <translation>未加载模型。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::MessageModel</name>
+    <message>
+        <location filename="../app/chat/message_model.cpp" line="17"/>
+        <source>%1 tokens · %2 tok/s</source>
+        <translation>%1 个词元 · %2 词元/秒</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::StoreThread</name>
+    <message>
+        <location filename="../app/chat/store_thread.cpp" line="31"/>
+        <source>The chat history could not be opened: %1</source>
+        <translation>无法打开对话记录：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/store_thread.cpp" line="35"/>
+        <source>The chat history was damaged and has been moved to %1; a new one was started.</source>
+        <translation>对话记录已损坏，已移至 %1，并新建了一份记录。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/chat/store_thread.cpp" line="40"/>
+        <source>%n reply(s) were interrupted when Hearth last closed; their text up to then was kept.</source>
+        <translation>
+            <numerusform>上次关闭 Hearth 时有 %n 条回复被中断，已保留中断前的内容。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <location filename="../app/desktop/command_line.cpp" line="9"/>
@@ -216,37 +998,52 @@
         <translation>在你自己的电脑上与语言模型聊天。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="12"/>
+        <location filename="../app/desktop/command_line.cpp" line="13"/>
         <source>Print the version and exit.</source>
         <translation>打印版本并退出。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="14"/>
+        <location filename="../app/desktop/command_line.cpp" line="15"/>
         <source>Keep chats and settings in DIR.</source>
         <translation>将聊天和设置保存在 DIR 中。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="17"/>
+        <location filename="../app/desktop/command_line.cpp" line="18"/>
         <source>Render the window into FILE (PNG) once it has settled, then exit.</source>
         <translation>窗口稳定后将其渲染为 FILE（PNG），然后退出。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="20"/>
+        <location filename="../app/desktop/command_line.cpp" line="22"/>
         <source>Colour theme: light or dark.</source>
         <translation>颜色主题：light 或 dark。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="22"/>
+        <location filename="../app/desktop/command_line.cpp" line="25"/>
+        <source>Add a sample chat (with a code block) to the data folder and open it.</source>
+        <translation>在数据文件夹中添加一个示例对话（含代码块）并打开它。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="28"/>
+        <source>Open a panel at start: settings.</source>
+        <translation>启动时打开面板：settings（设置）。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="31"/>
         <source>A .gguf model to open.</source>
         <translation>要打开的 .gguf 模型。</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="37"/>
+        <location filename="../app/desktop/command_line.cpp" line="45"/>
         <source>--theme must be light or dark</source>
         <translation>--theme 必须是 light 或 dark</translation>
     </message>
     <message>
-        <location filename="../app/desktop/command_line.cpp" line="41"/>
+        <location filename="../app/desktop/command_line.cpp" line="50"/>
+        <source>--show must be settings</source>
+        <translation>--show 的值必须是 settings</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="53"/>
         <source>expected at most one model file</source>
         <translation>最多只能指定一个模型文件</translation>
     </message>

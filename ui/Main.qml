@@ -7,85 +7,187 @@ import Hearth.App
 ApplicationWindow {
     id: window
 
-    // Set by main() from the command line.
+    // Set by main() (and the tests).
+    required property ChatController controller
     property string initialTheme: ""
+    property string initialPanel: ""
     property url initialModel
+
+    readonly property bool hasModel: controller.modelState === "ready"
+    readonly property bool showWelcome: controller.modelState === "none"
+                                        && controller.currentChatId === 0
+                                        && controller.messages.count === 0
 
     width: 1100
     height: 760
-    minimumWidth: 560
+    minimumWidth: 720
     minimumHeight: 480
     visible: true
-    title: picker.hasModel ? qsTr("%1 — Hearth").arg(picker.fileName) : qsTr("Hearth")
+    title: hasModel ? qsTr("%1 — Hearth").arg(controller.modelInfo.name) : qsTr("Hearth")
     color: Theme.c.window
+    // The Basic style's controls (text fields, radio buttons, menus) follow the theme.
+    palette.window: Theme.c.window
+    palette.windowText: Theme.c.text
+    palette.base: Theme.c.surface
+    palette.alternateBase: Theme.c.surfaceAlt
+    palette.text: Theme.c.text
+    palette.button: Theme.c.surfaceAlt
+    palette.buttonText: Theme.c.text
+    palette.mid: Theme.c.border
+    palette.dark: Theme.c.textMuted
+    palette.light: Theme.c.surface
+    palette.midlight: Theme.c.surfaceAlt
+    palette.highlight: Theme.c.accent
+    palette.highlightedText: Theme.c.accentText
+    palette.placeholderText: Theme.c.textMuted
+    palette.toolTipBase: Theme.c.surface
+    palette.toolTipText: Theme.c.text
+
+    Binding {
+        target: Theme
+        property: "mode"
+        value: window.initialTheme.length > 0 ? window.initialTheme
+               : (window.controller.settings ? window.controller.settings.theme : "system")
+    }
+    Binding {
+        target: Theme
+        property: "fontScale"
+        value: window.controller.settings ? window.controller.settings.fontScale : 1.0
+    }
 
     Component.onCompleted: {
-        if (initialTheme.length > 0)
-            Theme.mode = initialTheme
         if (initialModel.toString().length > 0)
-            picker.offer(initialModel)
+            controller.loadModel(initialModel)
+        if (initialPanel === "settings")
+            settingsPanel.open()
     }
 
-    ModelPicker {
-        id: picker
+    header: ModelBar {
+        controller: window.controller
+        onSettingsRequested: settingsPanel.open()
+        onAboutRequested: aboutDialog.open()
     }
 
-    header: ToolBar {
-        background: Rectangle {
-            color: Theme.c.surface
-            Rectangle {
-                anchors.bottom: parent.bottom
-                width: parent.width
-                height: 1
-                color: Theme.c.border
-            }
-        }
-        RowLayout {
-            anchors.fill: parent
-            anchors.leftMargin: 14
-            anchors.rightMargin: 8
-            Label {
-                text: qsTr("Hearth")
-                color: Theme.c.text
-                font.pixelSize: Theme.fontBody
-                font.bold: true
-            }
-            Item { Layout.fillWidth: true }
-            HeaderButton {
-                objectName: "themeButton"
-                text: Theme.dark ? "☀" : "☾"
-                tip: Theme.dark ? qsTr("Switch to light theme") : qsTr("Switch to dark theme")
-                onClicked: Theme.mode = Theme.dark ? "light" : "dark"
-            }
-            HeaderButton {
-                objectName: "aboutButton"
-                text: qsTr("About")
-                tip: qsTr("About Hearth")
-                onClicked: aboutDialog.open()
-            }
-        }
-    }
-
-    EmptyState {
-        id: emptyState
+    RowLayout {
         anchors.fill: parent
-        picker: picker
-        dragActive: windowDrop.containsDrag
+        spacing: 0
+
+        Sidebar {
+            id: sidebar
+            Layout.preferredWidth: 270
+            Layout.fillHeight: true
+            controller: window.controller
+        }
+
+        ColumnLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            spacing: 8
+
+            AppBanners {
+                Layout.fillWidth: true
+                Layout.fillHeight: false
+                Layout.leftMargin: 16
+                Layout.rightMargin: 16
+                Layout.topMargin: 8
+                controller: window.controller
+                showModelError: !window.showWelcome
+            }
+            LoadProgress {
+                Layout.fillWidth: true
+                Layout.leftMargin: 16
+                Layout.rightMargin: 16
+                controller: window.controller
+            }
+            EmptyState {
+                id: emptyState
+                objectName: "emptyState"
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                visible: window.showWelcome
+                controller: window.controller
+                dragActive: windowDrop.containsDrag
+            }
+            ChatHeader {
+                Layout.fillWidth: true
+                Layout.fillHeight: false
+                Layout.leftMargin: 20
+                Layout.rightMargin: 16
+                visible: !window.showWelcome
+                controller: window.controller
+            }
+            ChatView {
+                id: chatView
+                objectName: "chatView"
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                visible: !window.showWelcome
+                controller: window.controller
+            }
+            Composer {
+                id: composer
+                Layout.fillWidth: true
+                Layout.leftMargin: 16
+                Layout.rightMargin: 16
+                visible: !window.showWelcome
+                controller: window.controller
+            }
+            StatusLine {
+                Layout.fillWidth: true
+                Layout.fillHeight: false
+                Layout.leftMargin: 16
+                Layout.rightMargin: 16
+                Layout.bottomMargin: 6
+                visible: !window.showWelcome
+                controller: window.controller
+            }
+        }
     }
 
-    // The whole window accepts a drop, not only the drop zone.
+    // The whole window accepts a drop, with an overlay while something is dragged over it.
+    DropOverlay {
+        anchors.fill: parent
+        visible: windowDrop.containsDrag && !window.showWelcome
+    }
     DropArea {
         id: windowDrop
+        objectName: "windowDrop"
         anchors.fill: parent
         onDropped: drop => {
             if (drop.hasUrls) {
-                emptyState.offerUrls(drop.urls)
+                window.controller.loadModel(drop.urls[0])
                 drop.acceptProposedAction()
             }
         }
     }
 
+    SettingsPanel {
+        id: settingsPanel
+        controller: window.controller
+    }
     AboutDialog {
         id: aboutDialog
+    }
+
+    Shortcut {
+        sequence: "Ctrl+N"
+        onActivated: { window.controller.newChat(); composer.focusInput() }
+    }
+    Shortcut {
+        sequence: "Ctrl+F"
+        onActivated: sidebar.focusSearch()
+    }
+    Shortcut {
+        sequence: "Esc"
+        enabled: window.controller.generating
+        onActivated: window.controller.stop()
+    }
+    Shortcut {
+        sequence: "Ctrl+,"
+        onActivated: settingsPanel.open()
+    }
+    Shortcut {
+        sequence: "Ctrl+Shift+C"
+        onActivated: window.controller.copyLastAnswer()
     }
 }

@@ -8,26 +8,34 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
     parser.setApplicationDescription(
         QCoreApplication::translate("main", "Chat with language models on your own computer."));
     parser.addHelpOption();
-    const QCommandLineOption version(QStringList{"v", "version"},
-                                     QCoreApplication::translate("main", "Print the version and exit."));
+    const QCommandLineOption version(
+        QStringList{"v", "version"},
+        QCoreApplication::translate("main", "Print the version and exit."));
     const QCommandLineOption dataDir(
         "data-dir", QCoreApplication::translate("main", "Keep chats and settings in DIR."), "DIR");
     const QCommandLineOption screenshot(
         "screenshot",
-        QCoreApplication::translate("main", "Render the window into FILE (PNG) once it has settled, then exit."),
+        QCoreApplication::translate(
+            "main", "Render the window into FILE (PNG) once it has settled, then exit."),
         "FILE");
     const QCommandLineOption theme(
         "theme", QCoreApplication::translate("main", "Colour theme: light or dark."), "THEME");
-    parser.addOptions({version, dataDir, screenshot, theme});
-    parser.addPositionalArgument("model", QCoreApplication::translate("main", "A .gguf model to open."),
-                                 "[model.gguf]");
+    const QCommandLineOption demoChat(
+        "demo-chat",
+        QCoreApplication::translate(
+            "main", "Add a sample chat (with a code block) to the data folder and open it."));
+    const QCommandLineOption show(
+        "show", QCoreApplication::translate("main", "Open a panel at start: settings."), "PANEL");
+    parser.addOptions({version, dataDir, screenshot, theme, demoChat, show});
+    parser.addPositionalArgument(
+        "model", QCoreApplication::translate("main", "A .gguf model to open."), "[model.gguf]");
 
     CommandLineOptions out;
     if (!parser.parse(arguments)) {
         out.error = parser.errorText();
         return out;
     }
-    if (parser.isSet("help")) parser.showHelp(0);   // prints and exits
+    if (parser.isSet("help")) parser.showHelp(0);  // prints and exits
     out.showVersion = parser.isSet(version);
     out.dataDir = parser.value(dataDir);
     out.screenshotFile = parser.value(screenshot);
@@ -36,6 +44,10 @@ CommandLineOptions parseCommandLine(const QStringList& arguments) {
         out.theme != QLatin1String("dark")) {
         out.error = QCoreApplication::translate("main", "--theme must be light or dark");
     }
+    out.demoChat = parser.isSet(demoChat);
+    out.show = parser.value(show);
+    if (!out.show.isEmpty() && out.show != QLatin1String("settings"))
+        out.error = QCoreApplication::translate("main", "--show must be settings");
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {
         out.error = QCoreApplication::translate("main", "expected at most one model file");

@@ -1,4 +1,5 @@
-// The desktop app's command line: --version, --data-dir, --screenshot, --theme.
+// The desktop app's command line: --version, --data-dir, --screenshot, --theme, --demo-chat,
+// --show.
 #pragma once
 
 #include <QString>
@@ -6,11 +7,13 @@
 
 struct CommandLineOptions {
     bool showVersion = false;
-    QString dataDir;          // empty: the platform's app-data location
-    QString screenshotFile;   // empty: run normally
-    QString theme;            // "", "light" or "dark"
-    QString modelFile;        // a .gguf passed as an argument (e.g. from the file manager)
-    QString error;            // non-empty when the command line is invalid
+    QString dataDir;         // empty: the platform's app-data location
+    QString screenshotFile;  // empty: run normally
+    QString theme;           // "", "light" or "dark"
+    bool demoChat = false;   // seed the data dir with a sample chat and open it
+    QString show;            // "", "settings": a panel to open at start
+    QString modelFile;       // a .gguf passed as an argument (e.g. from the file manager)
+    QString error;           // non-empty when the command line is invalid
 };
 
 CommandLineOptions parseCommandLine(const QStringList& arguments);

@@ -14,8 +14,10 @@
 #include <cstdio>
 
 #include "app_info.h"
-#include "hearth/version.h"
+#include "chat_controller.h"
 #include "command_line.h"
+#include "demo_chat.h"
+#include "hearth/version.h"
 #include "qml_types.h"
 #include "screenshot.h"
 
@@ -47,8 +49,25 @@ int main(int argc, char* argv[]) {
         return 1;
     }
 
+    qint64 demoChatId = 0;
+    if (options.demoChat) {
+        QString error;
+        demoChatId = hearth::app::seedDemoChat(appInfo.dataDir(), &error);
+        if (demoChatId == 0) {
+            std::fprintf(stderr, "hearth: --demo-chat: %s\n", qPrintable(error));
+            return 1;
+        }
+    }
+
+    hearth::app::ChatController controller;
+    controller.setDataDir(appInfo.dataDir());
+    if (demoChatId != 0) controller.openChat(demoChatId);
+
+    // The language setting applies at start: "system" follows the locale.
+    const QString language = controller.settings()->value(QStringLiteral("language")).toString();
+    const QLocale locale = language == QLatin1String("system") ? QLocale() : QLocale(language);
     QTranslator translator;
-    if (translator.load(QLocale(), QStringLiteral("hearth"), QStringLiteral("_"),
+    if (translator.load(locale, QStringLiteral("hearth"), QStringLiteral("_"),
                         QStringLiteral(":/i18n")))
         QCoreApplication::installTranslator(&translator);
 
@@ -62,10 +81,11 @@ int main(int argc, char* argv[]) {
         &engine, &QQmlApplicationEngine::objectCreationFailed, &app,
         []() { QCoreApplication::exit(1); }, Qt::QueuedConnection);
     engine.setInitialProperties({
+        {QStringLiteral("controller"), QVariant::fromValue(&controller)},
         {QStringLiteral("initialTheme"), options.theme},
-        {QStringLiteral("initialModel"), options.modelFile.isEmpty()
-                                             ? QUrl()
-                                             : QUrl::fromLocalFile(options.modelFile)},
+        {QStringLiteral("initialPanel"), options.show},
+        {QStringLiteral("initialModel"),
+         options.modelFile.isEmpty() ? QUrl() : QUrl::fromLocalFile(options.modelFile)},
     });
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return 1;

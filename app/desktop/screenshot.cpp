@@ -34,6 +34,6 @@ void scheduleScreenshot(QQuickWindow* window, const QString& file) {
     };
     QObject::connect(quiet, &QTimer::timeout, window, grab);
     QObject::connect(window, &QQuickWindow::frameSwapped, quiet, qOverload<>(&QTimer::start));
-    quiet->start();   // offscreen may not swap at all once the scene is static
+    quiet->start();  // offscreen may not swap at all once the scene is static
     QTimer::singleShot(kMaxWaitMs, window, grab);
 }

@@ -3,14 +3,15 @@
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQmlExtensionPlugin>
-#include <QQuickStyle>
 #include <QQuickItem>
+#include <QQuickStyle>
 #include <QQuickWindow>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "app_info.h"
+#include "chat_controller.h"
 #include "qml_types.h"
 
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
@@ -28,8 +29,12 @@ private slots:
 
     void loadsWithoutWarnings() {
         QTest::failOnWarning(QRegularExpression(QStringLiteral(".*")));
+        hearth::app::ChatController controller;
+        controller.setDataDir(m_dataDir.filePath(QStringLiteral("data")));
         QQmlApplicationEngine engine;
         hearth::app::prepareEngine(&engine);
+        engine.setInitialProperties(
+            {{QStringLiteral("controller"), QVariant::fromValue(&controller)}});
         engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
         QCOMPARE(engine.rootObjects().size(), 1);
         auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
@@ -44,6 +49,14 @@ private slots:
         QVERIFY(window->findChild<QObject*>(QStringLiteral("chooseButton")));
         QVERIFY(window->findChild<QObject*>(QStringLiteral("modelFileDialog")));
         QVERIFY(window->findChild<QObject*>(QStringLiteral("aboutButton")));
+        // The chat pieces exist but wait for a model or a chat.
+        auto* chatView = window->findChild<QQuickItem*>(QStringLiteral("chatView"));
+        QVERIFY(chatView);
+        QVERIFY(!chatView->isVisible());
+        QVERIFY(window->findChild<QObject*>(QStringLiteral("newChatButton")));
+        QVERIFY(window->findChild<QObject*>(QStringLiteral("searchField")));
+        QVERIFY(window->findChild<QObject*>(QStringLiteral("settingsButton")));
+        QTRY_VERIFY(controller.ready());
         // Let a few frames render so late binding warnings would show up too.
         QTest::qWait(100);
     }

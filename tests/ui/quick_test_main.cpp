@@ -11,6 +11,7 @@
 
 #include "app_info.h"
 #include "qml_types.h"
+#include "test_data.h"
 
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
 
@@ -28,16 +29,31 @@ public slots:
         hearth::app::prepareEngine(engine);
         auto write = [this](const QString& name, const QByteArray& bytes) {
             QFile f(m_dir.filePath(name));
-            if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write test file %s", qPrintable(name));
+            if (!f.open(QIODevice::WriteOnly))
+                qFatal("cannot write test file %s", qPrintable(name));
             f.write(bytes);
             return QUrl::fromLocalFile(f.fileName());
         };
         auto* ctx = engine->rootContext();
-        ctx->setContextProperty(QStringLiteral("testGgufUrl"),
-                                write(QStringLiteral("story.gguf"),
-                                      QByteArray("GGUF\x03\x00\x00\x00", 8) + QByteArray(4088, '\0')));
+        ctx->setContextProperty(
+            QStringLiteral("testGgufUrl"),
+            write(QStringLiteral("story.gguf"),
+                  QByteArray("GGUF\x03\x00\x00\x00", 8) + QByteArray(4088, '\0')));
         ctx->setContextProperty(QStringLiteral("testTextUrl"),
                                 write(QStringLiteral("notes.txt"), "just text"));
+        // A .gguf that passes the quick check but that the engine refuses.
+        ctx->setContextProperty(
+            QStringLiteral("badGgufUrl"),
+            write(QStringLiteral("broken.gguf"),
+                  QByteArray("GGUF\x03\x00\x00\x00", 8) + QByteArray(64, '\xff')));
+        // The tiny real model; empty when ../shared is absent (the tests then skip).
+        const auto model = hearth::test::shared_file("models/stories260K.gguf");
+        ctx->setContextProperty(
+            QStringLiteral("tinyModelUrl"),
+            model ? QUrl::fromLocalFile(QString::fromStdString(model->string())) : QUrl());
+        // Each test makes its own data folders below this one.
+        ctx->setContextProperty(QStringLiteral("testTempRoot"),
+                                m_dir.filePath(QStringLiteral("data")));
     }
 
 private:

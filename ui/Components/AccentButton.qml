@@ -10,6 +10,7 @@ Button {
     leftPadding: 18
     rightPadding: 18
     font.pixelSize: Theme.fontBody
+    opacity: enabled ? 1.0 : 0.45
     Accessible.role: Accessible.Button
     Accessible.name: text
 

@@ -3,13 +3,16 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import Hearth
 
-// An inline message with a dismiss button: errors and notices that should not pop up.
+// An inline message with a dismiss button and an optional action: errors and notices that
+// should not pop up.
 Rectangle {
     id: banner
 
     property string message
     property bool isError: true
+    property string actionText: ""
     signal dismissed
+    signal action
 
     visible: message.length > 0
     implicitHeight: row.implicitHeight + 20
@@ -34,6 +37,13 @@ Rectangle {
             wrapMode: Text.Wrap
             color: Theme.c.text
             font.pixelSize: Theme.fontBody
+        }
+        Button {
+            objectName: "bannerAction"
+            visible: banner.actionText.length > 0
+            text: banner.actionText
+            Accessible.name: banner.actionText
+            onClicked: banner.action()
         }
         ToolButton {
             text: "✕"

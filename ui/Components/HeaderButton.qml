@@ -9,6 +9,7 @@ ToolButton {
     property string tip
 
     font.pixelSize: Theme.fontBody
+    opacity: enabled ? 1.0 : 0.4
     Accessible.name: tip.length > 0 ? tip : text
     ToolTip.visible: hovered && tip.length > 0
     ToolTip.text: tip

@@ -8,14 +8,16 @@ import Hearth.App
 Item {
     id: root
 
-    required property ModelPicker picker
+    // Either a controller (the app: the file is validated and loaded) or a picker alone.
+    property ChatController controller: null
+    property ModelPicker picker: null
     property bool dragActive: false
 
-    // Offers dropped or chosen URLs to the picker; the first one decides.
+    // Offers dropped or chosen URLs; the first one decides.
     function offerUrls(urls) {
         if (!urls || urls.length === 0)
             return false
-        return picker.offer(urls[0])
+        return controller ? controller.loadModel(urls[0]) : picker.offer(urls[0])
     }
 
     Accessible.role: Accessible.Pane
@@ -52,15 +54,16 @@ Item {
         Banner {
             objectName: "rejectionBanner"
             Layout.fillWidth: true
-            message: root.picker.errorMessage
-            onDismissed: root.picker.clearError()
+            message: root.controller ? root.controller.modelError
+                                     : (root.picker ? root.picker.errorMessage : "")
+            onDismissed: root.controller ? root.controller.clearModelError() : root.picker.clearError()
         }
         ModelCard {
             objectName: "modelCard"
             Layout.fillWidth: true
-            visible: root.picker.hasModel
-            fileName: root.picker.fileName
-            sizeText: root.picker.sizeText
+            visible: root.picker !== null && root.picker.hasModel
+            fileName: root.picker ? root.picker.fileName : ""
+            sizeText: root.picker ? root.picker.sizeText : ""
         }
     }
 }

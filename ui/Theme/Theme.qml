@@ -29,7 +29,9 @@ QtObject {
             "errorSurface": "#fce9e7",
             "success": "#2f7d32",
             "successSurface": "#e8f4e8",
-            "shadow": "#1a000000"
+            "shadow": "#1a000000",
+            "codeSurface": "#f6f2ec",
+            "codeHeader": "#ebe4da"
         },
         "dark": {
             "window": "#1b1714",
@@ -47,7 +49,9 @@ QtObject {
             "errorSurface": "#3b1f1c",
             "success": "#8bd48e",
             "successSurface": "#1f3320",
-            "shadow": "#66000000"
+            "shadow": "#66000000",
+            "codeSurface": "#15110f",
+            "codeHeader": "#2a231e"
         }
     })
     readonly property var c: dark ? palettes.dark : palettes.light

@@ -1,0 +1,128 @@
+#include "app_settings.h"
+
+#include <QDir>
+
+namespace hearth::app {
+
+namespace {
+
+struct Default {
+    const char* key;
+    QVariant value;
+};
+
+const QList<Default>& defaults() {
+    static const QList<Default> list = {
+        {"backend", QStringLiteral("auto")},  // auto, cuda, vulkan, cpu
+        {"kvType", QStringLiteral("f16")},    // f16, f32 (q8, q4: paged KV cache)
+        {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)
+        {"threads", 0},                       // 0: all
+        {"temperature", 0.8},
+        {"topK", 40},
+        {"topP", 0.95},
+        {"minP", 0.05},
+        {"repeatPenalty", 1.1},
+        {"maxTokens", 512},
+        {"systemPrompt", QString()},
+        {"theme", QStringLiteral("system")},     // light, dark, system
+        {"language", QStringLiteral("system")},  // system, en, zh_CN (applies after restart)
+        {"fontScale", 1.0},
+    };
+    return list;
+}
+
+QVariant coerce(const QVariant& stored, const QVariant& fallback) {
+    QVariant v = stored;
+    if (v.canConvert(fallback.metaType()) && v.convert(fallback.metaType())) return v;
+    return fallback;
+}
+
+}  // namespace
+
+QString AppSettings::filePath(const QString& dataDir) {
+    return QDir(dataDir).filePath(QStringLiteral("settings.ini"));
+}
+
+AppSettings::AppSettings(const QString& dataDir, QObject* parent)
+    : QQmlPropertyMap(this, parent), m_settings(filePath(dataDir), QSettings::IniFormat) {
+    for (const Default& d : defaults()) {
+        const QString key = QString::fromLatin1(d.key);
+        insert(key, coerce(m_settings.value(key, d.value), d.value));
+    }
+    insert(QStringLiteral("recentModels"),
+           m_settings.value(QStringLiteral("recentModels")).toStringList());
+}
+
+bool AppSettings::needsReload(const QString& key) {
+    return key == QLatin1String("backend");
+}
+
+bool AppSettings::needsNewContext(const QString& key) {
+    return key == QLatin1String("kvType") || key == QLatin1String("contextLength") ||
+           key == QLatin1String("threads");
+}
+
+QVariant AppSettings::updateValue(const QString& key, const QVariant& input) {
+    QVariant v = input;
+    for (const Default& d : defaults()) {
+        if (key == QLatin1String(d.key)) v = coerce(input, d.value);
+    }
+    store(key, v);
+    return v;
+}
+
+void AppSettings::store(const QString& key, const QVariant& value) {
+    m_settings.setValue(key, value);
+    m_settings.sync();
+    // valueChanged is only emitted for QML writes; settingChanged for every change. Queued so
+    // listeners read the new value, which QQmlPropertyMap stores after updateValue returns.
+    QMetaObject::invokeMethod(
+        this, [this, key] { emit settingChanged(key); }, Qt::QueuedConnection);
+}
+
+void AppSettings::addRecentModel(const QString& path) {
+    QStringList recent = value(QStringLiteral("recentModels")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > 8) recent.removeLast();
+    insert(QStringLiteral("recentModels"), recent);
+    store(QStringLiteral("recentModels"), recent);
+}
+
+void AppSettings::removeRecentModel(const QString& path) {
+    QStringList recent = value(QStringLiteral("recentModels")).toStringList();
+    recent.removeAll(path);
+    insert(QStringLiteral("recentModels"), recent);
+    store(QStringLiteral("recentModels"), recent);
+}
+
+void AppSettings::resetToDefaults() {
+    for (const Default& d : defaults()) {
+        const QString key = QString::fromLatin1(d.key);
+        if (value(key) == d.value) continue;
+        insert(key, d.value);
+        store(key, d.value);
+    }
+}
+
+EngineConfig AppSettings::engineConfig() const {
+    EngineConfig c;
+    c.backend = value(QStringLiteral("backend")).toString();
+    c.contextLength = value(QStringLiteral("contextLength")).toInt();
+    c.kvType = value(QStringLiteral("kvType")).toString();
+    c.threads = value(QStringLiteral("threads")).toInt();
+    return c;
+}
+
+SamplingConfig AppSettings::samplingConfig() const {
+    SamplingConfig s;
+    s.temperature = value(QStringLiteral("temperature")).toDouble();
+    s.topK = value(QStringLiteral("topK")).toInt();
+    s.topP = value(QStringLiteral("topP")).toDouble();
+    s.minP = value(QStringLiteral("minP")).toDouble();
+    s.repeatPenalty = value(QStringLiteral("repeatPenalty")).toDouble();
+    s.maxTokens = value(QStringLiteral("maxTokens")).toInt();
+    return s;
+}
+
+}  // namespace hearth::app

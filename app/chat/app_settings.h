@@ -1,0 +1,46 @@
+// The person's settings, kept in "<data dir>/settings.ini" (QSettings, INI format). A
+// QQmlPropertyMap, so QML binds to settings.temperature and writes to it directly; every
+// write is saved at once. Keys and defaults are listed in app_settings.cpp.
+#pragma once
+
+#include <QQmlPropertyMap>
+#include <QSettings>
+#include <QStringList>
+
+#include "engine_types.h"
+
+namespace hearth::app {
+
+class AppSettings : public QQmlPropertyMap {
+    Q_OBJECT
+
+public:
+    explicit AppSettings(const QString& dataDir, QObject* parent = nullptr);
+
+    static QString filePath(const QString& dataDir);
+    // Keys whose change only takes effect when the model is loaded again.
+    static bool needsReload(const QString& key);
+    // Keys the engine reads when it makes a chat's context (applied from the next message).
+    static bool needsNewContext(const QString& key);
+
+    EngineConfig engineConfig() const;
+    SamplingConfig samplingConfig() const;
+
+    // Puts path first in the recent models (at most 8).
+    void addRecentModel(const QString& path);
+    Q_INVOKABLE void removeRecentModel(const QString& path);
+    // Back to the defaults (recent models are kept).
+    Q_INVOKABLE void resetToDefaults();
+
+signals:
+    void settingChanged(const QString& key);
+
+protected:
+    QVariant updateValue(const QString& key, const QVariant& input) override;
+
+private:
+    void store(const QString& key, const QVariant& value);
+    QSettings m_settings;
+};
+
+}  // namespace hearth::app

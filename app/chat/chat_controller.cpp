@@ -1,0 +1,518 @@
+// ChatController: chats, turns and streaming. Model loading is in chat_controller_model.cpp.
+#include "chat_controller.h"
+
+#include <QClipboard>
+#include <QDir>
+#include <QGuiApplication>
+
+#include "chat_export.h"
+#include "engine_worker.h"
+#include "store_thread.h"
+
+namespace hearth::app {
+
+using hearth::storage::ChatStore;
+using hearth::storage::Message;
+using hearth::storage::MessageStatus;
+using hearth::storage::Role;
+
+// What a DB job hands back when a reply is about to be generated.
+struct ChatController::Turn {
+    QString error;
+    qint64 chatId = 0;
+    qint64 replyId = 0;
+    QString title;
+    QString systemPrompt;
+    QList<Message> path;  // root → the new (empty, streaming) reply
+
+    static Turn fail(const std::string& message) {
+        Turn t;
+        t.error = QString::fromStdString(message);
+        return t;
+    }
+};
+
+namespace {
+
+constexpr int kCheckpointMs = 1000;
+constexpr int kUndoMs = 10000;
+
+QString titleFrom(const QString& text) {
+    QString t = text.simplified();
+    if (t.size() > 48) t = t.left(47) + QStringLiteral("…");
+    return t;
+}
+
+}  // namespace
+
+ChatController::ChatController(QObject* parent)
+    : QObject(parent),
+      m_chats(new ChatListModel(this)),
+      m_messages(new MessageModel(this)),
+      m_worker(std::make_unique<EngineWorker>()) {
+    m_engineThread.setObjectName(QStringLiteral("hearth-engine"));
+    m_worker->moveToThread(&m_engineThread);
+    connect(m_worker.get(), &EngineWorker::loadProgress, this,
+            [this](qint64 id, double fraction, qint64 done, qint64 total) {
+                if (id != m_loadId) return;
+                m_loadFraction = fraction;
+                m_loadBytesText =
+                    tr("%1 of %2")
+                        .arg(QLocale().formattedDataSize(done), QLocale().formattedDataSize(total));
+                emit loadProgressChanged();
+            });
+    connect(m_worker.get(), &EngineWorker::modelLoaded, this, &ChatController::onModelLoaded);
+    connect(m_worker.get(), &EngineWorker::modelLoadFailed, this,
+            &ChatController::onModelLoadFailed);
+    connect(m_worker.get(), &EngineWorker::tokens, this, &ChatController::onTokens);
+    connect(m_worker.get(), &EngineWorker::progress, this, &ChatController::onProgress);
+    connect(m_worker.get(), &EngineWorker::finished, this, &ChatController::onFinished);
+    connect(m_worker.get(), &EngineWorker::failed, this, &ChatController::onFailed);
+    connect(m_worker.get(), &EngineWorker::templateNote, this,
+            [this](qint64 chatId, const QString& note) {
+                if (chatId != m_replyChatId || note == m_templateNote) return;
+                m_templateNote = note;
+                emit templateNoteChanged();
+            });
+    m_engineThread.start();
+
+    m_checkpointTimer.setInterval(kCheckpointMs);
+    connect(&m_checkpointTimer, &QTimer::timeout, this, &ChatController::checkpoint);
+    m_undoTimer.setSingleShot(true);
+    m_undoTimer.setInterval(kUndoMs);
+    connect(&m_undoTimer, &QTimer::timeout, this, [this] {
+        m_undoChatId = 0;
+        m_undoTitle.clear();
+        emit undoChanged();
+        if (m_store) m_store->write([](ChatStore& s) { return s.purgeDeletedChats().status(); });
+    });
+}
+
+ChatController::~ChatController() {
+    m_worker->requestStop(std::numeric_limits<qint64>::max());
+    m_worker->cancelLoad(std::numeric_limits<qint64>::max());
+    m_engineThread.quit();
+    m_engineThread.wait();
+    m_worker.reset();
+    // A reply cut off by closing keeps its text (the DB thread finishes every posted job).
+    if (m_generating && m_store) {
+        const qint64 id = m_replyId;
+        const QString text = m_replyText;
+        m_store->write([id, text](ChatStore& s) {
+            hearth::storage::GenerationStats st;
+            st.stopReason = QStringLiteral("stopped");
+            return s.finishMessage(id, text, st);
+        });
+    }
+    m_store.reset();
+}
+
+void ChatController::setDataDir(const QString& dir) {
+    if (!m_dataDir.isEmpty() || dir.isEmpty()) return;
+    m_dataDir = dir;
+    QDir().mkpath(dir);
+    m_settings = std::make_unique<AppSettings>(dir);
+    connect(m_settings.get(), &AppSettings::settingChanged, this,
+            &ChatController::onSettingChanged);
+    const EngineConfig config = m_settings->engineConfig();
+    QMetaObject::invokeMethod(m_worker.get(),
+                              [w = m_worker.get(), config] { w->setConfig(config); });
+    m_store = std::make_unique<StoreThread>();
+    connect(m_store.get(), &StoreThread::writeFailed, this, [this](const QString& message) {
+        setNotice(tr("Saving the chat failed: %1").arg(message));
+    });
+    m_store->open(dir, [this](const QString& error, const QString& notice) {
+        if (!error.isEmpty()) {
+            setNotice(error);
+            emit errorOccurred(error);
+            return;
+        }
+        if (!notice.isEmpty()) setNotice(notice);
+        m_ready = true;
+        emit readyChanged();
+        refreshChats();
+        if (m_pendingOpen != 0) openChat(std::exchange(m_pendingOpen, 0));
+    });
+    emit dataDirChanged();
+}
+
+void ChatController::refreshChats() {
+    if (!m_store) return;
+    m_store->run([](ChatStore& s) { return s.listChats(); },
+                 [this](const Result<QList<hearth::storage::Chat>>& chats) {
+                     if (chats) m_chats->setChats(*chats);
+                 });
+}
+
+void ChatController::showPath(qint64 chatId, const QList<Message>& path, const QString& title) {
+    const bool changed = chatId != m_chatId || title != m_chatTitle;
+    m_chatId = chatId;
+    m_chatTitle = title;
+    m_messages->setMessages(path);
+    if (changed) emit currentChatChanged();
+}
+
+void ChatController::newChat() {
+    if (m_generating) stop();
+    m_messages->clear();
+    if (m_chatId != 0 || !m_chatTitle.isEmpty()) {
+        m_chatId = 0;
+        m_chatTitle.clear();
+        emit currentChatChanged();
+    }
+}
+
+void ChatController::openChat(qint64 chatId) {
+    if (!m_ready) {
+        m_pendingOpen = chatId;
+        return;
+    }
+    if (m_generating && chatId != m_replyChatId) stop();
+    m_store->run(
+        [chatId](ChatStore& s) {
+            Turn t;
+            auto chat = s.chat(chatId);
+            auto path = s.selectedPath(chatId);
+            if (!chat || !path) {
+                t.error =
+                    QString::fromStdString(!chat ? chat.error_message() : path.error_message());
+                return t;
+            }
+            t.chatId = chatId;
+            t.title = chat->title;
+            t.path = *path;
+            return t;
+        },
+        [this](const Turn& t) {
+            if (!t.error.isEmpty()) {
+                setNotice(tr("The chat could not be opened: %1").arg(t.error));
+                return;
+            }
+            QList<Message> path = t.path;
+            // A reply still streaming shows its live text, not the last checkpoint.
+            for (Message& m : path)
+                if (m_generating && m.id == m_replyId) m.content = m_replyText;
+            showPath(t.chatId, path, t.title);
+            emit chatOpened(t.chatId);
+        });
+}
+
+bool ChatController::canStartTurn() const {
+    return m_ready && !m_generating && m_modelState == QLatin1String("ready");
+}
+
+bool ChatController::send(const QString& rawText) {
+    const QString text = rawText.trimmed();
+    if (text.isEmpty() || !canStartTurn()) return false;
+    setGenerating(true);
+    const qint64 chatId = m_chatId;
+    const QString modelPath = m_modelInfo.value(QStringLiteral("path")).toString();
+    const QString modelName = m_modelInfo.value(QStringLiteral("name")).toString();
+    const QString systemPrompt = m_settings->value(QStringLiteral("systemPrompt")).toString();
+    m_store->run(
+        [=](ChatStore& s) {
+            Turn t;
+            hearth::storage::Transaction tx = s.beginBatch();
+            qint64 id = chatId;
+            if (id == 0) {
+                auto created =
+                    s.createChat({titleFrom(text), modelPath, modelName, systemPrompt, {}});
+                if (!created) return Turn::fail(created.error_message());
+                id = *created;
+            }
+            auto chat = s.chat(id);
+            if (!chat) return Turn::fail(chat.error_message());
+            auto user = s.addMessage(id, chat->selectedLeafId, Role::User, text);
+            if (!user) return Turn::fail(user.error_message());
+            auto reply = s.beginAssistantMessage(*user);
+            if (!reply) return Turn::fail(reply.error_message());
+            auto path = s.selectedPath(id);
+            if (!path) return Turn::fail(path.error_message());
+            if (Status c = tx.commit(); !c) return Turn::fail(c.message());
+            t.chatId = id;
+            t.replyId = *reply;
+            t.title = chat->title;
+            t.systemPrompt = chat->systemPrompt;
+            t.path = *path;
+            return t;
+        },
+        [this](const Turn& t) { startGeneration(t); });
+    return true;
+}
+
+bool ChatController::regenerate(qint64 assistantMessageId) {
+    if (!canStartTurn()) return false;
+    setGenerating(true);
+    m_store->run(
+        [assistantMessageId](ChatStore& s) {
+            Turn t;
+            auto reply = s.regenerate(assistantMessageId);
+            if (!reply) return Turn::fail(reply.error_message());
+            auto msg = s.message(*reply);
+            auto chat = msg ? s.chat(msg->chatId) : Result<hearth::storage::Chat>(msg.status());
+            if (!chat) return Turn::fail(chat.error_message());
+            auto path = s.selectedPath(chat->id);
+            if (!path) return Turn::fail(path.error_message());
+            t.chatId = chat->id;
+            t.replyId = *reply;
+            t.title = chat->title;
+            t.systemPrompt = chat->systemPrompt;
+            t.path = *path;
+            return t;
+        },
+        [this](const Turn& t) { startGeneration(t); });
+    return true;
+}
+
+bool ChatController::editMessage(qint64 userMessageId, const QString& rawText) {
+    const QString text = rawText.trimmed();
+    if (text.isEmpty() || !canStartTurn()) return false;
+    setGenerating(true);
+    m_store->run(
+        [userMessageId, text](ChatStore& s) {
+            Turn t;
+            hearth::storage::Transaction tx = s.beginBatch();
+            auto user = s.editUserMessage(userMessageId, text);
+            if (!user) return Turn::fail(user.error_message());
+            auto reply = s.beginAssistantMessage(*user);
+            if (!reply) return Turn::fail(reply.error_message());
+            auto msg = s.message(*user);
+            auto chat = msg ? s.chat(msg->chatId) : Result<hearth::storage::Chat>(msg.status());
+            if (!chat) return Turn::fail(chat.error_message());
+            auto path = s.selectedPath(chat->id);
+            if (!path) return Turn::fail(path.error_message());
+            if (Status c = tx.commit(); !c) return Turn::fail(c.message());
+            t.chatId = chat->id;
+            t.replyId = *reply;
+            t.title = chat->title;
+            t.systemPrompt = chat->systemPrompt;
+            t.path = *path;
+            return t;
+        },
+        [this](const Turn& t) { startGeneration(t); });
+    return true;
+}
+
+void ChatController::startGeneration(const Turn& t) {
+    if (!t.error.isEmpty()) {
+        setGenerating(false);
+        setNotice(tr("The message could not be saved: %1").arg(t.error));
+        emit errorOccurred(t.error);
+        return;
+    }
+    showPath(t.chatId, t.path, t.title);
+    refreshChats();
+    GenerationRequest request;
+    request.requestId = ++m_requestId;
+    request.chatId = t.chatId;
+    if (!t.systemPrompt.trimmed().isEmpty())
+        request.messages.append({QStringLiteral("system"), t.systemPrompt});
+    for (const Message& m : t.path) {
+        if (m.id == t.replyId) break;
+        request.messages.append({hearth::storage::roleName(m.role), m.content});
+    }
+    request.sampling = m_settings->samplingConfig();
+    m_replyId = t.replyId;
+    m_replyChatId = t.chatId;
+    m_replyText.clear();
+    m_checkpointedLength = 0;
+    if (std::exchange(m_stopBeforeStart, false)) m_worker->requestStop(request.requestId);
+    QMetaObject::invokeMethod(m_worker.get(),
+                              [w = m_worker.get(), request] { w->generate(request); });
+    m_checkpointTimer.start();
+}
+
+void ChatController::stop() {
+    if (!m_generating) return;
+    if (m_replyId == 0 || m_checkpointTimer.isActive() == false) m_stopBeforeStart = true;
+    m_worker->requestStop(m_requestId);
+}
+
+void ChatController::onTokens(qint64 requestId, const QString& delta) {
+    if (requestId != m_requestId || !m_generating) return;
+    m_replyText += delta;
+    if (m_chatId == m_replyChatId) m_messages->appendText(m_replyId, delta);
+}
+
+void ChatController::onProgress(qint64 requestId, const GenerationReport& report) {
+    if (requestId == m_requestId) setStatsFrom(report);
+}
+
+void ChatController::onFinished(qint64 requestId, const QString& text,
+                                const GenerationReport& report) {
+    if (requestId != m_requestId || !m_generating) return;
+    finishReply(text, report);
+}
+
+void ChatController::onFailed(qint64 requestId, const QString& message) {
+    if (requestId != m_requestId || !m_generating) return;
+    GenerationReport report;
+    report.stopReason = QStringLiteral("error");
+    finishReply(m_replyText, report);
+    setNotice(tr("The reply could not be generated: %1").arg(message));
+    emit errorOccurred(message);
+}
+
+void ChatController::finishReply(const QString& text, const GenerationReport& report) {
+    m_checkpointTimer.stop();
+    hearth::storage::GenerationStats st;
+    st.promptTokens = static_cast<int>(report.promptTokens);
+    st.generatedTokens = static_cast<int>(report.generatedTokens);
+    st.promptTokensPerSecond = report.promptTokensPerSecond;
+    st.tokensPerSecond = report.tokensPerSecond;
+    st.timeToFirstTokenMs = report.timeToFirstTokenMs;
+    st.stopReason = report.stopReason;
+    const qint64 id = m_replyId;
+    m_store->write([id, text, st](ChatStore& s) { return s.finishMessage(id, text, st); });
+    Message done;
+    done.id = id;
+    done.content = text;
+    done.stats = st;
+    done.status = MessageStatus::Complete;
+    m_messages->updateMessage(done);
+    m_lastReport = report;
+    if (report.generatedTokens > 0 || report.promptTokens > 0) setStatsFrom(report);
+    m_replyText.clear();
+    setGenerating(false);
+    refreshChats();
+    emit replyFinished(id, report.stopReason);
+}
+
+void ChatController::checkpoint() {
+    if (!m_generating || m_replyText.size() == m_checkpointedLength) return;
+    m_checkpointedLength = static_cast<int>(m_replyText.size());
+    const qint64 id = m_replyId;
+    const QString text = m_replyText;
+    m_store->write([id, text](ChatStore& s) { return s.checkpointMessage(id, text); });
+}
+
+void ChatController::switchBranch(qint64 messageId, int delta) {
+    if (!m_ready || m_generating) return;
+    m_store->run(
+        [messageId, delta](ChatStore& s) {
+            Turn t;
+            auto sibs = s.siblings(messageId);
+            if (!sibs) return Turn::fail(sibs.error_message());
+            const qsizetype at = sibs->indexOf(messageId);
+            const qsizetype to = std::clamp<qsizetype>(at + delta, 0, sibs->size() - 1);
+            if (auto sel = s.selectBranch(sibs->at(to)); !sel)
+                return Turn::fail(sel.error_message());
+            auto msg = s.message(messageId);
+            auto chat = msg ? s.chat(msg->chatId) : Result<hearth::storage::Chat>(msg.status());
+            if (!chat) return Turn::fail(chat.error_message());
+            auto path = s.selectedPath(chat->id);
+            if (!path) return Turn::fail(path.error_message());
+            t.chatId = chat->id;
+            t.title = chat->title;
+            t.path = *path;
+            return t;
+        },
+        [this](const Turn& t) {
+            if (t.error.isEmpty()) showPath(t.chatId, t.path, t.title);
+        });
+}
+
+void ChatController::renameChat(qint64 chatId, const QString& rawTitle) {
+    const QString title = rawTitle.simplified();
+    if (!m_ready || title.isEmpty()) return;
+    m_store->write([chatId, title](ChatStore& s) { return s.renameChat(chatId, title); });
+    if (chatId == m_chatId) {
+        m_chatTitle = title;
+        emit currentChatChanged();
+    }
+    refreshChats();
+}
+
+void ChatController::deleteChat(qint64 chatId) {
+    if (!m_ready) return;
+    if (m_generating && m_replyChatId == chatId) stop();
+    m_store->write([chatId](ChatStore& s) { return s.deleteChat(chatId); });
+    m_undoChatId = chatId;
+    m_undoTitle = m_chats->titleOf(chatId);
+    if (m_undoTitle.isEmpty()) m_undoTitle = tr("Untitled chat");
+    emit undoChanged();
+    m_undoTimer.start();
+    QMetaObject::invokeMethod(m_worker.get(),
+                              [w = m_worker.get(), chatId] { w->forgetChat(chatId); });
+    if (chatId == m_chatId) newChat();
+    refreshChats();
+}
+
+void ChatController::undoDelete() {
+    if (m_undoChatId == 0) return;
+    const qint64 id = std::exchange(m_undoChatId, 0);
+    m_undoTitle.clear();
+    m_undoTimer.stop();
+    emit undoChanged();
+    m_store->write([id](ChatStore& s) { return s.restoreChat(id); });
+    refreshChats();
+    openChat(id);
+}
+
+void ChatController::search(const QString& query) {
+    const qint64 serial = ++m_searchSerial;
+    if (!m_ready || query.trimmed().isEmpty()) {
+        m_searchResults.clear();
+        emit searchResultsChanged();
+        return;
+    }
+    m_store->run(
+        [query](ChatStore& s) { return s.search(query, 30); },
+        [this, serial](const Result<QList<hearth::storage::SearchHit>>& hits) {
+            if (serial != m_searchSerial) return;  // a newer query is on its way
+            m_searchResults.clear();
+            if (hits) {
+                for (const auto& h : *hits)
+                    m_searchResults.append(QVariantMap{
+                        {QStringLiteral("chatId"), h.chatId},
+                        {QStringLiteral("messageId"), h.messageId},
+                        {QStringLiteral("title"), h.chatTitle},
+                        {QStringLiteral("snippet"), hearth::storage::snippetToHtml(h.snippet)}});
+            }
+            emit searchResultsChanged();
+        });
+}
+
+void ChatController::exportChat(qint64 chatId, const QUrl& file, const QString& format) {
+    if (!m_ready) return;
+    const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
+    m_store->run(
+        [chatId, path, format](ChatStore& s) -> QString {
+            auto chat = s.chat(chatId);
+            auto messages = s.selectedPath(chatId);
+            if (!chat || !messages)
+                return QString::fromStdString(!chat ? chat.error_message()
+                                                    : messages.error_message());
+            return writeChatExport(*chat, *messages, path, format);
+        },
+        [this, path](const QString& error) {
+            setNotice(error.isEmpty() ? tr("Chat exported to %1").arg(path)
+                                      : tr("The chat could not be exported: %1").arg(error));
+        });
+}
+
+void ChatController::copyText(const QString& text) {
+    if (auto* clipboard = QGuiApplication::clipboard()) clipboard->setText(text);
+}
+
+void ChatController::copyLastAnswer() {
+    copyText(m_messages->lastAssistantText());
+}
+
+void ChatController::setGenerating(bool on) {
+    if (m_generating == on) return;
+    m_generating = on;
+    emit generatingChanged();
+}
+
+void ChatController::setNotice(const QString& message) {
+    if (m_notice == message) return;
+    m_notice = message;
+    emit noticeChanged();
+}
+
+void ChatController::clearNotice() {
+    setNotice({});
+}
+
+}  // namespace hearth::app

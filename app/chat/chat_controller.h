@@ -1,0 +1,189 @@
+// ChatController: what QML talks to. Owns the settings, the list models (GUI thread only),
+// the DB thread (StoreThread) and the engine thread (EngineWorker). Every call returns at once;
+// results arrive through properties and signals.
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+#include <QThread>
+#include <QTimer>
+#include <QUrl>
+#include <QVariantList>
+#include <QVariantMap>
+
+#include <memory>
+
+#include "app_settings.h"
+#include "chat_list_model.h"
+#include "engine_types.h"
+#include "message_model.h"
+
+namespace hearth::app {
+
+class EngineWorker;
+class StoreThread;
+
+class ChatController : public QObject {
+    Q_OBJECT
+    Q_PROPERTY(QString dataDir READ dataDir WRITE setDataDir NOTIFY dataDirChanged)
+    Q_PROPERTY(bool ready READ ready NOTIFY readyChanged)
+    Q_PROPERTY(hearth::app::AppSettings* settings READ settings NOTIFY dataDirChanged)
+    Q_PROPERTY(hearth::app::ChatListModel* chats READ chats CONSTANT)
+    Q_PROPERTY(hearth::app::MessageModel* messages READ messages CONSTANT)
+    // "none", "loading" or "ready".
+    Q_PROPERTY(QString modelState READ modelState NOTIFY modelChanged)
+    Q_PROPERTY(double loadFraction READ loadFraction NOTIFY loadProgressChanged)
+    Q_PROPERTY(QString loadBytesText READ loadBytesText NOTIFY loadProgressChanged)
+    // name, path, fileBytes, sizeText, architecture, backend, device, backends[], backendTip...
+    Q_PROPERTY(QVariantMap modelInfo READ modelInfo NOTIFY modelChanged)
+    Q_PROPERTY(QString modelError READ modelError NOTIFY modelErrorChanged)
+    Q_PROPERTY(QString templateNote READ templateNote NOTIFY templateNoteChanged)
+    Q_PROPERTY(bool reloadNeeded READ reloadNeeded NOTIFY reloadNeededChanged)
+    Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
+    Q_PROPERTY(qint64 currentChatId READ currentChatId NOTIFY currentChatChanged)
+    Q_PROPERTY(QString currentChatTitle READ currentChatTitle NOTIFY currentChatChanged)
+    // tokensPerSecond, promptTokensPerSecond, ttftMs, contextUsed, contextSize, memoryBytes
+    Q_PROPERTY(QVariantMap stats READ stats NOTIFY statsChanged)
+    Q_PROPERTY(QVariantList searchResults READ searchResults NOTIFY searchResultsChanged)
+    Q_PROPERTY(QString notice READ notice NOTIFY noticeChanged)
+    Q_PROPERTY(QString undoTitle READ undoTitle NOTIFY undoChanged)
+
+public:
+    explicit ChatController(QObject* parent = nullptr);
+    ~ChatController() override;
+
+    QString dataDir() const { return m_dataDir; }
+    // Opens settings and history in dir (once; later calls are ignored).
+    void setDataDir(const QString& dir);
+    bool ready() const { return m_ready; }
+    AppSettings* settings() const { return m_settings.get(); }
+    ChatListModel* chats() const { return m_chats; }
+    MessageModel* messages() const { return m_messages; }
+    QString modelState() const { return m_modelState; }
+    double loadFraction() const { return m_loadFraction; }
+    QString loadBytesText() const { return m_loadBytesText; }
+    QVariantMap modelInfo() const { return m_modelInfo; }
+    QString modelError() const { return m_modelError; }
+    QString templateNote() const { return m_templateNote; }
+    bool reloadNeeded() const { return m_reloadNeeded; }
+    bool generating() const { return m_generating; }
+    qint64 currentChatId() const { return m_chatId; }
+    QString currentChatTitle() const { return m_chatTitle; }
+    QVariantMap stats() const { return m_stats; }
+    QVariantList searchResults() const { return m_searchResults; }
+    QString notice() const { return m_notice; }
+    QString undoTitle() const { return m_undoTitle; }
+    // The statistics of the last finished reply (tests read the engine's numbers here).
+    GenerationReport lastReport() const { return m_lastReport; }
+
+    // --- Model -----------------------------------------------------------------------------
+    // Checks the file (a .gguf that exists and starts with the signature), then loads it on
+    // the engine thread. Returns false (and sets modelError) when the file is refused.
+    Q_INVOKABLE bool loadModel(const QUrl& url);
+    Q_INVOKABLE void cancelLoad();
+    Q_INVOKABLE void unloadModel();
+    Q_INVOKABLE void reloadModel();
+    Q_INVOKABLE void clearModelError();
+    Q_INVOKABLE void clearTemplateNote();
+    Q_INVOKABLE void clearNotice();
+
+    // --- Chats -----------------------------------------------------------------------------
+    Q_INVOKABLE void newChat();
+    Q_INVOKABLE void openChat(qint64 chatId);
+    Q_INVOKABLE bool send(const QString& text);
+    Q_INVOKABLE void stop();
+    Q_INVOKABLE bool regenerate(qint64 assistantMessageId);
+    Q_INVOKABLE bool editMessage(qint64 userMessageId, const QString& text);
+    Q_INVOKABLE void switchBranch(qint64 messageId, int delta);
+    Q_INVOKABLE void renameChat(qint64 chatId, const QString& title);
+    Q_INVOKABLE void deleteChat(qint64 chatId);
+    Q_INVOKABLE void undoDelete();
+    Q_INVOKABLE void search(const QString& query);
+    // Writes the chat's selected branch to a file; format "markdown" or "json".
+    Q_INVOKABLE void exportChat(qint64 chatId, const QUrl& file, const QString& format);
+    Q_INVOKABLE void copyText(const QString& text);
+    Q_INVOKABLE void copyLastAnswer();
+
+signals:
+    void dataDirChanged();
+    void readyChanged();
+    void modelChanged();
+    void loadProgressChanged();
+    void modelErrorChanged();
+    void templateNoteChanged();
+    void reloadNeededChanged();
+    void generatingChanged();
+    void currentChatChanged();
+    void statsChanged();
+    void searchResultsChanged();
+    void noticeChanged();
+    void undoChanged();
+    // For tests and QML reactions.
+    void modelLoaded();
+    void modelLoadFailed(const QString& message);
+    void replyFinished(qint64 messageId, const QString& stopReason);
+    void chatOpened(qint64 chatId);
+    void errorOccurred(const QString& message);
+
+private:
+    struct Turn;  // the result of the DB job that prepares a reply
+    void startGeneration(const Turn& turn);
+    void onModelLoaded(qint64 loadId, const QVariantMap& info);
+    void onModelLoadFailed(qint64 loadId, const QString& path, const QString& message);
+    void onTokens(qint64 requestId, const QString& delta);
+    void onProgress(qint64 requestId, const GenerationReport& report);
+    void onFinished(qint64 requestId, const QString& text, const GenerationReport& report);
+    void onFailed(qint64 requestId, const QString& message);
+    void onSettingChanged(const QString& key);
+    void finishReply(const QString& text, const GenerationReport& report);
+    void checkpoint();
+    void refreshChats();
+    void showPath(qint64 chatId, const QList<hearth::storage::Message>& path, const QString& title);
+    void setGenerating(bool on);
+    void setModelError(const QString& message);
+    void setNotice(const QString& message);
+    void setStatsFrom(const GenerationReport& report);
+    bool canStartTurn() const;
+
+    QString m_dataDir;
+    bool m_ready = false;
+    std::unique_ptr<AppSettings> m_settings;
+    ChatListModel* m_chats;
+    MessageModel* m_messages;
+    std::unique_ptr<StoreThread> m_store;
+    QThread m_engineThread;
+    std::unique_ptr<EngineWorker> m_worker;
+
+    QString m_modelState = QStringLiteral("none");
+    double m_loadFraction = 0;
+    QString m_loadBytesText;
+    QVariantMap m_modelInfo;
+    QString m_modelError;
+    QString m_templateNote;
+    bool m_reloadNeeded = false;
+    qint64 m_loadId = 0;
+
+    qint64 m_chatId = 0;
+    QString m_chatTitle;
+    qint64 m_pendingOpen = 0;  // a chat to open once the store is ready
+
+    bool m_generating = false;
+    bool m_stopBeforeStart = false;  // Stop pressed while the reply was being set up
+    qint64 m_requestId = 0;
+    qint64 m_replyId = 0;
+    qint64 m_replyChatId = 0;
+    QString m_replyText;
+    int m_checkpointedLength = 0;
+    QTimer m_checkpointTimer;
+    GenerationReport m_lastReport;
+    QVariantMap m_stats;
+
+    QVariantList m_searchResults;
+    qint64 m_searchSerial = 0;
+    QString m_notice;
+    qint64 m_undoChatId = 0;
+    QString m_undoTitle;
+    QTimer m_undoTimer;
+};
+
+}  // namespace hearth::app

@@ -1,0 +1,169 @@
+// ChatController: loading and unloading models, settings that affect the engine, statistics.
+#include <QFileInfo>
+#include <QLocale>
+
+#include "chat_controller.h"
+#include "engine_worker.h"
+#include "model_picker.h"
+
+namespace hearth::app {
+
+namespace {
+
+QString backendLabel(const QString& name) {
+    if (name == QLatin1String("cuda")) return QStringLiteral("CUDA");
+    if (name == QLatin1String("vulkan")) return QStringLiteral("Vulkan");
+    return QStringLiteral("CPU");
+}
+
+// Turns the engine's message into one a person can act on, keeping the engine's words.
+QString explainLoadFailure(const QString& file, const QString& message) {
+    const QString lower = message.toLower();
+    QString what;
+    if (lower.contains(QLatin1String("architecture")))
+        what = ChatController::tr("This model's architecture is not supported yet.");
+    else if (lower.contains(QLatin1String("memory")) || lower.contains(QLatin1String("alloc")))
+        what = ChatController::tr("There is not enough memory to load this model.");
+    else
+        what = ChatController::tr("The file may be damaged or incomplete.");
+    return ChatController::tr("“%1” could not be loaded. %2\nDetails: %3").arg(file, what, message);
+}
+
+}  // namespace
+
+bool ChatController::loadModel(const QUrl& url) {
+    ModelPicker picker;
+    if (!picker.offer(url)) {
+        setModelError(picker.errorMessage());
+        emit modelLoadFailed(picker.errorMessage());
+        return false;
+    }
+    if (m_generating) stop();
+    setModelError({});
+    m_reloadNeeded = false;
+    emit reloadNeededChanged();
+    const qint64 loadId = ++m_loadId;
+    m_modelState = QStringLiteral("loading");
+    m_modelInfo = {{QStringLiteral("name"), picker.fileName()},
+                   {QStringLiteral("path"), picker.filePath()},
+                   {QStringLiteral("sizeText"), picker.sizeText()}};
+    m_loadFraction = 0;
+    m_loadBytesText.clear();
+    emit modelChanged();
+    emit loadProgressChanged();
+    const QString path = picker.filePath();
+    const EngineConfig config = m_settings ? m_settings->engineConfig() : EngineConfig{};
+    QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get(), loadId, path, config] {
+        w->loadModel(loadId, path, config);
+    });
+    return true;
+}
+
+void ChatController::cancelLoad() {
+    if (m_modelState == QLatin1String("loading")) m_worker->cancelLoad(m_loadId);
+}
+
+void ChatController::unloadModel() {
+    if (m_generating) stop();
+    ++m_loadId;  // a load still running is forgotten
+    m_worker->cancelLoad(m_loadId - 1);
+    QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get()] { w->unloadModel(); });
+    m_modelState = QStringLiteral("none");
+    m_modelInfo.clear();
+    m_reloadNeeded = false;
+    emit reloadNeededChanged();
+    emit modelChanged();
+}
+
+void ChatController::reloadModel() {
+    const QString path = m_modelInfo.value(QStringLiteral("path")).toString();
+    if (!path.isEmpty()) loadModel(QUrl::fromLocalFile(path));
+}
+
+void ChatController::onModelLoaded(qint64 loadId, const QVariantMap& info) {
+    if (loadId != m_loadId) return;
+    m_modelInfo = info;
+    const qint64 bytes = info.value(QStringLiteral("fileBytes")).toLongLong();
+    m_modelInfo[QStringLiteral("sizeText")] = ModelPicker::formatBytes(bytes);
+    const QString used = info.value(QStringLiteral("backend")).toString();
+    m_modelInfo[QStringLiteral("backendLabel")] = backendLabel(used);
+    QStringList why;
+    QVariantMap available;
+    for (const QVariant& v : info.value(QStringLiteral("backends")).toList()) {
+        const QVariantMap b = v.toMap();
+        const QString name = b.value(QStringLiteral("name")).toString();
+        const QString reason = b.value(QStringLiteral("reason")).toString();
+        available[name] = reason;
+        if (b.value(QStringLiteral("used")).toBool())
+            why << tr("%1: in use (%2)")
+                       .arg(backendLabel(name), info.value(QStringLiteral("device")).toString());
+        else
+            why << tr("%1: %2").arg(backendLabel(name),
+                                    reason.isEmpty() ? tr("available, not chosen") : reason);
+    }
+    m_modelInfo[QStringLiteral("backendTip")] = why.join(QLatin1Char('\n'));
+    m_modelInfo[QStringLiteral("backendReasons")] = available;
+    m_modelState = QStringLiteral("ready");
+    m_loadFraction = 1;
+    if (m_settings) m_settings->addRecentModel(info.value(QStringLiteral("path")).toString());
+    m_templateNote.clear();
+    emit templateNoteChanged();
+    emit loadProgressChanged();
+    emit modelChanged();
+    emit modelLoaded();
+}
+
+void ChatController::onModelLoadFailed(qint64 loadId, const QString& path, const QString& message) {
+    if (loadId != m_loadId) return;
+    m_modelState = QStringLiteral("none");
+    m_modelInfo.clear();
+    emit modelChanged();
+    if (message.contains(QLatin1String("cancelled"))) return;  // the person asked for it
+    setModelError(explainLoadFailure(QFileInfo(path).fileName(), message));
+    emit modelLoadFailed(message);
+}
+
+void ChatController::onSettingChanged(const QString& key) {
+    if (AppSettings::needsReload(key) && m_modelState == QLatin1String("ready") &&
+        !m_reloadNeeded) {
+        m_reloadNeeded = true;
+        emit reloadNeededChanged();
+    }
+    if (AppSettings::needsNewContext(key)) {
+        const EngineConfig config = m_settings->engineConfig();
+        QMetaObject::invokeMethod(m_worker.get(),
+                                  [w = m_worker.get(), config] { w->setConfig(config); });
+    }
+}
+
+void ChatController::setStatsFrom(const GenerationReport& r) {
+    m_stats = {
+        {QStringLiteral("tokensPerSecond"), r.tokensPerSecond},
+        {QStringLiteral("promptTokensPerSecond"), r.promptTokensPerSecond},
+        {QStringLiteral("ttftMs"), r.timeToFirstTokenMs},
+        {QStringLiteral("contextUsed"), r.contextUsed},
+        {QStringLiteral("contextSize"), r.contextSize},
+        {QStringLiteral("reusedTokens"), r.reusedTokens},
+        {QStringLiteral("computedTokens"), r.computedTokens},
+        {QStringLiteral("memoryText"),
+         r.memoryBytes > 0 ? QLocale().formattedDataSize(r.memoryBytes) : QString()},
+    };
+    emit statsChanged();
+}
+
+void ChatController::setModelError(const QString& message) {
+    if (m_modelError == message) return;
+    m_modelError = message;
+    emit modelErrorChanged();
+}
+
+void ChatController::clearModelError() {
+    setModelError({});
+}
+
+void ChatController::clearTemplateNote() {
+    m_templateNote.clear();
+    emit templateNoteChanged();
+}
+
+}  // namespace hearth::app

@@ -1,0 +1,97 @@
+#include "message_model.h"
+
+namespace hearth::app {
+
+using hearth::storage::Message;
+using hearth::storage::MessageStatus;
+using hearth::storage::Role;
+
+MessageModel::MessageModel(QObject* parent) : QAbstractListModel(parent) {}
+
+int MessageModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_messages.size());
+}
+
+QString MessageModel::statsText(const hearth::storage::GenerationStats& s) {
+    if (s.generatedTokens <= 0) return {};
+    return tr("%1 tokens · %2 tok/s").arg(s.generatedTokens).arg(s.tokensPerSecond, 0, 'f', 1);
+}
+
+QVariant MessageModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Message& m = m_messages.at(index.row());
+    switch (role) {
+        case Qt::DisplayRole:
+        case ContentRole:
+            return m.content;
+        case MessageIdRole:
+            return m.id;
+        case RoleRole:
+            return hearth::storage::roleName(m.role);
+        case StreamingRole:
+            return m.status == MessageStatus::Streaming;
+        case InterruptedRole:
+            return m.status == MessageStatus::Interrupted;
+        case SiblingIndexRole:
+            return m.siblingIndex;
+        case SiblingCountRole:
+            return m.siblingCount;
+        case StatsRole:
+            return statsText(m.stats);
+        default:
+            return {};
+    }
+}
+
+QHash<int, QByteArray> MessageModel::roleNames() const {
+    return {{MessageIdRole, "messageId"},       {RoleRole, "role"},
+            {ContentRole, "content"},           {StreamingRole, "streaming"},
+            {InterruptedRole, "interrupted"},   {SiblingIndexRole, "siblingIndex"},
+            {SiblingCountRole, "siblingCount"}, {StatsRole, "stats"}};
+}
+
+void MessageModel::setMessages(const QList<Message>& messages) {
+    const bool countChanges = messages.size() != m_messages.size();
+    beginResetModel();
+    m_messages = messages;
+    endResetModel();
+    if (countChanges) emit countChanged();
+}
+
+void MessageModel::clear() {
+    setMessages({});
+}
+
+int MessageModel::indexOf(qint64 messageId) const {
+    for (int i = static_cast<int>(m_messages.size()) - 1; i >= 0; --i)
+        if (m_messages[i].id == messageId) return i;
+    return -1;
+}
+
+void MessageModel::appendText(qint64 messageId, const QString& delta) {
+    const int row = indexOf(messageId);
+    if (row < 0 || delta.isEmpty()) return;
+    m_messages[row].content += delta;
+    const QModelIndex i = index(row);
+    emit dataChanged(i, i, {ContentRole});
+}
+
+void MessageModel::updateMessage(const Message& message) {
+    const int row = indexOf(message.id);
+    if (row < 0) return;
+    Message& m = m_messages[row];
+    m.content = message.content;
+    m.status = message.status;
+    m.stats = message.stats;
+    const QModelIndex i = index(row);
+    emit dataChanged(i, i, {ContentRole, StreamingRole, InterruptedRole, StatsRole});
+}
+
+QString MessageModel::lastAssistantText() const {
+    for (int i = static_cast<int>(m_messages.size()) - 1; i >= 0; --i)
+        if (m_messages[i].role == Role::Assistant) return m_messages[i].content;
+    return {};
+}
+
+}  // namespace hearth::app

@@ -1,0 +1,324 @@
+// ChatController with the real engine on stories260K: streaming into the history, stop,
+// regenerate (a sibling), edit (a branch), restart, and prefix reuse on the next turn.
+#include <QAbstractItemModelTester>
+#include <QGuiApplication>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "chat_store.h"
+#include "controller_fixture.h"
+#include "demo_chat.h"
+#include "engine_worker.h"
+#include "message_model.h"
+
+using hearth::app::ChatController;
+using hearth::app::MessageModel;
+using hearth::storage::ChatStore;
+using hearth::storage::MessageStatus;
+using hearth::storage::Role;
+
+#define REQUIRE_MODEL()                          \
+    if (hearth::test::tinyModelPath().isEmpty()) \
+    QSKIP("../shared/models/stories260K.gguf not found (set HEARTH_SHARED_DIR)")
+
+class ChatControllerTest : public QObject {
+    Q_OBJECT
+
+private:
+    QString text(const ChatController& c, int row) {
+        return c.messages()->data(c.messages()->index(row), MessageModel::ContentRole).toString();
+    }
+    int intRole(const ChatController& c, int row, int role) {
+        return c.messages()->data(c.messages()->index(row), role).toInt();
+    }
+
+private slots:
+    void sendStreamsAnswerAndStoresIt() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        qint64 chatId = 0;
+        QString answer;
+        {
+            auto c = hearth::test::openController(dir.path());
+            QVERIFY(c);
+            QAbstractItemModelTester messagesTester(c->messages());
+            QAbstractItemModelTester chatsTester(c->chats());
+            QVERIFY(hearth::test::loadTinyModel(*c));
+            QCOMPARE(c->modelState(), QStringLiteral("ready"));
+            QCOMPARE(c->modelInfo().value("architecture").toString(), QStringLiteral("llama"));
+
+            QSignalSpy streamed(c->messages(), &QAbstractItemModel::dataChanged);
+            QVERIFY(c->send(QStringLiteral("Once upon a time")));
+            QVERIFY(!c->send(QStringLiteral("again")));  // one reply at a time
+            const QString reason = hearth::test::waitForReply(*c);
+            QVERIFY(!reason.isEmpty());
+            QVERIFY(reason != QLatin1String("error"));
+            QCOMPARE(c->messages()->rowCount(), 2);
+            answer = text(*c, 1);
+            QVERIFY2(!answer.isEmpty(), "the tiny model answered nothing");
+            QVERIFY(streamed.count() >= 1);
+            QCOMPARE(c->lastReport().generatedTokens > 0, true);
+            // No template in the file: the fallback was used, and the app says so.
+            QVERIFY(!c->templateNote().isEmpty());
+            chatId = c->currentChatId();
+            QVERIFY(chatId > 0);
+            QTRY_COMPARE(c->chats()->rowCount(), 1);
+        }
+        // The controller is gone; every write has landed.
+        auto opened = ChatStore::open(ChatStore::databasePath(dir.path()));
+        QVERIFY(opened);
+        auto path = opened.store->selectedPath(chatId);
+        QVERIFY(path);
+        QCOMPARE(path->size(), 2);
+        QCOMPARE(path->at(0).content, QStringLiteral("Once upon a time"));
+        QCOMPARE(path->at(1).role, Role::Assistant);
+        QCOMPARE(path->at(1).content, answer);
+        QCOMPARE(path->at(1).status, MessageStatus::Complete);
+        QVERIFY(path->at(1).stats.generatedTokens > 0);
+    }
+
+    void secondTurnPrefillsOnlyTheNewTokens() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("Tom had a red ball.")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto first = c->lastReport();
+        QCOMPARE(first.reusedTokens, 0);
+        QCOMPARE(first.computedTokens, first.promptTokens);
+
+        QVERIFY(c->send(QStringLiteral("What did Tom do?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto second = c->lastReport();
+        // The whole first turn (its prompt at least) came from the cache ...
+        QVERIFY2(second.reusedTokens >= first.promptTokens,
+                 qPrintable(QStringLiteral("reused %1 of %2")
+                                .arg(second.reusedTokens)
+                                .arg(first.promptTokens)));
+        // ... and the engine evaluated only the rest.
+        QCOMPARE(second.computedTokens, second.promptTokens - second.reusedTokens);
+        QVERIFY(second.computedTokens < second.promptTokens);
+        // The engine's own counter of forward-pass tokens agrees: far fewer than the whole
+        // conversation (at most one token left pending by the previous reply on top).
+        const quint64 delta = second.tokensComputedTotal - first.tokensComputedTotal;
+        QVERIFY2(delta <= quint64(second.computedTokens + second.generatedTokens + 1),
+                 qPrintable(QString::number(delta)));
+        QVERIFY(delta < quint64(second.promptTokens));
+    }
+
+    void eachOpenChatKeepsItsSessionUpToTheLimit() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("maxTokens"), 4);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QList<qint64> chats;
+        for (int i = 0; i < hearth::app::EngineWorker::kMaxSessions + 1; ++i) {
+            c->newChat();
+            QVERIFY(c->send(QStringLiteral("Story number %1").arg(i)));
+            QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+            chats.append(c->currentChatId());
+        }
+        auto nextTurnIn = [&](qint64 chatId) -> qint64 {
+            QSignalSpy opened(c.get(), &ChatController::chatOpened);
+            c->openChat(chatId);
+            if (!opened.wait(10000) && opened.isEmpty()) return -1;
+            if (!c->send(QStringLiteral("More"))) return -1;
+            if (hearth::test::waitForReply(*c).isEmpty()) return -1;
+            return c->lastReport().reusedTokens;
+        };
+        // The newest chats still have their sessions ...
+        QVERIFY(nextTurnIn(chats.last()) > 0);
+        // ... the oldest was dropped (least recently used) and is rebuilt from scratch.
+        QCOMPARE(nextTurnIn(chats.first()), 0);
+    }
+
+    void stopEndsTheReplyAndKeepsIt() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("maxTokens"), 400);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QSignalSpy done(c.get(), &ChatController::replyFinished);
+        QVERIFY(c->send(QStringLiteral("Lily and Tom went to the park.")));
+        QVERIFY(c->generating());
+        c->stop();
+        QVERIFY(done.wait(30000) || !done.isEmpty());
+        QCOMPARE(done.first().at(1).toString(), QStringLiteral("stopped"));
+        QVERIFY(!c->generating());
+        QCOMPARE(c->messages()->rowCount(), 2);
+        QCOMPARE(c->messages()->data(c->messages()->index(1), MessageModel::StreamingRole).toBool(),
+                 false);
+        // A new turn works after a stop.
+        c->settings()->insert(QStringLiteral("maxTokens"), 8);
+        QVERIFY(c->send(QStringLiteral("And then?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->messages()->rowCount(), 4);
+    }
+
+    void regenerateCreatesASibling() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("The cat sat")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const qint64 firstReply =
+            c->messages()->data(c->messages()->index(1), MessageModel::MessageIdRole).toLongLong();
+        QVERIFY(c->regenerate(firstReply));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->messages()->rowCount(), 2);
+        QCOMPARE(intRole(*c, 1, MessageModel::SiblingCountRole), 2);
+        QCOMPARE(intRole(*c, 1, MessageModel::SiblingIndexRole), 1);
+        // ‹ back to the first answer.
+        const qint64 second =
+            c->messages()->data(c->messages()->index(1), MessageModel::MessageIdRole).toLongLong();
+        QVERIFY(second != firstReply);
+        c->switchBranch(second, -1);
+        QTRY_COMPARE(
+            c->messages()->data(c->messages()->index(1), MessageModel::MessageIdRole).toLongLong(),
+            firstReply);
+        QCOMPARE(intRole(*c, 1, MessageModel::SiblingIndexRole), 0);
+    }
+
+    void editCreatesABranch() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("A dog ran")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const qint64 userId =
+            c->messages()->data(c->messages()->index(0), MessageModel::MessageIdRole).toLongLong();
+        QVERIFY(c->editMessage(userId, QStringLiteral("A bird flew")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->messages()->rowCount(), 2);
+        QCOMPARE(text(*c, 0), QStringLiteral("A bird flew"));
+        QCOMPARE(intRole(*c, 0, MessageModel::SiblingCountRole), 2);
+        QCOMPARE(intRole(*c, 0, MessageModel::SiblingIndexRole), 1);
+        QCOMPARE(intRole(*c, 1, MessageModel::SiblingCountRole), 1);
+    }
+
+    void restartRestoresChatsAndTheNextTurnWorks() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        qint64 chatId = 0;
+        {
+            auto c = hearth::test::openController(dir.path());
+            QVERIFY(c);
+            QVERIFY(hearth::test::loadTinyModel(*c));
+            QVERIFY(c->send(QStringLiteral("Sam found a box")));
+            QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+            chatId = c->currentChatId();
+        }
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QTRY_COMPARE(c->chats()->rowCount(), 1);
+        QCOMPARE(c->chats()->titleOf(chatId), QStringLiteral("Sam found a box"));
+        QSignalSpy opened(c.get(), &ChatController::chatOpened);
+        c->openChat(chatId);
+        QVERIFY(opened.wait(10000) || !opened.isEmpty());
+        QCOMPARE(c->messages()->rowCount(), 2);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("What was inside?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->messages()->rowCount(), 4);
+        // A rebuilt session computes the whole conversation once.
+        QCOMPARE(c->lastReport().reusedTokens, 0);
+    }
+
+    void badFileShowsTheEnginesMessage() {
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        const QString bad = dir.filePath(QStringLiteral("broken.gguf"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray("GGUF\x03\x00\x00\x00", 8) + QByteArray(64, '\xff'));
+        f.close();
+        QSignalSpy failed(c.get(), &ChatController::modelLoadFailed);
+        QVERIFY(c->loadModel(QUrl::fromLocalFile(bad)));  // passes the quick check
+        QVERIFY(failed.wait(10000) || !failed.isEmpty());
+        QCOMPARE(c->modelState(), QStringLiteral("none"));
+        QVERIFY(c->modelError().contains(QStringLiteral("broken.gguf")));
+        QVERIFY(c->modelError().contains(failed.first().at(0).toString()));
+        QVERIFY(!c->send(QStringLiteral("hello")));  // no model, no turn
+    }
+
+    void searchRenameDeleteAndUndo() {
+        QTemporaryDir dir;
+        QString error;
+        const qint64 id = hearth::app::seedDemoChat(dir.path(), &error);
+        QVERIFY2(id > 0, qPrintable(error));
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QTRY_COMPARE(c->chats()->rowCount(), 1);
+
+        QSignalSpy results(c.get(), &ChatController::searchResultsChanged);
+        c->search(QStringLiteral("revers"));
+        QVERIFY(results.wait(5000) || !results.isEmpty());
+        QVERIFY(!c->searchResults().isEmpty());
+        const QVariantMap hit = c->searchResults().first().toMap();
+        QCOMPARE(hit.value("chatId").toLongLong(), id);
+        QVERIFY(hit.value("snippet").toString().contains(QStringLiteral("<b>")));
+        results.clear();
+        c->search(QStringLiteral("zebra"));
+        QVERIFY(results.wait(5000) || !results.isEmpty());
+        QVERIFY(c->searchResults().isEmpty());
+
+        c->openChat(id);
+        QTRY_COMPARE(c->currentChatId(), id);
+        c->renameChat(id, QStringLiteral("  Strings   in C++ "));
+        QCOMPARE(c->currentChatTitle(), QStringLiteral("Strings in C++"));
+        QTRY_COMPARE(c->chats()->titleOf(id), QStringLiteral("Strings in C++"));
+
+        c->deleteChat(id);
+        QCOMPARE(c->undoTitle(), QStringLiteral("Strings in C++"));
+        QCOMPARE(c->currentChatId(), 0);  // the open chat closed
+        QTRY_COMPARE(c->chats()->rowCount(), 0);
+        c->undoDelete();
+        QVERIFY(c->undoTitle().isEmpty());
+        QTRY_COMPARE(c->chats()->rowCount(), 1);
+        QTRY_COMPARE(c->currentChatId(), id);
+        QCOMPARE(c->messages()->rowCount(), 2);
+    }
+
+    void exportWritesTheFile() {
+        QTemporaryDir dir;
+        const qint64 id = hearth::app::seedDemoChat(dir.path(), nullptr);
+        QVERIFY(id > 0);
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        const QString file = dir.filePath(QStringLiteral("out.json"));
+        QSignalSpy notice(c.get(), &ChatController::noticeChanged);
+        c->exportChat(id, QUrl::fromLocalFile(file), QStringLiteral("json"));
+        QVERIFY(notice.wait(5000) || !notice.isEmpty());
+        QVERIFY(c->notice().contains(file));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains("std::reverse"));
+    }
+
+    void notAModelIsRefusedBeforeLoading() {
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QVERIFY(!c->loadModel(QUrl::fromLocalFile(dir.filePath(QStringLiteral("notes.txt")))));
+        QVERIFY(c->modelError().contains(QStringLiteral("notes.txt")));
+        QCOMPARE(c->modelState(), QStringLiteral("none"));
+    }
+};
+
+int main(int argc, char** argv) {
+    QGuiApplication app(argc, argv);
+    ChatControllerTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "chat_controller_test.moc"

@@ -1,0 +1,130 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Hearth
+import Hearth.App
+
+// One message: its text (Markdown for replies), the branch switcher ‹ 2/3 ›, and actions:
+// copy, regenerate (replies), edit (own messages, which starts a new branch).
+Item {
+    id: root
+
+    required property ChatController controller
+    required property var messageId
+    required property string role
+    required property string content
+    required property bool streaming
+    required property bool interrupted
+    required property int siblingIndex
+    required property int siblingCount
+    required property string stats
+    required property int index
+
+    readonly property bool isUser: role === "user"
+    property bool editing: false
+
+    implicitHeight: column.implicitHeight
+    Accessible.role: Accessible.ListItem
+    Accessible.name: (isUser ? qsTr("You said: %1") : qsTr("Reply: %1")).arg(content)
+
+    ColumnLayout {
+        id: column
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.leftMargin: root.isUser ? Math.max(80, parent.width * 0.22) : 20
+        anchors.rightMargin: 20
+        spacing: 4
+
+        Label {
+            text: root.isUser ? qsTr("You") : qsTr("Assistant")
+            color: Theme.c.textMuted
+            font.pixelSize: Theme.fontSmall
+            font.bold: true
+            Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
+        }
+        Rectangle {
+            Layout.fillWidth: true
+            implicitHeight: (root.editing ? editor.implicitHeight : body.implicitHeight) + 20
+            radius: Theme.radius
+            color: root.isUser ? Theme.c.dropActive : Theme.c.surface
+            border.color: Theme.c.border
+
+            MessageContent {
+                id: body
+                objectName: "messageContent"
+                visible: !root.editing
+                anchors.fill: parent
+                anchors.margins: 10
+                controller: root.controller
+                text: root.content
+                markdown: !root.isUser
+                streaming: root.streaming
+            }
+            MessageEditor {
+                id: editor
+                visible: root.editing
+                anchors.fill: parent
+                anchors.margins: 10
+                onSaved: text => {
+                    root.editing = false
+                    root.controller.editMessage(root.messageId, text)
+                }
+                onCancelled: root.editing = false
+            }
+        }
+        RowLayout {
+            Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
+            spacing: 2
+            visible: !root.streaming && !root.editing
+
+            ToolButton {
+                visible: root.siblingCount > 1
+                text: "‹"
+                enabled: root.siblingIndex > 0 && !root.controller.generating
+                Accessible.name: qsTr("Previous version")
+                onClicked: root.controller.switchBranch(root.messageId, -1)
+            }
+            Label {
+                objectName: "branchLabel"
+                visible: root.siblingCount > 1
+                text: qsTr("%1/%2").arg(root.siblingIndex + 1).arg(root.siblingCount)
+                color: Theme.c.textMuted
+                font.pixelSize: Theme.fontSmall
+            }
+            ToolButton {
+                visible: root.siblingCount > 1
+                text: "›"
+                enabled: root.siblingIndex + 1 < root.siblingCount && !root.controller.generating
+                Accessible.name: qsTr("Next version")
+                onClicked: root.controller.switchBranch(root.messageId, 1)
+            }
+            MessageAction {
+                text: qsTr("Copy")
+                onClicked: root.controller.copyText(root.content)
+            }
+            MessageAction {
+                visible: !root.isUser
+                enabled: root.controller.modelState === "ready" && !root.controller.generating
+                text: qsTr("Regenerate")
+                onClicked: root.controller.regenerate(root.messageId)
+            }
+            MessageAction {
+                visible: root.isUser
+                enabled: root.controller.modelState === "ready" && !root.controller.generating
+                text: qsTr("Edit")
+                onClicked: {
+                    editor.text = root.content
+                    root.editing = true
+                    editor.focusInput()
+                }
+            }
+            Label {
+                visible: root.stats.length > 0 || root.interrupted
+                text: root.interrupted ? qsTr("interrupted") : root.stats
+                color: Theme.c.textMuted
+                font.pixelSize: Theme.fontSmall
+                leftPadding: 6
+            }
+        }
+    }
+}

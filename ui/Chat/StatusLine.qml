@@ -1,0 +1,53 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Hearth
+import Hearth.App
+
+// Speed of the last reply, time to first token, and how full the context is.
+RowLayout {
+    id: root
+
+    required property ChatController controller
+    readonly property var s: controller.stats
+    readonly property bool has: s.contextSize !== undefined && s.contextSize > 0
+
+    spacing: 14
+    Accessible.role: Accessible.StatusBar
+    Accessible.name: statusText.text
+
+    Label {
+        id: statusText
+        objectName: "statusText"
+        text: root.has
+              ? qsTr("%1 tok/s · prompt %2 tok/s · first token %3 ms")
+                    .arg(root.s.tokensPerSecond.toFixed(1))
+                    .arg(root.s.promptTokensPerSecond.toFixed(0))
+                    .arg(root.s.ttftMs.toFixed(0))
+              : (root.controller.modelState === "ready" ? qsTr("Ready") : "")
+        color: Theme.c.textMuted
+        font.pixelSize: Theme.fontSmall
+    }
+    Label {
+        visible: root.has && root.s.memoryText.length > 0
+        text: qsTr("memory %1").arg(root.s.memoryText || "")
+        color: Theme.c.textMuted
+        font.pixelSize: Theme.fontSmall
+    }
+    Item { Layout.fillWidth: true }
+    Label {
+        visible: root.has
+        text: qsTr("context %1 / %2").arg(root.s.contextUsed).arg(root.s.contextSize)
+        color: Theme.c.textMuted
+        font.pixelSize: Theme.fontSmall
+    }
+    ProgressBar {
+        objectName: "contextMeter"
+        visible: root.has
+        Layout.preferredWidth: 120
+        from: 0
+        to: root.has ? root.s.contextSize : 1
+        value: root.has ? root.s.contextUsed : 0
+        Accessible.name: qsTr("Context used")
+    }
+}

@@ -1,0 +1,166 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Hearth
+import Hearth.App
+
+// Every setting, saved as soon as it changes. Each says when it takes effect.
+Drawer {
+    id: panel
+
+    required property ChatController controller
+    readonly property var st: controller.settings
+    readonly property var reasons: controller.modelInfo.backendReasons
+
+    function backendOption(value, text) {
+        const known = reasons !== undefined && reasons[value] !== undefined
+        const reason = value === "auto" || !known ? "" : reasons[value]
+        return { value: value, text: text, enabled: reason.length === 0, reason: reason }
+    }
+
+    edge: Qt.RightEdge
+    width: Math.min(460, parent ? parent.width * 0.9 : 460)
+    height: parent ? parent.height : 600
+    background: Rectangle { color: Theme.c.surface; border.color: Theme.c.border }
+
+    ScrollView {
+        anchors.fill: parent
+        contentWidth: availableWidth
+        ColumnLayout {
+            objectName: "settingsColumn"
+            Accessible.role: Accessible.Dialog
+            Accessible.name: qsTr("Settings")
+            width: panel.width - 44
+            x: 20
+            spacing: 16
+            Label {
+                Layout.topMargin: 16
+                text: qsTr("Settings")
+                color: Theme.c.text
+                font.pixelSize: Theme.fontLarge
+                font.bold: true
+            }
+            ChoiceRow {
+                objectName: "backendSetting"
+                Layout.rightMargin: 28
+                label: qsTr("Backend")
+                note: qsTr("Applies when the model is loaded again.")
+                value: panel.st ? panel.st.backend : "auto"
+                options: [panel.backendOption("auto", qsTr("Auto")), panel.backendOption("cuda", "CUDA"),
+                          panel.backendOption("vulkan", "Vulkan"), panel.backendOption("cpu", "CPU")]
+                onChosen: v => panel.st.backend = v
+            }
+            ChoiceRow {
+                objectName: "kvSetting"
+                label: qsTr("KV cache")
+                note: qsTr("Applies from the next message. Q8 and Q4 are coming with the paged KV cache.")
+                value: panel.st ? panel.st.kvType : "f16"
+                options: [{ value: "f16", text: "F16" }, { value: "f32", text: "F32" },
+                          { value: "q8", text: "Q8", enabled: false, reason: qsTr("coming with the paged KV cache") },
+                          { value: "q4", text: "Q4", enabled: false, reason: qsTr("coming with the paged KV cache") }]
+                onChosen: v => panel.st.kvType = v
+            }
+            NumberRow {
+                objectName: "contextSetting"
+                label: qsTr("Context length (tokens)")
+                note: qsTr("0 uses the model's own length, at most 4096. Applies from the next message.")
+                from: 0; to: 131072
+                value: panel.st ? panel.st.contextLength : 0
+                onEdited: v => panel.st.contextLength = v
+            }
+            NumberRow {
+                label: qsTr("CPU threads")
+                note: qsTr("0 uses all cores. Applies from the next message.")
+                from: 0; to: 256
+                value: panel.st ? panel.st.threads : 0
+                onEdited: v => panel.st.threads = v
+            }
+            NumberRow {
+                objectName: "temperatureSetting"
+                label: qsTr("Temperature")
+                note: qsTr("0 always picks the most likely word. Applies from the next message.")
+                from: 0; to: 2; decimals: 2
+                value: panel.st ? panel.st.temperature : 0.8
+                onEdited: v => panel.st.temperature = v
+            }
+            NumberRow {
+                label: qsTr("Top-k")
+                from: 0; to: 1000
+                value: panel.st ? panel.st.topK : 40
+                onEdited: v => panel.st.topK = v
+            }
+            NumberRow {
+                label: qsTr("Top-p")
+                from: 0; to: 1; decimals: 2
+                value: panel.st ? panel.st.topP : 0.95
+                onEdited: v => panel.st.topP = v
+            }
+            NumberRow {
+                label: qsTr("Min-p")
+                from: 0; to: 1; decimals: 2
+                value: panel.st ? panel.st.minP : 0.05
+                onEdited: v => panel.st.minP = v
+            }
+            NumberRow {
+                label: qsTr("Repeat penalty")
+                from: 0.5; to: 2; decimals: 2
+                value: panel.st ? panel.st.repeatPenalty : 1.1
+                onEdited: v => panel.st.repeatPenalty = v
+            }
+            NumberRow {
+                label: qsTr("Longest reply (tokens)")
+                from: 1; to: 32768
+                value: panel.st ? panel.st.maxTokens : 512
+                onEdited: v => panel.st.maxTokens = v
+            }
+            SettingRow {
+                label: qsTr("Default system prompt")
+                note: qsTr("Used by new chats.")
+                TextArea {
+                    objectName: "systemPromptSetting"
+                    Layout.fillWidth: true
+                    Layout.rightMargin: 28
+                    wrapMode: TextEdit.Wrap
+                    text: panel.st ? panel.st.systemPrompt : ""
+                    placeholderText: qsTr("e.g. You are a concise assistant.")
+                    color: Theme.c.text
+                    font.pixelSize: Theme.fontBody
+                    Accessible.name: qsTr("Default system prompt")
+                    onEditingFinished: panel.st.systemPrompt = text
+                }
+            }
+            ChoiceRow {
+                objectName: "themeSetting"
+                label: qsTr("Theme")
+                note: qsTr("Applies at once.")
+                value: panel.st ? panel.st.theme : "system"
+                options: [{ value: "light", text: qsTr("Light") }, { value: "dark", text: qsTr("Dark") },
+                          { value: "system", text: qsTr("Follow system") }]
+                onChosen: v => panel.st.theme = v
+            }
+            ChoiceRow {
+                objectName: "languageSetting"
+                label: qsTr("Language")
+                note: qsTr("Applies after Hearth is restarted.")
+                value: panel.st ? panel.st.language : "system"
+                options: [{ value: "system", text: qsTr("System") }, { value: "en", text: "English" },
+                          { value: "zh_CN", text: "简体中文" }]
+                onChosen: v => panel.st.language = v
+            }
+            ChoiceRow {
+                objectName: "fontSetting"
+                label: qsTr("Text size")
+                note: qsTr("Applies at once.")
+                value: panel.st ? String(panel.st.fontScale) : "1"
+                options: [{ value: "0.9", text: qsTr("Small") }, { value: "1", text: qsTr("Normal") },
+                          { value: "1.15", text: qsTr("Large") }, { value: "1.3", text: qsTr("Larger") }]
+                onChosen: v => panel.st.fontScale = Number(v)
+            }
+            Button {
+                Layout.bottomMargin: 20
+                text: qsTr("Restore defaults")
+                onClicked: panel.st.resetToDefaults()
+            }
+        }
+    }
+}
