@@ -1,5 +1,6 @@
 // ChatSession: one conversation's generation state on top of hearth::Context. Each turn the
-// whole conversation is rendered with the model's chat template and compared with the tokens
+// whole conversation is rendered with the model's chat template (hearth::build_chat_prompt:
+// markup tokenized with special tokens, message text as plain text) and compared with the tokens
 // already in the cache; only the part after the common prefix is computed. Kept behind this
 // small class so the paged-KV Session of the engine can replace Context later.
 #pragma once
@@ -10,12 +11,6 @@
 
 #include "hearth/engine.h"
 #include "hearth/result.h"
-
-// engine/chat's headers are included only by chat_session.cpp: its Evaluator has a member
-// named emit, which Qt's `emit` macro breaks in files that include Qt headers.
-namespace hearth::chat {
-struct RenderedPrompt;
-}
 
 namespace hearth::app {
 
@@ -50,11 +45,6 @@ public:
     int64_t tokensInCache() const;
     // The tokens in the cache (the last rendered prompt and what was generated after it).
     std::vector<int32_t> cachedTokens() const;
-
-    // Tokens of a rendered prompt: template markup with special tokens recognised, message
-    // text as plain text (typed control tokens stay text). Public for tests.
-    static Result<std::vector<int32_t>> tokenizePrompt(const Model& model,
-                                                       const chat::RenderedPrompt& prompt);
 
 private:
     ChatSession(std::shared_ptr<const Model> model, std::unique_ptr<Context> context);

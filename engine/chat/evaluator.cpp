@@ -105,7 +105,7 @@ Text Evaluator::render(const ast::Body& body, const Value& context) {
     return out;
 }
 
-void Evaluator::emit(const Text& t, size_t offset) {
+void Evaluator::write_output(const Text& t, size_t offset) {
     Text& out = *out_.back();
     check_size(out.str.size() + t.str.size(), offset);
     charge(t.str.size(), offset);
@@ -129,11 +129,11 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& s) {
     DepthGuard guard(*this, s.offset);
     switch (s.kind) {
         case ast::StmtKind::Text:
-            emit(Text(s.text), s.offset);
+            write_output(Text(s.text), s.offset);
             break;
         case ast::StmtKind::Emit: {
             Value v = eval(*s.expr);
-            if (!v.is_undefined()) emit(to_text(v), s.offset);
+            if (!v.is_undefined()) write_output(to_text(v), s.offset);
             break;
         }
         case ast::StmtKind::If:
@@ -157,7 +157,7 @@ Evaluator::Flow Evaluator::exec(const ast::Stmt& s) {
             break;
         case ast::StmtKind::FilterBlock: {
             Value input = Value::string(capture(s.body, *scope_));
-            emit(to_text(eval_filter(*s.expr, &input)), s.offset);
+            write_output(to_text(eval_filter(*s.expr, &input)), s.offset);
             break;
         }
         case ast::StmtKind::Break:
@@ -382,7 +382,7 @@ void Evaluator::exec_call_block(const ast::Stmt& s) {
     Value callee = eval(*call_expr.object);
     CallArgs args = eval_args(call_expr);
     args.kwargs.emplace_back("caller", caller);
-    emit(to_text(call(callee, args)), s.offset);
+    write_output(to_text(call(callee, args)), s.offset);
 }
 
 Value Evaluator::call(const Value& fn, CallArgs& args) {

@@ -98,7 +98,7 @@ private:
     void exec_call_block(const ast::Stmt& s);
     Text capture(const ast::Body& body, Scope& scope);
     Value invoke_macro(const ast::Stmt& macro, CallArgs& args, Value caller);
-    void emit(const Text& t, size_t offset);
+    void write_output(const Text& t, size_t offset);
     Value lookup(const std::string& name, size_t offset);
     void assign_targets(Scope& scope, const std::vector<std::string>& names, const Value& v,
                         size_t offset);
