@@ -28,6 +28,12 @@ void BpeEncoder::try_pair(Scratch& s, int32_t left, int32_t right) const {
 
 void BpeEncoder::encode_word(std::string_view word, std::vector<int32_t>& out, Scratch& s) const {
     if (word.empty()) return;
+    // Symbol indexes are 32-bit: a gigabyte-sized word is encoded in parts.
+    constexpr size_t kMax = size_t{1} << 30;
+    while (word.size() > kMax) {
+        encode_word(word.substr(0, kMax), out, s);
+        word.remove_prefix(kMax);
+    }
     if (vocab_.ignore_merges() && word.size() > 1) {
         s.spelled.clear();
         ByteLevel::get().encode_append(s.spelled, word);

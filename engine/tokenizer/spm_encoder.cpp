@@ -26,7 +26,36 @@ void SpmEncoder::try_pair(std::string_view text, Scratch& s, int32_t left, int32
 }
 
 void SpmEncoder::encode(std::string_view text, std::vector<int32_t>& out, Scratch& s) const {
+    if (!vocab_.spm_words_independent()) {
+        encode_chunk(text, out, s);
+        return;
+    }
+    // No mergeable token holds U+2581 after another character, so no merge can join text
+    // across the start of a space-led word: each word is encoded alone, with the same result
+    // and a much smaller working set.
+    static constexpr std::string_view kSpace = "\xE2\x96\x81";
+    size_t start = 0;
+    for (size_t i = 1; i + kSpace.size() <= text.size(); ++i) {
+        if (text.compare(i, kSpace.size(), kSpace) != 0) continue;
+        if (i >= kSpace.size() && text.compare(i - kSpace.size(), kSpace.size(), kSpace) == 0)
+            continue;
+        encode_chunk(text.substr(start, i - start), out, s);
+        start = i;
+        i += kSpace.size() - 1;
+    }
+    encode_chunk(text.substr(start), out, s);
+}
+
+void SpmEncoder::encode_chunk(std::string_view text, std::vector<int32_t>& out, Scratch& s) const {
     if (text.empty()) return;
+    // Symbol offsets are 32-bit: a gigabyte-sized run is encoded in character-aligned parts.
+    constexpr size_t kMax = size_t{1} << 30;
+    while (text.size() > kMax) {
+        size_t cut = kMax;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        encode_chunk(text.substr(0, cut), out, s);
+        text.remove_prefix(cut);
+    }
     s.symbols.clear();
     s.heap.clear();
     for (size_t i = 0; i < text.size();) {

@@ -32,6 +32,7 @@ public:
     void encode(std::string_view text, std::vector<int32_t>& out, Scratch& scratch) const;
 
 private:
+    void encode_chunk(std::string_view text, std::vector<int32_t>& out, Scratch& s) const;
     void try_pair(std::string_view text, Scratch& s, int32_t left, int32_t right) const;
     const Vocab& vocab_;
 };

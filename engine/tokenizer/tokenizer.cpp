@@ -1,5 +1,7 @@
 #include "tokenizer/tokenizer.h"
 
+#include <cctype>
+
 #include "tokenizer/bpe_encoder.h"
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/special_matcher.h"
@@ -68,6 +70,7 @@ std::vector<int32_t> Tokenizer::encode_segments(std::span<const TextSegment> seg
     // Raw text runs on across segment boundaries, so content and markup tokenize as they
     // would in one string; only cut-out tokens end a run.
     bool after_special = true;
+    bool strip_space = false;  // the last cut token swallows the whitespace after it
     s.raw.clear();
     auto flush = [&] {
         if (s.raw.empty()) return;
@@ -86,12 +89,21 @@ std::vector<int32_t> Tokenizer::encode_segments(std::span<const TextSegment> seg
         (seg.is_template ? template_matcher_ : user_matcher_)->split(text, s.fragments, s.special);
         for (const Fragment& f : s.fragments) {
             if (f.token < 0) {
-                s.raw.append(text.substr(f.offset, f.length));
+                std::string_view piece = text.substr(f.offset, f.length);
+                if (strip_space) {
+                    size_t k = 0;
+                    while (k < piece.size() && std::isspace(static_cast<unsigned char>(piece[k])))
+                        ++k;
+                    piece.remove_prefix(k);
+                    strip_space = piece.empty();
+                }
+                s.raw.append(piece);
                 continue;
             }
             flush();
             out.push_back(f.token);
             after_special = true;
+            strip_space = vocab_->rstrip(f.token);
         }
     }
     flush();

@@ -55,13 +55,16 @@ public:
     // the model's convention). parse_special: template text (true) or user text (false).
     std::vector<int32_t> encode(std::string_view text, bool add_bos, bool add_eos,
                                 bool parse_special) const;
+    // A rendered chat: segments joined as one string, special tokens recognised only inside
+    // is_template segments (what the chat path should call).
     std::vector<int32_t> encode_segments(std::span<const TextSegment> segments, bool add_bos,
                                          bool add_eos) const;
 
     // Text of a token sequence. Control and unused tokens are dropped unless render_special;
     // an unknown token reads as U+FFFD unless rendered. SPM: the space a tokenizer puts in
     // front of text that starts a sequence or follows a special token is removed again, so
-    // decode(encode_user(s)) == s. The result is always valid UTF-8 (bad bytes become U+FFFD).
+    // decode(encode_user(s)) == s (SPM: unless s holds U+2581 itself). The result is always valid
+    // UTF-8 (bad bytes become U+FFFD).
     std::string decode(std::span<const int32_t> ids, bool render_special = false) const;
 
     // The raw bytes one token stands for (no leading-space removal; may be part of a UTF-8
@@ -95,6 +98,7 @@ public:
     // StreamingDecoder are built on this.
     std::string piece_in_sequence(int32_t id, bool render_special, bool& fragment_start) const;
 
+    // The internal tables (tests and tools; not a stable API).
     const Vocab& vocab() const { return *vocab_; }
 
 private:

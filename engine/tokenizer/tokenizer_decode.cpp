@@ -54,8 +54,10 @@ std::string Tokenizer::piece_in_sequence(int32_t id, bool render_special,
     if (text_token && fragment_start && vocab_->add_space_prefix() && !piece.empty() &&
         piece[0] == ' ')
         piece.erase(0, 1);
-    fragment_start =
-        t == TokenType::Control || t == TokenType::UserDefined || t == TokenType::Unused;
+    // Any token that can be cut out of template text ends a fragment (unknown included: with
+    // byte fallback, <unk> never comes from plain text).
+    fragment_start = t == TokenType::Control || t == TokenType::UserDefined ||
+                     t == TokenType::Unused || t == TokenType::Unknown;
     return piece;
 }
 

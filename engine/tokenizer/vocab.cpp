@@ -1,6 +1,7 @@
 #include "tokenizer/vocab.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "tokenizer/byte_level.h"
@@ -23,8 +24,9 @@ constexpr std::string_view kEndTexts[] = {
     "<|end_of_text|>",
     "<|return|>",
     "<end_of_utterance>",
-    "\xEF\xBD\x9C"
-    "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C",
+    // <｜end▁of▁sentence｜> (DeepSeek; U+FF5C and U+2581 inside)
+    "<\xEF\xBD\x9C"
+    "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>",
 };
 // Texts that name the end-of-turn token when tokenizer.ggml.eot_token_id is absent.
 constexpr std::string_view kEotTexts[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>"};
@@ -162,6 +164,18 @@ Status Vocab::init() {
             byte_token_[static_cast<size_t>(b)] = find_piece(bl.encode(static_cast<uint8_t>(b)));
     }
 
+    if (spm) {
+        static constexpr std::string_view kSpace = "\xE2\x96\x81";
+        spm_words_independent_ = true;
+        for (size_t i = 0; i < n && spm_words_independent_; ++i) {
+            if (!is_text_type(types_[i])) continue;
+            const std::string& t = d_.tokens[i];
+            for (size_t k = t.find(kSpace, 1); k != std::string::npos; k = t.find(kSpace, k + 1))
+                if (k < kSpace.size() || t.compare(k - kSpace.size(), kSpace.size(), kSpace) != 0)
+                    spm_words_independent_ = false;
+        }
+    }
+
     // Merges (BPE): "left right" in rank order. Pairs that name unknown tokens, or whose
     // result is not a token, can never apply and are dropped.
     if (!spm) {
@@ -181,6 +195,21 @@ Status Vocab::init() {
             const uint64_t key =
                 (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(rt);
             merges_.emplace(key, Merge{static_cast<uint32_t>(r), res});
+        }
+    }
+
+    // Phi-3 declares its special tokens with rstrip (except <unk>, <s> and <|endoftext|>),
+    // recognised by the model name as in the reference implementation.
+    rstrip_.assign(n, false);
+    std::string lname = d_.model_name;
+    for (char& c : lname) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lname.find("phi-3") != std::string::npos || lname.find("phi3") != std::string::npos) {
+        for (size_t i = 0; i < n; ++i) {
+            const TokenType t = types_[i];
+            const std::string& s = d_.tokens[i];
+            rstrip_[i] = (t == TokenType::Control || t == TokenType::UserDefined ||
+                          t == TokenType::Unknown || s == "</s>") &&
+                         s != "<unk>" && s != "<s>" && s != "<|endoftext|>";
         }
     }
 

@@ -61,7 +61,12 @@ public:
     bool add_eos() const { return add_eos_; }
     bool add_space_prefix() const { return add_space_prefix_; }
     bool ignore_merges() const { return ignore_merges_; }
+    // SPM: no mergeable token has U+2581 right after another character.
+    bool spm_words_independent() const { return spm_words_independent_; }
     bool is_eog(int32_t id) const { return valid_id(id) && eog_[static_cast<size_t>(id)]; }
+    // Whitespace right after this token, when it is cut out of text, is dropped (Phi-3's
+    // special tokens are declared this way).
+    bool rstrip(int32_t id) const { return valid_id(id) && rstrip_[static_cast<size_t>(id)]; }
 
     // Tokens cut out of raw text before tokenizing, longest text first: with special parsing
     // (template text) control, user-defined and unknown tokens; without it (user text) only
@@ -79,10 +84,11 @@ private:
     std::unordered_map<std::string_view, int32_t> text_to_id_;  // views into d_.tokens
     std::unordered_map<uint64_t, Merge> merges_;
     std::array<int32_t, 256> byte_token_{};
-    std::vector<bool> eog_;
+    std::vector<bool> eog_, rstrip_;
     std::vector<int32_t> template_specials_, user_specials_;
     int32_t bos_ = -1, eos_ = -1, eot_ = -1, eom_ = -1, unk_ = -1, pad_ = -1;
     bool add_bos_ = false, add_eos_ = false, add_space_prefix_ = false, ignore_merges_ = false;
+    bool spm_words_independent_ = false;
 };
 
 }  // namespace hearth::tokenizer

@@ -27,6 +27,7 @@ enum class VocabKind : uint8_t {
 struct VocabData {
     VocabKind kind = VocabKind::Spm;
     std::string pre;                  // tokenizer.ggml.pre; empty = "default" (BPE only)
+    std::string model_name;           // general.name (a few per-model token attributes)
     std::vector<std::string> tokens;  // text by id
     std::vector<float> scores;        // SPM merge priority; empty = all 0
     std::vector<TokenType> types;     // empty = all normal

@@ -40,6 +40,7 @@ Result<VocabData> read_vocab_data(const gguf::GgufFile& f) {
                                         "'");
     }
     if (auto pre = f.get_string("tokenizer.ggml.pre")) d.pre = std::string(*pre);
+    if (auto name = f.get_string("general.name")) d.model_name = std::string(*name);
 
     std::string error;
     const gguf::Value* tokens = find_array(f, "tokenizer.ggml.tokens", error);
