@@ -4,6 +4,7 @@
 #include <string>
 
 #include "model_impl.h"
+#include "runtime/int4_load.h"
 #include "registry.h"
 
 namespace hearth {
@@ -39,6 +40,23 @@ Model::~Model() = default;
 Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
                                            const LoadOptions& opt) {
     using R = Result<std::shared_ptr<Model>>;
+    if (opt.int4_weights) {
+        auto prep = runtime::prepare_int4(path, opt);
+        if (!prep) return R::error(prep.error_message());
+        if (*prep) {
+            LoadOptions plain = opt;
+            plain.int4_weights = false;
+            auto model = load((*prep)->path, plain);
+            if (model) {
+                ModelInfo& info = (*model)->impl_->info;
+                info.int4_cache_hit = (*prep)->cache_hit;
+                info.source_path = path.string();
+                if (!info.name.empty() && info.name == (*prep)->path.stem().string())
+                    info.name = path.stem().string();
+            }
+            return model;
+        }
+    }
     auto m = std::make_unique<Impl>();
     auto file = gguf::GgufFile::open(path);
     if (!file) return R::error(path.string() + ": " + file.error_message());
@@ -87,6 +105,10 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     for (const auto& b : registry.backends())
         info.backends.push_back({b.name, b.name == used, b.usable ? "" : b.reason});
     info.has_chat_template = m->file->find("tokenizer.chat_template") != nullptr;
+    info.int4_converted = m->file->find("hearth.int4.method") != nullptr;
+    info.int4_source_types =
+        std::string(m->file->get_string("hearth.int4.source_types").value_or(""));
+    info.source_path = info.path;
     if (opt.on_progress) opt.on_progress({1.0, source.bytes.size(), source.bytes.size()});
     return std::shared_ptr<Model>(new Model(std::move(m)));
 }
