@@ -69,8 +69,8 @@ void rope(const ModelConfig& c, std::vector<float>& x, size_t n_tok, size_t n_he
 void layer_forward(const ModelConfig& c, const LayerWeightsF32& w, std::vector<float>& h,
                    size_t n_tok, LayerActivations& acts, cpu::ThreadPool& pool) {
     const size_t E = c.n_embd, hd = c.head_dim, hdv = c.head_dim_v, F = c.n_ff;
-    const size_t nh = c.n_head, nkv = c.n_head_kv, qd = c.q_dim(), kd = c.k_dim(),
-                 vd = c.v_dim(), od = nh * hdv;
+    const size_t nh = c.n_head, nkv = c.n_head_kv, qd = c.q_dim(), kd = c.k_dim(), vd = c.v_dim(),
+                 od = nh * hdv;
     acts.attn_in.resize(n_tok * E);
     rms_norm_rows(h.data(), w.attn_norm.data(), n_tok, E, c.rms_eps, acts.attn_in.data());
     std::vector<float> q(n_tok * qd), k(n_tok * kd), v(n_tok * vd);
@@ -123,8 +123,7 @@ void layer_forward(const ModelConfig& c, const LayerWeightsF32& w, std::vector<f
     acts.down_in.resize(n_tok * F);
     matmul_f32(pool, w.gate.data(), F, E, acts.ffn_in.data(), n_tok, g.data());
     matmul_f32(pool, w.up.data(), F, E, acts.ffn_in.data(), n_tok, acts.down_in.data());
-    for (size_t i = 0; i < g.size(); ++i)
-        acts.down_in[i] *= g[i] / (1.0f + std::exp(-g[i]));
+    for (size_t i = 0; i < g.size(); ++i) acts.down_in[i] *= g[i] / (1.0f + std::exp(-g[i]));
     matmul_f32(pool, w.down.data(), E, F, acts.down_in.data(), n_tok, tmp.data());
     for (size_t i = 0; i < h.size(); ++i) h[i] += tmp[i];
 }

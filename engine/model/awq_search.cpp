@@ -66,8 +66,8 @@ double error_of(std::span<const float* const> rows, size_t k, const float* x, si
 
 }  // namespace
 
-ScaleSearch search_scales(std::span<const MatrixRef> mats, size_t k, const float* x,
-                          size_t n_tok, std::span<const float> act_mean, quant::Type qtype,
+ScaleSearch search_scales(std::span<const MatrixRef> mats, size_t k, const float* x, size_t n_tok,
+                          std::span<const float> act_mean, quant::Type qtype,
                           const AwqSearchOptions& opt, cpu::ThreadPool& pool) {
     std::vector<const float*> rows;
     for (const auto& m : mats) {
@@ -76,8 +76,7 @@ ScaleSearch search_scales(std::span<const MatrixRef> mats, size_t k, const float
     }
     const size_t nt = std::min(n_tok, opt.max_tokens);
     std::vector<float> xs(nt * k);
-    for (size_t j = 0; j < nt; ++j)
-        std::copy_n(x + (j * n_tok / nt) * k, k, xs.data() + j * k);
+    for (size_t j = 0; j < nt; ++j) std::copy_n(x + (j * n_tok / nt) * k, k, xs.data() + j * k);
 
     ScaleSearch best;
     best.scales.assign(k, 1.0f);

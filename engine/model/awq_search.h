@@ -38,8 +38,8 @@ std::vector<float> channel_mean_abs(const float* x, size_t n_tok, size_t k);
 // s = mean^alpha, normalised so that max(s) * min(s) = 1 (keeps the weights' range centred).
 std::vector<float> awq_scales(std::span<const float> act_mean, float alpha);
 
-ScaleSearch search_scales(std::span<const MatrixRef> mats, size_t k, const float* x,
-                          size_t n_tok, std::span<const float> act_mean, quant::Type qtype,
+ScaleSearch search_scales(std::span<const MatrixRef> mats, size_t k, const float* x, size_t n_tok,
+                          std::span<const float> act_mean, quant::Type qtype,
                           const AwqSearchOptions& opt, cpu::ThreadPool& pool);
 
 // Squared output error sum_rows,tokens (W x - Q(W diag(s)) diag(s)^-1 x)^2 over every row of

@@ -7,7 +7,8 @@
 
 namespace hearth::model {
 
-inline constexpr std::string_view kCalibrationText = R"CAL(The kettle had been singing for a full minute before Mara noticed it. She crossed the small kitchen, lifted it off the stove and poured the water over the leaves, watching the colour bloom from pale gold to amber. Outside, the rain had thinned to a drizzle, and the lamps along the harbour wall were coming on one by one.
+inline constexpr std::string_view kCalibrationText =
+    R"CAL(The kettle had been singing for a full minute before Mara noticed it. She crossed the small kitchen, lifted it off the stove and poured the water over the leaves, watching the colour bloom from pale gold to amber. Outside, the rain had thinned to a drizzle, and the lamps along the harbour wall were coming on one by one.
 
 "You're up early," said her brother from the doorway.
 "I never went to sleep. The report is due at nine, and the numbers still don't add up."

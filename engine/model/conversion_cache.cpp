@@ -80,7 +80,8 @@ Result<std::string> ConversionCache::key_for(const fs::path& source, const Int4S
     h.add(&mt, sizeof mt);
     // The header and metadata start, plus 64 KiB samples spread through the tensor data.
     constexpr size_t kSample = 64 << 10;
-    for (uint64_t off : {uint64_t(0), size / 4, size / 2, size * 3 / 4, size > kSample ? size - kSample : 0}) {
+    for (uint64_t off :
+         {uint64_t(0), size / 4, size / 2, size * 3 / 4, size > kSample ? size - kSample : 0}) {
         const auto buf = read_at(f, off, kSample);
         h.add(buf.data(), buf.size());
     }
@@ -92,8 +93,7 @@ Result<std::string> ConversionCache::key_for(const fs::path& source, const Int4S
 Result<CachedConversion> ConversionCache::get_or_convert(
     const fs::path& source, const gguf::GgufFile& source_file, const Int4Settings& settings,
     std::span<const int32_t> calibration,
-    const std::function<void(const ConvertProgress&)>& progress,
-    const std::atomic<bool>* cancel) {
+    const std::function<void(const ConvertProgress&)>& progress, const std::atomic<bool>* cancel) {
     using R = Result<CachedConversion>;
     auto key = key_for(source, settings);
     if (!key) return R::error(key.error_message());
@@ -155,8 +155,8 @@ uint64_t ConversionCache::clear() {
     std::error_code ec;
     std::vector<fs::path> victims;
     for (const auto& e : fs::directory_iterator(dir_, ec))
-        if (e.is_regular_file() && (is_entry(e) || e.path().string().find(".gguf.tmp") !=
-                                                       std::string::npos))
+        if (e.is_regular_file() &&
+            (is_entry(e) || e.path().string().find(".gguf.tmp") != std::string::npos))
             victims.push_back(e.path());
     for (const auto& p : victims) {
         const uint64_t n = fs::file_size(p, ec);

@@ -1,13 +1,13 @@
 // W4A16 conversion driver (see int4_convert.h).
 #include "model/int4_convert.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <set>
 #include <thread>
-#include <unistd.h>
 
 #include "gguf/gguf_writer.h"
 #include "model/awq_forward.h"
@@ -20,8 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 using quant::Type;
 
-constexpr const char* kLinear[] = {"attn_q",   "attn_k",  "attn_v",  "attn_output",
-                                   "ffn_gate", "ffn_up",  "ffn_down"};
+constexpr const char* kLinear[] = {"attn_q",   "attn_k", "attn_v",  "attn_output",
+                                   "ffn_gate", "ffn_up", "ffn_down"};
 
 double bits_per_weight(Type t) {
     const auto& tr = quant::traits(t);
@@ -136,7 +136,8 @@ Status Converter::write_converted(const gguf::TensorInfo& t, const float* data,
 Status Converter::write_plain(const gguf::TensorInfo& t) {
     const Type out = target_type(t, s_.type);
     if (out == t.type) return w_.write_tensor_data(t.data);
-    const size_t k = t.ne[0], rows = t.n_rows(), chunk = std::max<size_t>(1, (size_t(16) << 20) / (4 * k));
+    const size_t k = t.ne[0], rows = t.n_rows(),
+                 chunk = std::max<size_t>(1, (size_t(16) << 20) / (4 * k));
     const size_t rb_in = quant::row_bytes(t.type, k), rb_out = quant::row_bytes(out, k);
     std::vector<float> f(chunk * k);
     std::vector<std::byte> buf(chunk * rb_out);
@@ -144,7 +145,8 @@ Status Converter::write_plain(const gguf::TensorInfo& t) {
         const size_t n = std::min(chunk, rows - r0);
         pool_.parallel_for(n, 16, [&](size_t b, size_t e, int) {
             for (size_t r = b; r < e; ++r) {
-                quant::dequantize_row(t.type, t.data.data() + (r0 + r) * rb_in, f.data() + r * k, k);
+                quant::dequantize_row(t.type, t.data.data() + (r0 + r) * rb_in, f.data() + r * k,
+                                      k);
                 quant::quantize_row(out, f.data() + r * k, buf.data() + r * rb_out, k);
             }
         });
@@ -189,8 +191,7 @@ Status Converter::run_layer(uint32_t l, std::vector<float>& h, ConvertReport& re
         auto search = [&](std::initializer_list<MatrixRef> mats, size_t k, const float* x,
                           std::span<const float> mean, std::vector<float>& s) -> Status {
             if (Status st = check_cancel(); !st) return st;
-            const ScaleSearch r =
-                search_scales(mats, k, x, n_tok, mean, s_.type, s_.search, pool_);
+            const ScaleSearch r = search_scales(mats, k, x, n_tok, mean, s_.type, s_.search, pool_);
             rep.search_err_rtn += r.err_rtn;
             rep.search_err_best += r.err_best;
             if (r.alpha > 0) s = r.scales;
@@ -198,7 +199,8 @@ Status Converter::run_layer(uint32_t l, std::vector<float>& h, ConvertReport& re
         };
         Status st = Status::ok();
         if (converted("attn_q.weight") && converted("attn_k.weight") && converted("attn_v.weight"))
-            st = search({{w.q.data(), cfg_.q_dim()}, {w.k.data(), cfg_.k_dim()},
+            st = search({{w.q.data(), cfg_.q_dim()},
+                         {w.k.data(), cfg_.k_dim()},
                          {w.v.data(), cfg_.v_dim()}},
                         E, a.attn_in.data(), channel_mean_abs(a.attn_in.data(), n_tok, E), s_qkv);
         if (st && converted("attn_output.weight") && converted("attn_v.weight")) {
@@ -263,9 +265,11 @@ Status Converter::run_layer(uint32_t l, std::vector<float>& h, ConvertReport& re
             st = w_.write_tensor_data(t.data);  // untouched (an un-folded, kept matrix)
         } else {
             const auto* scales = it->second.second;
-            st = write_converted(t, it->second.first->data(),
-                                 scales ? std::span<const float>(*scales) : std::span<const float>{});
-            if (is_linear_part(bp->second)) ++rep.n_converted;
+            st = write_converted(
+                t, it->second.first->data(),
+                scales ? std::span<const float>(*scales) : std::span<const float>{});
+            if (is_linear_part(bp->second) && target_type(t, s_.type) != t.type)
+                ++rep.n_converted;
         }
         if (!st) return st;
     }
@@ -297,8 +301,8 @@ Status Converter::run(const fs::path& tmp, std::span<const int32_t> calibration,
             if (auto bp = block_part(t.name); bp && bp->first == l) order.push_back(&t);
     for (const auto* t : order) {
         total_ += t->nbytes;
-        if (Status st = w_.add_tensor(t->name, target_type(*t, s_.type),
-                                      std::span(t->ne, t->n_dims));
+        if (Status st =
+                w_.add_tensor(t->name, target_type(*t, s_.type), std::span(t->ne, t->n_dims));
             !st)
             return st;
     }
@@ -328,9 +332,9 @@ Status Converter::run(const fs::path& tmp, std::span<const int32_t> calibration,
 
 std::string Int4Settings::key_text() const {
     return std::string(method == Int4Method::Awq ? "awq" : "rtn") + ";" +
-           std::string(quant::traits(type).name) + ";tok=" +
-           std::to_string(max_calibration_tokens) + ";grid=" + std::to_string(search.n_grid) +
-           ";rows=" + std::to_string(search.max_rows) +
+           std::string(quant::traits(type).name) +
+           ";tok=" + std::to_string(max_calibration_tokens) +
+           ";grid=" + std::to_string(search.n_grid) + ";rows=" + std::to_string(search.max_rows) +
            ";stok=" + std::to_string(search.max_tokens);
 }
 
@@ -372,8 +376,9 @@ Result<ConvertReport> convert_to_int4(const gguf::GgufFile& src, const fs::path&
     std::error_code ec;
     if (st) {
         fs::rename(tmp, out, ec);
-        if (ec) st = Status::error("INT4 conversion: cannot rename " + tmp.string() + ": " +
-                                   ec.message());
+        if (ec)
+            st = Status::error("INT4 conversion: cannot rename " + tmp.string() + ": " +
+                               ec.message());
     }
     if (!st) {
         fs::remove(tmp, ec);

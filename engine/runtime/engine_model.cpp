@@ -4,8 +4,8 @@
 #include <string>
 
 #include "model_impl.h"
-#include "runtime/int4_load.h"
 #include "registry.h"
+#include "runtime/int4_load.h"
 
 namespace hearth {
 

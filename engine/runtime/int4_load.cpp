@@ -18,13 +18,15 @@ Result<std::optional<Int4Prepared>> prepare_int4(const std::filesystem::path& so
     if (!model::needs_int4_conversion(**file)) return std::optional<Int4Prepared>{};
     auto tok = tokenizer::Tokenizer::from_gguf(**file);
     if (!tok) return R::error(source.string() + ": tokenizer: " + tok.error_message());
-    const auto calibration = (*tok)->encode(model::kCalibrationText, (*tok)->add_bos(), false, false);
+    const auto calibration =
+        (*tok)->encode(model::kCalibrationText, (*tok)->add_bos(), false, false);
     model::ConversionCache cache(
         opt.int4_cache_dir.empty() ? model::ConversionCache::default_dir() : opt.int4_cache_dir,
         opt.int4_cache_limit_bytes);
     model::Int4Settings settings;
     auto progress = [&](const model::ConvertProgress& p) {
-        if (opt.on_progress) opt.on_progress({p.fraction, p.bytes_done, p.bytes_total, "converting"});
+        if (opt.on_progress)
+            opt.on_progress({p.fraction, p.bytes_done, p.bytes_total, "converting"});
     };
     auto c = cache.get_or_convert(source, **file, settings, calibration, progress, opt.cancel);
     if (!c) return R::error(source.string() + ": INT4 conversion: " + c.error_message());
