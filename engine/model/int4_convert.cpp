@@ -268,8 +268,7 @@ Status Converter::run_layer(uint32_t l, std::vector<float>& h, ConvertReport& re
             st = write_converted(
                 t, it->second.first->data(),
                 scales ? std::span<const float>(*scales) : std::span<const float>{});
-            if (is_linear_part(bp->second) && target_type(t, s_.type) != t.type)
-                ++rep.n_converted;
+            if (is_linear_part(bp->second) && target_type(t, s_.type) != t.type) ++rep.n_converted;
         }
         if (!st) return st;
     }

@@ -145,3 +145,30 @@ TEST(Int4Convert, BadInputsAreErrors) {
 
 }  // namespace
 }  // namespace hearth
+
+namespace hearth {
+namespace {
+
+// Measurement, not a test (run with --gtest_also_run_disabled_tests): logit error of converted
+// files against their source over 256 greedy tokens. HEARTH_INT4_BENCH_REF is the source,
+// HEARTH_INT4_BENCH_TEST a ':'-separated list of converted files.
+TEST(Int4Bench, DISABLED_LogitErrors) {
+    const char* ref_path = std::getenv("HEARTH_INT4_BENCH_REF");
+    const char* tests = std::getenv("HEARTH_INT4_BENCH_TEST");
+    if (!ref_path || !tests) GTEST_SKIP() << "set HEARTH_INT4_BENCH_REF and _TEST";
+    auto ref = Model::load(ref_path);
+    ASSERT_TRUE(ref.is_ok()) << ref.error_message();
+    std::string list = tests;
+    for (size_t a = 0; a < list.size();) {
+        size_t b = list.find(':', a);
+        if (b == std::string::npos) b = list.size();
+        const std::string p = list.substr(a, b - a);
+        auto m = Model::load(p);
+        ASSERT_TRUE(m.is_ok()) << m.error_message();
+        print(p.c_str(), test::compare_logits(*ref, *m, 256));
+        a = b + 1;
+    }
+}
+
+}  // namespace
+}  // namespace hearth
