@@ -65,8 +65,8 @@ fs::path ConversionCache::default_dir() {
 }
 
 Result<std::string> ConversionCache::key_for(const fs::path& source, const Int4Settings& s) {
-    std::error_code ec;
-    const fs::path canon = fs::weakly_canonical(source, ec);
+    std::error_code cec, ec;
+    const fs::path canon = fs::weakly_canonical(source, cec);
     const uint64_t size = fs::file_size(source, ec);
     if (ec) return Result<std::string>::error(source.string() + ": " + ec.message());
     const auto mtime = fs::last_write_time(source, ec).time_since_epoch().count();
@@ -74,7 +74,7 @@ Result<std::string> ConversionCache::key_for(const fs::path& source, const Int4S
     std::ifstream f(source, std::ios::binary);
     if (!f) return Result<std::string>::error(source.string() + ": cannot open");
     Hash128 h;
-    h.add(ec ? source.string() : canon.string());
+    h.add(cec ? source.string() : canon.string());
     h.add(&size, sizeof size);
     const int64_t mt = int64_t(mtime);
     h.add(&mt, sizeof mt);
