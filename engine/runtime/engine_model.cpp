@@ -96,6 +96,10 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     info.n_head_kv = m->params.n_head_kv;
     info.n_ff = m->params.n_ff;
     info.n_ctx_train = m->params.n_ctx_train;
+    info.int4_converted = m->file->find("hearth.int4.method") != nullptr;
+    info.int4_source_types =
+        std::string(m->file->get_string("hearth.int4.source_types").value_or(""));
+    info.source_path = info.path;
     std::set<std::string> types;
     for (const auto& t : m->file->tensors())
         if (t.n_dims >= 2) types.insert(std::string(quant::traits(t.type).name));
@@ -105,10 +109,6 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     for (const auto& b : registry.backends())
         info.backends.push_back({b.name, b.name == used, b.usable ? "" : b.reason});
     info.has_chat_template = m->file->find("tokenizer.chat_template") != nullptr;
-    info.int4_converted = m->file->find("hearth.int4.method") != nullptr;
-    info.int4_source_types =
-        std::string(m->file->get_string("hearth.int4.source_types").value_or(""));
-    info.source_path = info.path;
     if (opt.on_progress) opt.on_progress({1.0, source.bytes.size(), source.bytes.size()});
     return std::shared_ptr<Model>(new Model(std::move(m)));
 }
