@@ -38,6 +38,10 @@ constexpr const char* kUsage =
     "  -c, --ctx-size N        context length (default 4096)\n"
     "      --kv-type f32|f16   KV cache type (default f16)\n"
     "      --backend NAME      auto, cpu, vulkan or cuda (default auto)\n"
+    "      --int4              INT4 weights: convert linear layers wider than 5 bits to 4-bit\n"
+    "                          (AWQ, cached; see hearth-cli convert); prints one stderr line\n"
+    "                          \"int4: converted|cache hit|not needed (SOURCE_TYPES)\"\n"
+    "      --int4-cache DIR    cache directory (default ~/.cache/hearth; entries in DIR/int4)\n"
     "      --ids               print the generated token ids (space separated) instead of text\n"
     "      --logits-out FILE   write the logits at the last prompt position as JSON:\n"
     "                          {\"prompt_token_ids\": [...], \"n_vocab\": V, \"logits\": [...]}\n"
@@ -90,6 +94,8 @@ int run(std::span<const std::string> argv) {
         {"logits-out", 0, true},
         {"chat", 0, false},
         {"system", 0, true},
+        {"int4", 0, false},
+        {"int4-cache", 0, true},
     };
     std::string err;
     auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -134,10 +140,22 @@ int run(std::span<const std::string> argv) {
 
     hearth::LoadOptions lo;
     lo.backend = args->value_or("backend", "auto");
+    lo.int4_weights = args->has("int4");
+    lo.int4_cache_dir = args->value_or("int4-cache", "");
+    lo.cancel = &g_interrupted;
+    std::signal(SIGINT, on_sigint);  // before the load: Ctrl-C cancels a conversion cleanly
     auto model = hearth::Model::load(*args->value("model"), lo);
     if (!model) {
         std::fprintf(stderr, "hearth-cli run: %s\n", model.error_message().c_str());
         return 1;
+    }
+    if (lo.int4_weights) {
+        const auto& mi = (*model)->info();
+        std::fprintf(stderr, "int4: %s (%s)\n",
+                     !mi.int4_converted  ? "not needed"
+                     : mi.int4_cache_hit ? "cache hit"
+                                         : "converted",
+                     mi.int4_converted ? mi.int4_source_types.c_str() : mi.weight_types.c_str());
     }
     auto ctx = hearth::Context::create(*model, co);
     if (!ctx) {
@@ -162,7 +180,6 @@ int run(std::span<const std::string> argv) {
         return 1;
     }
     g_context = ctx->get();
-    std::signal(SIGINT, on_sigint);
     if (hearth::Status s = (*ctx)->feed(*prompt); !s) {
         std::fprintf(stderr, "hearth-cli run: %s\n", s.message().c_str());
         return 1;

@@ -5,6 +5,7 @@
 
 #include "model_impl.h"
 #include "registry.h"
+#include "runtime/int4_load.h"
 
 namespace hearth {
 
@@ -39,6 +40,23 @@ Model::~Model() = default;
 Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
                                            const LoadOptions& opt) {
     using R = Result<std::shared_ptr<Model>>;
+    if (opt.int4_weights) {
+        auto prep = runtime::prepare_int4(path, opt);
+        if (!prep) return R::error(prep.error_message());
+        if (*prep) {
+            LoadOptions plain = opt;
+            plain.int4_weights = false;
+            auto model = load((*prep)->path, plain);
+            if (model) {
+                ModelInfo& info = (*model)->impl_->info;
+                info.int4_cache_hit = (*prep)->cache_hit;
+                info.source_path = path.string();
+                if (!info.name.empty() && info.name == (*prep)->path.stem().string())
+                    info.name = path.stem().string();
+            }
+            return model;
+        }
+    }
     auto m = std::make_unique<Impl>();
     auto file = gguf::GgufFile::open(path);
     if (!file) return R::error(path.string() + ": " + file.error_message());
@@ -78,6 +96,10 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     info.n_head_kv = m->params.n_head_kv;
     info.n_ff = m->params.n_ff;
     info.n_ctx_train = m->params.n_ctx_train;
+    info.int4_converted = m->file->find("hearth.int4.method") != nullptr;
+    info.int4_source_types =
+        std::string(m->file->get_string("hearth.int4.source_types").value_or(""));
+    info.source_path = info.path;
     std::set<std::string> types;
     for (const auto& t : m->file->tensors())
         if (t.n_dims >= 2) types.insert(std::string(quant::traits(t.type).name));

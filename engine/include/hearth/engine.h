@@ -22,6 +22,8 @@ struct LoadProgress {
     double fraction = 0;  // 0..1
     uint64_t bytes_done = 0;
     uint64_t bytes_total = 0;
+    // "converting" while INT4 weights are made (bytes: source tensor bytes), then "loading".
+    std::string phase = "loading";
 };
 
 struct LoadOptions {
@@ -30,7 +32,18 @@ struct LoadOptions {
     std::function<void(const LoadProgress&)> on_progress;
     // Set to true from any thread to abandon the load (load() then fails with "cancelled").
     const std::atomic<bool>* cancel = nullptr;
+    // INT4 weights (W4A16): a model whose attention/FFN matrices are wider than 5 bits per
+    // weight (F32, F16, BF16, Q8_0, Q5_*, Q6_K) is converted to 4-bit (Q4_0, activation-aware
+    // scales) on first load and cached under int4_cache_dir/int4; later loads reuse the cache.
+    // Files already at <= 5 bits load unchanged.
+    bool int4_weights = false;
+    std::filesystem::path int4_cache_dir;  // empty: $XDG_CACHE_HOME/hearth or ~/.cache/hearth
+    uint64_t int4_cache_limit_bytes = uint64_t(20) << 30;  // LRU eviction past this; 0: none
 };
+
+// Deletes every cached INT4 conversion under cache_dir (empty: the default). Returns the bytes
+// freed.
+uint64_t clear_int4_cache(const std::filesystem::path& cache_dir = {});
 
 struct BackendReport {
     std::string name;  // "cuda", "vulkan", "cpu"
@@ -50,6 +63,13 @@ struct ModelInfo {
     std::string device;        // description of the device in use
     std::vector<BackendReport> backends;
     bool has_chat_template = false;
+    // INT4 weights: true when the weights in use were converted (now or from the cache);
+    // int4_source_types is the source's linear-layer type ("F16"), int4_cache_hit whether this
+    // load reused the cache (no conversion ran), source_path the file the user chose.
+    bool int4_converted = false;
+    bool int4_cache_hit = false;
+    std::string int4_source_types;
+    std::string source_path;
 };
 
 enum class KvType { F32, F16 };
