@@ -12,6 +12,7 @@ PACKAGES=(
   qml6-module-qttest
   libvulkan-dev glslc glslang-tools spirv-tools mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
   libsqlite3-dev sqlite3 libpcre2-dev libgtest-dev nlohmann-json3-dev
+  libqt6svg6
   xvfb xauth x11-utils imagemagick
 )
 

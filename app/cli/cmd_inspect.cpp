@@ -22,6 +22,12 @@ count per type, hyper-parameters, vocabulary kind and size, special tokens, whet
 template is present, and the memory needed at the default context (4096 tokens, or the
 training context if smaller) with an F16 KV cache. Vocab-only files report what they have.
 
+Text output: one "label: value" line each for file, file size, gguf (version, key count, open
+time), architecture (family), name, parameters, tensors (count per type, weight bytes),
+context length, shape, rope, norm epsilon, embeddings (tied or not, QKV bias), vocabulary,
+special tokens, chat template and memory; a file that is not a loadable model prints
+"model: not loadable: REASON" in place of the model lines.
+
 Options:
   --json           one JSON object instead of text. Keys: file, file_size, gguf_version,
                    open_ms, metadata_count, architecture, name, family, loadable, problem,

@@ -1,6 +1,7 @@
 #include "gguf/file_mapping.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -36,34 +37,31 @@ std::string message(std::string_view what, const std::filesystem::path& path,
 
 #ifdef _WIN32
 
+namespace {
+
+std::string win_error() {
+    return " (Windows error " + std::to_string(GetLastError()) + ")";
+}
+
+}  // namespace
+
 Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::filesystem::path& path) {
+    using R = Result<std::unique_ptr<FileMapping>>;
     std::unique_ptr<FileMapping> m(new FileMapping());
     HANDLE file = CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ, nullptr, OPEN_EXISTING,
                               FILE_ATTRIBUTE_NORMAL, nullptr);
-    if (file == INVALID_HANDLE_VALUE)
-        return Result<std::unique_ptr<FileMapping>>::error("cannot open '" + path.string() +
-                                                           "' (Windows error " +
-                                                           std::to_string(GetLastError()) + ")");
+    if (file == INVALID_HANDLE_VALUE) return R::error(message("cannot open", path, win_error()));
     m->file_ = file;
     LARGE_INTEGER size{};
-    if (!GetFileSizeEx(file, &size))
-        return Result<std::unique_ptr<FileMapping>>::error("cannot read the size of '" +
-                                                           path.string() + "'");
+    if (!GetFileSizeEx(file, &size)) return R::error(message("cannot read the size of", path));
     if (size.QuadPart == 0) return m;
     if (static_cast<unsigned long long>(size.QuadPart) > SIZE_MAX)
-        return Result<std::unique_ptr<FileMapping>>::error("'" + path.string() +
-                                                           "' is too large to map");
+        return R::error(message("too large to map:", path));
     HANDLE mapping = CreateFileMappingW(file, nullptr, PAGE_READONLY, 0, 0, nullptr);
-    if (!mapping)
-        return Result<std::unique_ptr<FileMapping>>::error("cannot map '" + path.string() +
-                                                           "' (Windows error " +
-                                                           std::to_string(GetLastError()) + ")");
+    if (!mapping) return R::error(message("cannot map", path, win_error()));
     m->mapping_ = mapping;
     void* view = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
-    if (!view)
-        return Result<std::unique_ptr<FileMapping>>::error("cannot map '" + path.string() +
-                                                           "' (Windows error " +
-                                                           std::to_string(GetLastError()) + ")");
+    if (!view) return R::error(message("cannot map", path, win_error()));
     m->data_ = static_cast<const std::byte*>(view);
     m->size_ = static_cast<size_t>(size.QuadPart);
     return m;
@@ -99,8 +97,7 @@ Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::filesystem::pa
     f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (f.fd < 0) return R::error(message("cannot open", path, ": " + errno_text()));
     struct stat st {};
-    if (::fstat(f.fd, &st) != 0)
-        return R::error(message("cannot stat", path, ": " + errno_text()));
+    if (::fstat(f.fd, &st) != 0) return R::error(message("cannot stat", path, ": " + errno_text()));
     if (!S_ISREG(st.st_mode)) return R::error(message("not a regular file:", path));
     std::unique_ptr<FileMapping> m(new FileMapping());
     if (st.st_size == 0) return m;

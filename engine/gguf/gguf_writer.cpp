@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <ostream>
 
@@ -191,8 +192,19 @@ Status GgufWriter::add_tensor(std::string_view name, quant::Type type,
                              std::to_string(tr->block_size));
     for (const auto& t : tensors_)
         if (t.name == name) return Status::error("GGUF writer: duplicate tensor '" + n + "'");
-    uint64_t nbytes = ne[0] / tr->block_size * tr->type_size;
-    for (size_t d = 1; d < ne.size(); ++d) nbytes *= ne[d];
+    // Sizes the reader would refuse (element count above INT64_MAX, byte count overflowing
+    // 64 bits) are refused here too.
+    const uint64_t limit = static_cast<uint64_t>(INT64_MAX);
+    if (ne[0] / tr->block_size > UINT64_MAX / tr->type_size)
+        return Status::error("GGUF writer: tensor '" + n + "' is too large");
+    uint64_t n_elem = 1, nbytes = ne[0] / tr->block_size * tr->type_size;
+    for (size_t d = 0; d < ne.size(); ++d) {
+        const uint64_t v = ne[d];
+        if (v != 0 && (n_elem > limit / v || (d > 0 && nbytes > UINT64_MAX / v)))
+            return Status::error("GGUF writer: tensor '" + n + "' is too large");
+        n_elem *= v;
+        if (d > 0) nbytes *= v;
+    }
     tensors_.push_back({n, type, std::vector<uint64_t>(ne.begin(), ne.end()), 0, nbytes});
     return Status::ok();
 }

@@ -118,8 +118,10 @@ std::vector<Plan> plan_tensors(const SyntheticShape& s, uint32_t n_vocab, Weight
 int layer_of(std::string_view name) {
     if (name.rfind("blk.", 0) != 0) return -1;
     int n = 0;
-    for (size_t i = 4; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])); ++i)
+    for (size_t i = 4; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])); ++i) {
+        if (n > 100000000) return -1;  // no real layer index; avoids int overflow
         n = n * 10 + (name[i] - '0');
+    }
     return n;
 }
 

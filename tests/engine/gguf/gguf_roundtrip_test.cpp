@@ -215,6 +215,8 @@ TEST(GgufRoundTrip, WriterRejectsMisuse) {
     EXPECT_FALSE(w.add_tensor(std::string(64, 'x'), quant::Type::F32, ok).is_ok());
     EXPECT_FALSE(w.add_tensor("five", quant::Type::F32, five).is_ok());
     EXPECT_FALSE(w.add_tensor("none", quant::Type::F32, {}).is_ok());
+    const uint64_t huge[] = {uint64_t{1} << 32, uint64_t{1} << 32};
+    EXPECT_FALSE(w.add_tensor("huge", quant::Type::F32, huge).is_ok());
     Status s = w.add_tensor("odd", quant::Type::Q4_0, odd);
     ASSERT_FALSE(s.is_ok());
     EXPECT_NE(s.message().find("not a multiple of the Q4_0 block size 32"), std::string::npos);

@@ -135,6 +135,33 @@ TEST(ModelConfig, TinyLlamaAndQwen2Load) {
     EXPECT_EQ(q->family, "qwen2");
 }
 
+TEST(ModelConfig, FamilyFromNameAndVocabulary) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"TinyLlama 1.1B Chat v1.0", "tinyllama"},
+        {"Mistral 7B Instruct v0.2", "mistral"},
+        {"SmolLM2 360M Instruct", "smollm"},
+        {"Some Llama", "llama"},
+    };
+    for (const auto& [name, family] : cases) {
+        TinyModel m;
+        m.keys["general.name"] = [n = std::string(name)](gguf::GgufWriter& w,
+                                                         const std::string& k) {
+            w.set_string(k, n);
+        };
+        auto c = m.load();
+        ASSERT_TRUE(c.is_ok()) << c.error_message();
+        EXPECT_EQ(c->family, family) << name;
+        EXPECT_EQ(c->name, name);
+    }
+    TinyModel l3;
+    l3.keys["tokenizer.ggml.pre"] = [](gguf::GgufWriter& w, const std::string& k) {
+        w.set_string(k, "llama-bpe");
+    };
+    auto c = l3.load();
+    ASSERT_TRUE(c.is_ok()) << c.error_message();
+    EXPECT_EQ(c->family, "llama3");
+}
+
 TEST(ModelConfig, UnsupportedArchitecture) {
     TinyModel m("gemma3");
     expect_error(m, "architecture 'gemma3' is not supported yet (supported: llama, qwen2)");

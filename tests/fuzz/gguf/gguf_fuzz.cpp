@@ -1,9 +1,11 @@
-// libFuzzer target: the GGUF reader on arbitrary bytes, then every accessor on what it accepts.
+// libFuzzer target: the GGUF reader on arbitrary bytes, then every accessor on what it accepts,
+// then the model layer (config, tensor checks, summary) on whatever parses.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
 #include "gguf/gguf_file.h"
+#include "model/model_info.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace hearth::gguf;
@@ -30,5 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (t.data.size() != t.nbytes) __builtin_trap();
         if (!t.data.empty()) sink = sink + static_cast<uint8_t>(t.data.back());
     }
+    // The model layer must cope with any file the reader accepts.
+    const auto info = hearth::model::describe_model(g);
+    sink = sink + info.n_params + (info.config ? 1 : 0);
     return 0;
 }

@@ -1,0 +1,73 @@
+// Child process for crash_test: opens the store, starts an assistant reply and streams it
+// forever, one word every 10 ms, checkpointing every 10 words (~100 ms), until it is killed.
+// With "hold", each checkpoint is written inside a transaction that stays open for 300 ms
+// before committing, so the parent can kill it in the middle of a checkpoint.
+// Protocol on stdout, one line each, flushed at once:
+//   open <replies found interrupted>   begin <message id>
+//   word <n>     (word n exists in memory; printed before any checkpoint that includes it)
+//   holding <n>  (hold mode: words 1..n written, transaction not committed yet)
+//   saved <n>    (a checkpoint holding words 1..n has committed)
+#include <QCoreApplication>
+#include <QThread>
+
+#include <cstdio>
+#include <optional>
+
+#include "chat_store.h"
+
+using namespace hearth::storage;
+
+static void say(const char* what, long long n) {
+    std::printf("%s %lld\n", what, n);
+    std::fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    if (argc < 2 || argc > 3 || (argc == 3 && qstrcmp(argv[2], "hold") != 0)) {
+        std::fprintf(stderr, "usage: %s <chats.db> [hold]\n", argv[0]);
+        return 2;
+    }
+    const bool hold = argc == 3;
+    auto opened = ChatStore::open(QString::fromLocal8Bit(argv[1]));
+    if (!opened) {
+        std::fprintf(stderr, "open: %s\n", opened.error.c_str());
+        return 1;
+    }
+    ChatStore& store = *opened.store;
+    say("open", store.interruptedOnOpen());
+    auto chat = store.createChat({"crash test", {}, {}, {}, {}});
+    auto question = chat ? store.addMessage(*chat, 0, Role::User, "Count for me.")
+                         : hearth::Result<qint64>(chat.status());
+    auto reply = question ? store.beginAssistantMessage(*question) : question;
+    if (!reply) {
+        std::fprintf(stderr, "setup: %s\n", reply.error_message().c_str());
+        return 1;
+    }
+    say("begin", *reply);
+
+    QString text;
+    for (long long n = 1;; ++n) {
+        text += QStringLiteral("w%1 ").arg(n);
+        say("word", n);
+        if (n % 10 == 0) {
+            // As the app does it: one statement, its own transaction. In hold mode the same
+            // call runs inside a batch kept open before committing.
+            std::optional<Transaction> tx;
+            if (hold) tx.emplace(store.beginBatch());
+            hearth::Status s = tx ? tx->begun() : hearth::Status::ok();
+            if (s) s = store.checkpointMessage(*reply, text);
+            if (s && tx) {
+                say("holding", n);
+                QThread::msleep(300);
+                s = tx->commit();
+            }
+            if (!s) {
+                std::fprintf(stderr, "checkpoint: %s\n", s.message().c_str());
+                return 1;
+            }
+            say("saved", n);
+        }
+        QThread::msleep(10);
+    }
+}
