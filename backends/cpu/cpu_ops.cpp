@@ -196,8 +196,11 @@ Status kv_append(const Node& n, cpu::ThreadPool& pool) {
                 if (cache.type == DType::F16) {
                     auto* h = reinterpret_cast<uint16_t*>(dst);
                     for (int64_t i = 0; i < cache.ne[0]; ++i) h[i] = quant::f32_to_f16(x[i]);
-                } else {
+                } else if (cache.type == DType::F32) {
                     std::copy(x, x + cache.ne[0], reinterpret_cast<float*>(dst));
+                } else {  // Q8_0 / Q4_0: quantized once here, decoded in the attention loop
+                    quant::quantize_row(quant_type(cache.type), x, dst,
+                                        static_cast<size_t>(cache.ne[0]));
                 }
             }
         });
@@ -215,6 +218,49 @@ const float* f16_table() {
     return table.data();
 }
 
+// Where one KV head lies in a cache row and how to read it as floats. F32 rows are used in
+// place; F16 goes through the table; block formats decode only the blocks that cover the head
+// (the whole row of a cell is never expanded, and nothing is kept past the loop body).
+struct HeadReader {
+    DType type;
+    int64_t off;  // first element of the head in the row
+    int64_t hd;
+    int64_t first_block;
+    int64_t n_blocks;
+    const float* h2f;
+
+    HeadReader(DType t, int64_t offset, int64_t head_dim)
+        : type(t), off(offset), hd(head_dim), first_block(0), n_blocks(0), h2f(nullptr) {
+        if (t == DType::F16) h2f = f16_table();
+        if (t == DType::Q8_0 || t == DType::Q4_0) {
+            first_block = off / 32;
+            n_blocks = (off + hd - 1) / 32 - first_block + 1;
+        }
+    }
+    // Returns hd floats of the head in `row` (tmp holds n_blocks * 32 + hd floats).
+    const float* read(const std::byte* row, float* tmp) const {
+        switch (type) {
+            case DType::F32:
+                return reinterpret_cast<const float*>(row) + off;
+            case DType::F16: {
+                const auto* h = reinterpret_cast<const uint16_t*>(row) + off;
+                for (int64_t i = 0; i < hd; ++i) tmp[i] = h2f[h[i]];
+                return tmp;
+            }
+            default: {
+                const size_t bb = dtype_block_bytes(type);
+                quant::dequantize_row(quant_type(type), row + size_t(first_block) * bb, tmp,
+                                      size_t(n_blocks) * 32);
+                return tmp + (off - first_block * 32);
+            }
+        }
+    }
+};
+
+size_t attention_tmp_floats(int64_t hd) {
+    return 2 * (size_t(hd) + 64);
+}
+
 // One head of one token: online softmax over the cached cells (one pass, no score buffer).
 void attend(const Node& n, const KvLookup& lk, int64_t t, int64_t h, float* tmp) {
     const Tensor& q = n.src[0];
@@ -222,8 +268,7 @@ void attend(const Node& n, const KvLookup& lk, int64_t t, int64_t h, float* tmp)
     const Tensor& vc = n.src[2];
     const int64_t hd = q.ne[0];
     const int64_t off = (h / (q.ne[1] / (kc.ne[0] / hd))) * hd;
-    const bool f16 = kc.type == DType::F16;
-    const float* h2f = f16 ? f16_table() : nullptr;
+    const HeadReader reader(kc.type, off, hd);
     const float* qr = f32_row(q, h, t);
     float* acc = tmp;
     float* row = tmp + hd;
@@ -233,14 +278,7 @@ void attend(const Node& n, const KvLookup& lk, int64_t t, int64_t h, float* tmp)
     const int64_t n_kv = int64_t(lk.position(t)) + 1;
     for (int64_t j = 0; j < n_kv; ++j) {
         const int64_t cell = lk.cell(s, j);
-        const float* kr;
-        if (f16) {
-            const auto* k16 = reinterpret_cast<const uint16_t*>(row_ptr(kc, cell)) + off;
-            for (int64_t i = 0; i < hd; ++i) row[i] = h2f[k16[i]];
-            kr = row;
-        } else {
-            kr = f32_row(kc, cell) + off;
-        }
+        const float* kr = reader.read(row_ptr(kc, cell), row);
         float dot = 0.f;
         for (int64_t i = 0; i < hd; ++i) dot += qr[i] * kr[i];
         const float sc = dot * n.kvp.scale;
@@ -252,13 +290,8 @@ void attend(const Node& n, const KvLookup& lk, int64_t t, int64_t h, float* tmp)
         }
         const float w = std::exp(sc - m);
         l += w;
-        if (f16) {
-            const auto* v16 = reinterpret_cast<const uint16_t*>(row_ptr(vc, cell)) + off;
-            for (int64_t i = 0; i < hd; ++i) acc[i] += w * h2f[v16[i]];
-        } else {
-            const float* vr = f32_row(vc, cell) + off;
-            for (int64_t i = 0; i < hd; ++i) acc[i] += w * vr[i];
-        }
+        const float* vr = reader.read(row_ptr(vc, cell), row);
+        for (int64_t i = 0; i < hd; ++i) acc[i] += w * vr[i];
     }
     float* d = f32_row(n.dst, h, t);
     for (int64_t i = 0; i < hd; ++i) d[i] = acc[i] / l;
@@ -296,7 +329,7 @@ size_t activation_bytes(const Node& n) {
 }
 
 size_t per_thread_floats(const Node& n) {
-    if (n.op == Op::Attention) return 2 * static_cast<size_t>(n.src[0].ne[0]);
+    if (n.op == Op::Attention) return attention_tmp_floats(n.src[0].ne[0]);
     if (n.op == Op::Rope) return static_cast<size_t>(n.rope.n_rot);
     return 0;
 }

@@ -19,6 +19,7 @@ struct Model::Impl {
     runtime::ModelParams params;
     runtime::ModelWeights weights;
     ModelInfo info;
+    std::string identity;  // model file identity for KV cache files and prefix hashes
 };
 
 }  // namespace hearth

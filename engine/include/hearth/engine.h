@@ -52,7 +52,11 @@ struct ModelInfo {
     bool has_chat_template = false;
 };
 
-enum class KvType { F32, F16 };
+// KV cache element type: F16 (default), Q8_0 / Q4_0 (quantized, about 1/2 and 1/4 of F16's
+// memory; needs a KV width that is a multiple of 32), F32 (tests, reference runs).
+enum class KvType { F32, F16, Q8_0, Q4_0 };
+const char* kv_type_name(KvType t);                   // "f16", "q8_0", ...
+Result<KvType> parse_kv_type(std::string_view name);  // the names above
 
 struct ContextOptions {
     int64_t n_ctx = 0;  // 0: the model's training context, at most 4096
@@ -126,6 +130,8 @@ public:
 
 private:
     friend class Context;
+    friend class KvStore;
+    friend class Session;
     explicit Model(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };

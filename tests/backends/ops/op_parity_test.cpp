@@ -36,6 +36,13 @@ std::vector<float> run(Stream& s, const Graph& g, const Tensor& out) {
         for (size_t i = 0; i < h.size(); ++i) f[i] = quant::f16_to_f32(h[i]);
         return f;
     }
+    if (out.type == DType::Q8_0 || out.type == DType::Q4_0) {  // a quantized KV cache
+        std::vector<std::byte> raw(out.span_bytes());
+        (void)out.buffer->read(out.offset, std::span(raw));
+        std::vector<float> f(static_cast<size_t>(out.n_elements()));
+        quant::dequantize_row(quant_type(out.type), raw.data(), f.data(), f.size());
+        return f;
+    }
     return download_f32(out);
 }
 
@@ -157,12 +164,17 @@ TEST(OpParity, RopeBothModes) {
     }
 }
 
-// KV append into a shuffled block table, then attention over it; F32 and F16 caches, GQA,
-// two sequences in one batch.
+// KV append into a shuffled block table (paged), then attention over it; F32, F16, Q8_0 and
+// Q4_0 caches, GQA, two sequences in one batch. Quantized caches need rows of whole 32-blocks;
+// hd=8 with 4 KV heads puts several heads in one block (stories260K's shape).
 TEST(OpParity, KvAppendAndAttention) {
-    for (DType kv : {DType::F32, DType::F16}) {
-        for (auto [hd, H, Hkv] :
-             {std::tuple<int64_t, int64_t, int64_t>{8, 2, 2}, {16, 8, 2}, {64, 6, 1}}) {
+    for (DType kv : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
+        for (auto [hd, H, Hkv] : {std::tuple<int64_t, int64_t, int64_t>{8, 2, 2},
+                                  {8, 8, 4},
+                                  {16, 8, 2},
+                                  {64, 6, 1},
+                                  {48, 4, 2}}) {
+            if (kv != DType::F32 && kv != DType::F16 && (hd * Hkv) % 32 != 0) continue;
             SCOPED_TRACE(std::string(dtype_name(kv)) + " hd=" + std::to_string(hd) +
                          " H=" + std::to_string(H) + " Hkv=" + std::to_string(Hkv));
             const int32_t bs = 4, blocks = 6;
