@@ -28,6 +28,10 @@ struct Session::Impl {
     std::atomic<bool> cancel{false};
     GenerationStats stats;
     size_t dropped_leading = 0;  // droppable turns left out by the last overflow
+    // The last prefill's tokens and logits: a regenerate (same prompt, the reply dropped)
+    // samples again from them instead of recomputing the prompt's last token.
+    std::vector<int32_t> prompt_tokens;
+    std::vector<float> prompt_logits;
 
     ~Impl() {
         if (cache && seq >= 0) cache->close(seq);
@@ -71,8 +75,12 @@ struct Session::Impl {
             !logits.empty() && std::equal(have.begin(), have.end(), want.begin(), want.end());
         int64_t reused = unchanged ? size() : cache->match(seq, want);
         if (!unchanged && reused == static_cast<int64_t>(want.size()) && reused > 0) {
-            --reused;  // the last token is run again for its logits
-            cache->truncate(seq, reused);
+            if (std::equal(want.begin(), want.end(), prompt_tokens.begin(), prompt_tokens.end())) {
+                logits = prompt_logits;
+            } else {
+                --reused;  // the last token is run again for its logits
+                cache->truncate(seq, reused);
+            }
         }
         if (reused < static_cast<int64_t>(cache->tokens(seq).size())) cache->truncate(seq, reused);
         const uint64_t before = forward->tokens_computed();
@@ -83,6 +91,8 @@ struct Session::Impl {
         stats.prompt_tokens += rep.n_computed;
         stats.prompt_seconds += seconds_since(t0);
         if (!s) return s;
+        prompt_tokens.assign(want.begin(), want.end());
+        prompt_logits = logits;
         return rep;
     }
 };
@@ -222,6 +232,7 @@ void Session::cancel() {
 }
 void Session::clear() {
     impl_->cache->truncate(impl_->seq, 0);
+    impl_->prompt_tokens.clear();
     impl_->logits.clear();
     impl_->dropped_leading = 0;
 }
