@@ -1,5 +1,7 @@
 #include "core/host_buffer.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -7,6 +9,22 @@
 namespace hearth::backend {
 
 std::unique_ptr<HostBuffer> HostBuffer::allocate(size_t bytes) {
+    // Large buffers (KV caches, activations for long batches) come straight from the kernel:
+    // zero pages are committed only when touched, so an unused context costs no memory.
+    constexpr size_t kMapThreshold = size_t(1) << 20;
+    if (bytes >= kMapThreshold) {
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return nullptr;
+        std::unique_ptr<HostBuffer> b(new (std::nothrow) HostBuffer());
+        if (!b) {
+            munmap(p, bytes);
+            return nullptr;
+        }
+        b->data_ = static_cast<std::byte*>(p);
+        b->size_ = bytes;
+        b->mapped_ = true;
+        return b;
+    }
     constexpr size_t kAlign = 64;
     const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
     void* p = std::aligned_alloc(kAlign, rounded == 0 ? kAlign : rounded);
@@ -34,7 +52,10 @@ std::unique_ptr<HostBuffer> HostBuffer::borrow(std::span<const std::byte> bytes)
 }
 
 HostBuffer::~HostBuffer() {
-    if (owned_) std::free(data_);
+    if (mapped_)
+        munmap(data_, size_);
+    else if (owned_)
+        std::free(data_);
 }
 
 Status HostBuffer::write(size_t offset, std::span<const std::byte> bytes) {

@@ -13,6 +13,7 @@ namespace hearth::backend {
 class HostBuffer final : public Buffer {
 public:
     // Owned, zero-filled memory aligned to 64 bytes; nullptr if the allocation fails.
+    // Large buffers are anonymous mappings, committed page by page as they are touched.
     static std::unique_ptr<HostBuffer> allocate(size_t bytes);
     // Borrowed bytes that must outlive the buffer; read-only.
     static std::unique_ptr<HostBuffer> borrow(std::span<const std::byte> bytes);
@@ -28,7 +29,8 @@ private:
     HostBuffer() = default;
     std::byte* data_ = nullptr;
     size_t size_ = 0;
-    bool owned_ = false;
+    bool owned_ = false;   // aligned_alloc
+    bool mapped_ = false;  // anonymous mapping (large buffers)
     bool read_only_ = false;
 };
 
