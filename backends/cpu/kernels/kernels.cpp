@@ -86,11 +86,13 @@ size_t activation_row_bytes(quant::Type wtype, size_t k) {
 }
 
 void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out) {
+    const auto* simd = simd_for(active_isa());
     switch (detail::act_kind(wtype)) {
         case ActKind::F32:
             std::copy(x, x + k, static_cast<float*>(out));
             return;
         case ActKind::Q8x32: {
+            if (simd) return simd->quantize_q8x32(x, k, out);
             auto* qs = static_cast<int8_t*>(out);
             auto* d = reinterpret_cast<float*>(qs + k);
             auto* s = d + k / 32;
@@ -109,6 +111,7 @@ void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out)
             return;
         }
         case ActKind::Q8x256: {
+            if (simd) return simd->quantize_q8x256(x, k, out);
             auto* qs = static_cast<int8_t*>(out);
             auto* d = reinterpret_cast<float*>(qs + k);
             auto* bsums = reinterpret_cast<int16_t*>(d + k / 256);

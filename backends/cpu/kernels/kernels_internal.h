@@ -62,6 +62,9 @@ struct SimdKernels {
                  const void* xq, float* out);
     bool (*gemm)(quant::Type wtype, const uint8_t* w, size_t k, size_t r0, size_t r1,
                  const uint8_t* xq, size_t xq_stride, size_t n, float* y, size_t y_stride);
+    // Activation preparation, bit-identical to the scalar code.
+    void (*quantize_q8x32)(const float* x, size_t k, void* out);
+    void (*quantize_q8x256)(const float* x, size_t k, void* out);
 };
 const SimdKernels* avx2_kernels();        // nullptr when not compiled in
 const SimdKernels* avx512_kernels();      // AVX-512 F/BW/VL without VNNI

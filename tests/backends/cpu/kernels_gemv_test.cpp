@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <tuple>
 
@@ -195,6 +196,42 @@ INSTANTIATE_TEST_SUITE_P(AllIsasAllTypes, KernelsTest, ::testing::ValuesIn(all_c
                              return path_name(std::get<0>(info.param)) + "_" +
                                     std::string(quant::traits(std::get<1>(info.param)).name);
                          });
+
+}  // namespace
+}  // namespace hearth::cpu
+
+namespace hearth::cpu {
+namespace {
+
+// Every path prepares exactly the bytes of the scalar path (rows may cross ISAs), including
+// blocks with zeros, NaN, infinities and huge values.
+TEST(KernelsActivation, EveryPathPreparesTheScalarBytes) {
+    std::mt19937 rng(11);
+    const size_t k = 2048;
+    auto x = test::random_activation(k, rng);
+    for (size_t i = 256; i < 512; ++i) x[i] = 0.0f;
+    x[600] = std::nanf("");
+    x[900] = std::numeric_limits<float>::infinity();
+    x[1300] = -3e38f;
+    x[1301] = 3e38f;
+    x[1700] = 1e-40f;  // subnormal
+    const Isa saved = active_isa();
+    for (Type t : {Type::Q4_0, Type::Q4_K, Type::F16}) {
+        const size_t bytes = activation_row_bytes(t, k);
+        ASSERT_TRUE(force_isa(Isa::Scalar));
+        std::vector<uint8_t> want(bytes);
+        quantize_activation(t, x.data(), k, want.data());
+        for (const Path& p : runnable_paths()) {
+            const bool had = detail::allow_avx512vnni(p.vnni);
+            ASSERT_TRUE(force_isa(p.isa));
+            std::vector<uint8_t> got(bytes, 0xAB);
+            quantize_activation(t, x.data(), k, got.data());
+            detail::allow_avx512vnni(had);
+            EXPECT_EQ(got, want) << path_name(p) << " " << quant::traits(t).name;
+        }
+    }
+    force_isa(saved);
+}
 
 }  // namespace
 }  // namespace hearth::cpu
