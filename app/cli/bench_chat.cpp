@@ -26,6 +26,7 @@ struct Config {
     int reply_tokens = 150;
     int restore_tokens = 4000;
     int threads = 0;
+    int full_every = 1;  // re-prefill on turns 1, every Nth and the last (it is the slow part)
     int64_t n_ctx = 4096;
     KvType kv = KvType::F16;
 };
@@ -70,7 +71,7 @@ int run_bench_chat(const Args& args) {
     if (!get("turns", c.turns) || !get("system-tokens", c.system_tokens) ||
         !get("user-tokens", c.user_tokens) || !get("reply-tokens", c.reply_tokens) ||
         !get("restore-tokens", c.restore_tokens) || !get("threads", c.threads) ||
-        !get("ctx-size", c.n_ctx)) {
+        !get("ctx-size", c.n_ctx) || !get("full-every", c.full_every)) {
         std::fprintf(stderr, "hearth-cli bench: %s\n", err.c_str());
         return 2;
     }
@@ -106,8 +107,9 @@ int run_bench_chat(const Args& args) {
     std::printf("chat bench: %s, KV %s, %d turns (system %d, user %d, reply %d tokens)\n",
                 (*model)->info().name.c_str(), kv_type_name(c.kv), c.turns, c.system_tokens,
                 c.user_tokens, c.reply_tokens);
-    std::printf("turn | context | new | TTFT reuse ms | TTFT full ms | new-only ms | full/reuse "
-                "| reuse/new-only\n");
+    std::printf(
+        "turn | context | new | TTFT reuse ms | TTFT full ms | new-only ms | full/reuse "
+        "| reuse/new-only\n");
     std::vector<std::vector<int32_t>> parts;
     parts.push_back(script(rng, c.system_tokens, V));
     for (int turn = 1; turn <= c.turns; ++turn) {
@@ -126,11 +128,18 @@ int run_bench_chat(const Args& args) {
             return 1;
         }
         const double reuse = ms_since(t0);
-        const double full = cold_ttft(*model, c, flat);
+        const bool measure_full =
+            turn == 1 || turn == c.turns || (c.full_every > 0 && turn % c.full_every == 0);
+        const double full = measure_full ? cold_ttft(*model, c, flat) : -1;
         const double new_only = cold_ttft(*model, c, parts.back());
-        std::printf("%4d | %7zu | %3lld | %13.1f | %12.1f | %11.1f | %9.2fx | %13.2f\n", turn,
-                    flat.size(), static_cast<long long>(rep->n_computed), reuse, full, new_only,
-                    full / reuse, reuse / new_only);
+        if (full > 0)
+            std::printf("%4d | %7zu | %3lld | %13.1f | %12.1f | %11.1f | %9.2fx | %13.2f\n", turn,
+                        flat.size(), static_cast<long long>(rep->n_computed), reuse, full, new_only,
+                        full / reuse, reuse / new_only);
+        else
+            std::printf("%4d | %7zu | %3lld | %13.1f | %12s | %11.1f | %10s | %13.2f\n", turn,
+                        flat.size(), static_cast<long long>(rep->n_computed), reuse, "-", new_only,
+                        "-", reuse / new_only);
         std::fflush(stdout);
         // The reply, as if generated: evaluated now, outside the timed part.
         parts.push_back(script(rng, c.reply_tokens, V));

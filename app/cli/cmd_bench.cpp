@@ -26,6 +26,8 @@ Options:
       --user-tokens N      tokens per user message (default 150)
       --reply-tokens N     tokens per reply (default 150)
       --restore-tokens N   length of the saved chat (default 4000)
+      --full-every N       re-prefill (TTFT full) only on turn 1, every Nth turn and the last
+                           (default 1: every turn; others print "-")
   -c, --ctx-size N         context length (default 4096)
       --kv-type TYPE       f16 (default), q8_0, q4_0, f32
   -t, --threads N          CPU threads (default: all)
@@ -34,10 +36,10 @@ Options:
 int bench(std::span<const std::string> argv) {
     using hearth::cli::OptionSpec;
     const OptionSpec specs[] = {
-        {"model", 'm', true},          {"chat", 0, false},           {"turns", 0, true},
-        {"system-tokens", 0, true},    {"user-tokens", 0, true},     {"reply-tokens", 0, true},
-        {"restore-tokens", 0, true},   {"ctx-size", 'c', true},      {"kv-type", 0, true},
-        {"threads", 't', true},
+        {"model", 'm', true},        {"chat", 0, false},       {"turns", 0, true},
+        {"system-tokens", 0, true},  {"user-tokens", 0, true}, {"reply-tokens", 0, true},
+        {"restore-tokens", 0, true}, {"ctx-size", 'c', true},  {"kv-type", 0, true},
+        {"threads", 't', true},      {"full-every", 0, true},
     };
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -52,5 +54,5 @@ int bench(std::span<const std::string> argv) {
 
 }  // namespace
 
-HEARTH_CLI_COMMAND({"bench", "performance measurements (--chat: multi-turn TTFT, restore)",
-                    kUsage, bench});
+HEARTH_CLI_COMMAND({"bench", "performance measurements (--chat: multi-turn TTFT, restore)", kUsage,
+                    bench});

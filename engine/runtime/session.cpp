@@ -67,6 +67,11 @@ struct Session::Impl {
         using R = Result<PrefillReport>;
         cancel.store(false);
         const auto t0 = std::chrono::steady_clock::now();
+        if (want.empty()) {
+            cache->truncate(seq, 0);
+            logits.clear();
+            return rep;
+        }
         if (static_cast<int64_t>(want.size()) > n_ctx())
             return R::error("the chat is " + std::to_string(want.size()) +
                             " tokens long, more than the context of " + std::to_string(n_ctx()));

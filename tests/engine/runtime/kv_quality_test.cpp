@@ -80,8 +80,9 @@ void report(const char* name, std::shared_ptr<Model> m, const std::vector<int32_
     const KvType types[] = {KvType::F16, KvType::Q8_0, KvType::Q4_0};
     std::printf("KV quality, %s, %d tokens (|logit| up to %.2f)\n", name, kRun,
                 compare(f32, f32).max_logit);
-    std::printf("  type   vs F32: mean      max       greedy   | vs F16: mean      max       "
-                "greedy\n");
+    std::printf(
+        "  type   vs F32: mean      max       greedy   | vs F16: mean      max       "
+        "greedy\n");
     for (int i = 0; i < 3; ++i) {
         const auto got = types[i] == KvType::F16 ? f16 : run(m, types[i], toks);
         const Drift a = compare(got, f32), b = compare(got, f16);

@@ -44,23 +44,23 @@ struct Fixture {
         return s ? *s : nullptr;
     }
     std::unique_ptr<Session> session(std::shared_ptr<KvStore> st, int64_t reserve = 64) const {
-        auto s = Session::create(std::move(st), {.n_threads = 2, .n_batch = 64,
-                                                 .reply_reserve = reserve});
+        auto s = Session::create(std::move(st),
+                                 {.n_threads = 2, .n_batch = 64, .reply_reserve = reserve});
         EXPECT_TRUE(s.is_ok());
         return s ? std::move(*s) : nullptr;
     }
 };
 
-#define STORIES_OR_SKIP(f)                                           \
-    HEARTH_REQUIRE_SHARED(model_path_, "models/stories260K.gguf");  \
-    Fixture f;                                                       \
-    {                                                                \
-        auto m_ = Model::load(model_path_);                          \
-        ASSERT_TRUE(m_.is_ok());                                     \
-        f.model = *m_;                                               \
+#define STORIES_OR_SKIP(f)                                         \
+    HEARTH_REQUIRE_SHARED(model_path_, "models/stories260K.gguf"); \
+    Fixture f;                                                     \
+    {                                                              \
+        auto m_ = Model::load(model_path_);                        \
+        ASSERT_TRUE(m_.is_ok());                                   \
+        f.model = *m_;                                             \
     }
 
-const char* kUser[] = {"Tom saw a dog.",   "The cat was happy.", "Lily had a red ball.",
+const char* kUser[] = {"Tom saw a dog.",       "The cat was happy.", "Lily had a red ball.",
                        "Ben ran to the park.", "The sun was hot.",   "Mia found a box."};
 
 // A chat: system prompt, then (user, reply) pairs; turns point into `store`.
@@ -98,8 +98,7 @@ TEST(Session, TurnsReuseThePrefixAndMatchFullRecomputation) {
         const auto want = chat.flat();
         // Only the tail after what the session already held is computed: the new user turn
         // plus, after turn 0, the reply's last token (sampled, not evaluated yet).
-        const size_t expect_new =
-            turn == 0 ? want.size() : chat.parts.back().size() + 1;
+        const size_t expect_new = turn == 0 ? want.size() : chat.parts.back().size() + 1;
         EXPECT_EQ(want.size() - cached, expect_new);
         EXPECT_EQ(s->tokens_computed() - before, expect_new) << "turn " << turn;
         EXPECT_EQ(uint64_t(rep->n_computed), expect_new);
