@@ -56,6 +56,11 @@ void BlockPool::forget_hash(int32_t id) {
     Block& b = blocks_[size_t(id)];
     if (!b.hashed) return;
     by_hash_.erase(b.hash);
+    for (auto [it, end] = by_parent_.equal_range(b.parent); it != end; ++it)
+        if (it->second == id) {
+            by_parent_.erase(it);
+            break;
+        }
     b.hashed = false;
 }
 
@@ -113,8 +118,16 @@ void BlockPool::publish(int32_t id, uint64_t hash, uint64_t parent,
     b.hash = hash;
     b.parent = parent;
     by_hash_.emplace(hash, id);
+    by_parent_.emplace(parent, id);
     std::copy(tokens.begin(), tokens.end(), tokens_.begin() + long(id) * block_size_);
     if (b.ref > 0) ++n_cached_in_use_;
+}
+
+std::vector<int32_t> BlockPool::children(uint64_t parent) const {
+    std::vector<int32_t> out;
+    for (auto [it, end] = by_parent_.equal_range(parent); it != end; ++it)
+        out.push_back(it->second);
+    return out;
 }
 
 Status BlockPool::check() const {

@@ -41,6 +41,13 @@ public:
     // Makes a full block findable. Ignored when another block already holds that hash.
     void publish(int32_t id, uint64_t hash, uint64_t parent, std::span<const int32_t> tokens);
     bool is_published(int32_t id) const { return blocks_[size_t(id)].hashed; }
+    // Published blocks that follow the prefix whose hash is `parent`, and a block's tokens:
+    // a new sequence can copy the first cells of such a block when only a part matches.
+    std::vector<int32_t> children(uint64_t parent) const;
+    std::span<const int32_t> block_tokens(int32_t id) const {
+        return std::span<const int32_t>(tokens_).subspan(size_t(id) * size_t(block_size_),
+                                                         size_t(block_size_));
+    }
 
     // Checks the invariants (free list length and links, counts); for tests and debug builds.
     Status check() const;
@@ -62,6 +69,7 @@ private:
     std::vector<Block> blocks_;
     std::vector<int32_t> tokens_;  // block_size tokens per block, for published blocks
     std::unordered_map<uint64_t, int32_t> by_hash_;
+    std::unordered_multimap<uint64_t, int32_t> by_parent_;
     int32_t head_ = -1, tail_ = -1;  // head: next to be reused
     int32_t n_free_ = 0;
     int32_t n_cached_in_use_ = 0;

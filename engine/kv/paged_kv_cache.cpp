@@ -29,7 +29,8 @@ Result<std::unique_ptr<PagedKvCache>> PagedKvCache::create(backend::Device& devi
 }
 
 KvCacheStats PagedKvCache::stats() const {
-    return {pool_.n_blocks(), pool_.n_free(), pool_.n_cached(), pool_.evictions(), hits_, cows_};
+    return {pool_.n_blocks(), pool_.n_free(), pool_.n_cached(), pool_.evictions(), hits_, cows_,
+            partial_hits_};
 }
 
 PagedKvCache::SeqId PagedKvCache::open() {
@@ -106,7 +107,42 @@ int64_t PagedKvCache::match(SeqId id, std::span<const int32_t> want) {
         s.tokens.insert(s.tokens.end(), toks.begin(), toks.end());
         ++hits_;
     }
+    adopt_partial(id, want);
     return static_cast<int64_t>(s.tokens.size());
+}
+
+void PagedKvCache::adopt_partial(SeqId id, std::span<const int32_t> want) {
+    // After the whole blocks: a cached block with the same history that starts like the rest
+    // of `want` (a system prompt that ends inside a block) lends its first cells by copy.
+    Seq& s = seq(id);
+    const size_t bs = static_cast<size_t>(pool_.block_size());
+    const size_t at = s.tokens.size();
+    if (at % bs != 0 || at >= want.size()) return;
+    const auto rest = want.subspan(at, std::min(bs, want.size() - at));
+    int32_t best = -1;
+    size_t best_n = 0;
+    for (int32_t b : pool_.children(parent_hash(s, at / bs))) {
+        const auto bt = pool_.block_tokens(b);
+        size_t n = 0;
+        while (n < rest.size() && bt[n] == rest[n]) ++n;
+        if (n > best_n) {
+            best = b;
+            best_n = n;
+        }
+    }
+    if (best < 0 || best_n == bs) return;
+    pool_.ref(best);  // keeps it from being the block allocate() evicts
+    auto fresh = pool_.allocate();
+    if (fresh && mem_->copy_cells(best, *fresh, static_cast<int32_t>(best_n))) {
+        for (size_t i = at / bs; i < s.blocks.size(); ++i) pool_.unref(s.blocks[i]);
+        s.blocks.resize(at / bs);
+        s.blocks.push_back(*fresh);
+        s.tokens.insert(s.tokens.end(), rest.begin(), rest.begin() + long(best_n));
+        ++partial_hits_;
+    } else if (fresh) {
+        pool_.unref(*fresh);
+    }
+    pool_.unref(best);
 }
 
 Status PagedKvCache::reserve(SeqId id, int64_t count) {

@@ -24,6 +24,7 @@ struct KvCacheStats {
     uint64_t evictions = 0;
     uint64_t prefix_hit_blocks = 0;  // blocks adopted from the prefix cache
     uint64_t cow_copies = 0;
+    uint64_t partial_hits = 0;  // leading cells of a cached block copied into a new one
 };
 
 class PagedKvCache {
@@ -52,7 +53,8 @@ public:
     std::span<const int32_t> block_table(SeqId seq) const;
 
     // Keeps the longest prefix of `want` that is already computed, in this sequence or in any
-    // cached block with the same history, and drops the rest. Returns the kept token count.
+    // cached block with the same history (whole blocks are shared; the leading cells of a
+    // partly matching block are copied), and drops the rest. Returns the kept token count.
     int64_t match(SeqId seq, std::span<const int32_t> want);
     // Keeps only the first n tokens.
     void truncate(SeqId seq, int64_t n);
@@ -75,6 +77,7 @@ private:
     const Seq& seq(SeqId id) const { return seqs_.at(id); }
     uint64_t parent_hash(const Seq& s, size_t block) const;
     void publish_full(Seq& s, size_t from_block);
+    void adopt_partial(SeqId id, std::span<const int32_t> want);
 
     std::unique_ptr<KvMemory> mem_;
     BlockPool pool_;
@@ -82,7 +85,7 @@ private:
     SeqId next_id_ = 0;
     std::string identity_;
     uint64_t root_ = 0;
-    uint64_t hits_ = 0, cows_ = 0;
+    uint64_t hits_ = 0, cows_ = 0, partial_hits_ = 0;
 };
 
 }  // namespace hearth::kv

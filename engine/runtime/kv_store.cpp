@@ -46,13 +46,17 @@ Status KvStore::check() const {
 
 KvStoreStats KvStore::stats() const {
     const kv::KvCacheStats s = impl_->cache->stats();
-    return {s.n_blocks,
-            s.n_free,
-            s.n_cached,
-            s.evictions,
-            s.prefix_hit_blocks,
-            s.cow_copies,
-            impl_->cache->memory().bytes()};
+    KvStoreStats out;
+    out.n_blocks = s.n_blocks;
+    out.n_free = s.n_free;
+    out.n_cached = s.n_cached;
+    out.evictions = s.evictions;
+    out.prefix_hit_blocks = s.prefix_hit_blocks;
+    out.cow_copies = s.cow_copies;
+    out.partial_hits = s.partial_hits;
+    out.bytes = impl_->cache->memory().bytes();
+    out.block_bytes = impl_->cache->layout().block_bytes();
+    return out;
 }
 
 }  // namespace hearth

@@ -34,7 +34,9 @@ struct KvStoreStats {
     uint64_t evictions = 0;
     uint64_t prefix_hit_blocks = 0;
     uint64_t cow_copies = 0;
-    uint64_t bytes = 0;
+    uint64_t partial_hits = 0;  // a cached block's leading cells copied (prefix ends mid-block)
+    uint64_t bytes = 0;         // device memory of the pool
+    uint64_t block_bytes = 0;   // one block (16 positions, K and V of every layer)
 };
 
 class KvStore {

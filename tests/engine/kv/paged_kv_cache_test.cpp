@@ -64,7 +64,26 @@ TEST(PagedKvCache, ReusesFullBlocksAcrossSequences) {
     EXPECT_EQ(c->stats().prefix_hit_blocks, 2u);
     std::vector<int32_t> other = {1, 2, 3, 9};
     auto s3 = c->open();
-    EXPECT_EQ(c->match(s3, other), 0);  // the first block differs
+    EXPECT_EQ(c->match(s3, other), 3);  // the first block's first 3 cells, copied
+    EXPECT_NE(c->block_table(s3)[0], c->block_table(s1)[0]);
+    EXPECT_TRUE(c->check().is_ok());
+}
+
+TEST(PagedKvCache, CopiesTheLeadingCellsOfAPartlyMatchingBlock) {
+    auto dev = backend::make_ref_device();
+    auto c = make(*dev, 8);
+    auto s1 = c->open();
+    fill(*c, s1, std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8});
+    c->close(s1);  // both blocks stay cached
+    auto s2 = c->open();
+    EXPECT_EQ(c->match(s2, std::vector<int32_t>{1, 2, 3, 4, 5, 6, 60, 61}), 6);
+    EXPECT_EQ(c->stats().partial_hits, 1u);
+    EXPECT_EQ(cell_byte(*c, s2, 5), 6);
+    fill(*c, s2, std::vector<int32_t>{60});
+    auto s3 = c->open();  // the original block is intact
+    EXPECT_EQ(c->match(s3, std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8}), 8);
+    EXPECT_EQ(cell_byte(*c, s3, 6), 7);
+    EXPECT_EQ(cell_byte(*c, s2, 6), 60);
     EXPECT_TRUE(c->check().is_ok());
 }
 
