@@ -71,7 +71,8 @@ uint64_t PagedKvCache::parent_hash(const Seq& s, size_t block) const {
 
 void PagedKvCache::truncate(SeqId id, int64_t n) {
     Seq& s = seq(id);
-    if (n < 0 || n >= static_cast<int64_t>(s.tokens.size())) return;
+    // n == size still releases blocks reserved past the tokens (a failed step leaves them).
+    if (n < 0 || n > static_cast<int64_t>(s.tokens.size())) return;
     const int32_t bs = pool_.block_size();
     s.tokens.resize(static_cast<size_t>(n));
     const size_t keep = static_cast<size_t>((n + bs - 1) / bs);
