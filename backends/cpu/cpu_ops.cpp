@@ -1,6 +1,7 @@
 #include "cpu/cpu_ops.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -288,6 +289,25 @@ HEARTH_INLINE float dot(const float* a, const float* b, int64_t n) {
     return r;
 }
 
+// exp for x <= 0 (softmax weights): Cephes' range reduction and polynomial (about 1e-7
+// relative error), written as plain arithmetic so a loop of them becomes vector code; a call
+// to the C library per score cost more than the dot product itself.
+HEARTH_INLINE float exp_neg(float x) {
+    x = std::max(x, -87.f);          // below that exp(x) underflows; the weight is ~0 either way
+    const float magic = 12582912.f;  // 1.5 * 2^23: adding and subtracting it rounds to integer
+    const float n = (x * 1.44269504089f + magic) - magic;
+    const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.f;
+    const int32_t e = (static_cast<int32_t>(n) + 127) << 23;
+    return p * std::bit_cast<float>(e);
+}
+
 // Tokens [t0, t1) (one sequence) and one KV head: online softmax over the cached cells, no
 // score buffer. A token only takes the cells up to its own position (causal).
 HEARTH_INLINE void attend_body(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1,
@@ -334,13 +354,15 @@ HEARTH_INLINE void attend_body(const Node& n, const KvLookup& lk, int64_t t0, in
                 }
                 float* ar = acc + r * hd;
                 if (mx > m[r]) {
-                    const float corr = std::exp(m[r] - mx);  // 0 on the first chunk (m = -inf)
+                    // ~0 on the first chunk (m = -inf), where acc and l are still 0.
+                    const float corr = m[r] == -INFINITY ? 0.f : exp_neg(m[r] - mx);
                     l[r] *= corr;
                     for (int64_t i = 0; i < hd; ++i) ar[i] *= corr;
                     m[r] = mx;
                 }
+                for (int64_t c = 0; c < lim; ++c) sc[c] = exp_neg(sc[c] - mx);
                 for (int64_t c = 0; c < lim; ++c) {
-                    const float w = std::exp(sc[c] - mx);
+                    const float w = sc[c];
                     l[r] += w;
                     const float* vr = vp[c];
                     for (int64_t i = 0; i < hd; ++i) ar[i] += w * vr[i];
