@@ -2,6 +2,8 @@
 // context, feed text or tokens, generate with a streaming callback, cancel. No exceptions:
 // every failure is a Status / Result with a message a person can act on. A Model may be shared
 // by several contexts; one Context is used by one thread at a time (cancel() from any thread).
+// Context keeps one sequence in a contiguous cache; hearth/session.h has stateful chat sessions
+// on the shared paged KV cache (prefix reuse across turns and chats, overflow, save/restore).
 #pragma once
 
 #include <atomic>
