@@ -216,5 +216,45 @@ TEST(OpParity, KvAppendAndAttention) {
     }
 }
 
+// A prefill longer than the CPU's token tiles and cell chunks (16): 40 tokens of one sequence
+// at positions 9..48 over a cache whose first 9 positions were written by an earlier step.
+TEST(OpParity, LongPrefillAttentionOverEveryKvType) {
+    for (DType kv : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
+        SCOPED_TRACE(dtype_name(kv));
+        const int64_t hd = 64, H = 8, Hkv = 2;
+        const int32_t bs = 16;
+        const int32_t table[] = {3, 0, 2, 1};  // 4 blocks, one sequence
+        Case c = [&](Device& d, Stream& s) {
+            std::mt19937 rng(21);
+            auto kc = upload(d, kv, {hd * Hkv, 4 * bs}, nullptr);
+            auto vc = upload(d, kv, {hd * Hkv, 4 * bs}, nullptr);
+            auto bt = upload(d, DType::I32, {4, 1}, table);
+            std::vector<float> out;
+            for (auto [first, n] : {std::pair<int64_t, int64_t>{0, 9}, {9, 40}}) {
+                std::vector<int32_t> pos(static_cast<size_t>(n));
+                std::iota(pos.begin(), pos.end(), static_cast<int32_t>(first));
+                const auto kf = random_floats(rng, size_t(hd * Hkv * n));
+                const auto vf = random_floats(rng, size_t(hd * Hkv * n));
+                const auto qf = random_floats(rng, size_t(hd * H * n), 2.f);
+                auto k = upload(d, DType::F32, {hd * Hkv, n}, kf.data());
+                auto v = upload(d, DType::F32, {hd * Hkv, n}, vf.data());
+                auto q = upload(d, DType::F32, {hd, H, n}, qf.data());
+                auto p = upload(d, DType::I32, {n}, pos.data());
+                auto y = upload(d, DType::F32, {hd, H, n}, nullptr);
+                const KvIndex idx{p.t, bt.t, Tensor{}};
+                Graph g;
+                g.kv_append(kc.t, k.t, idx, bs, "k");
+                g.kv_append(vc.t, v.t, idx, bs, "v");
+                g.attention(y.t, q.t, kc.t, vc.t, idx, {bs, 1.f / std::sqrt(float(hd))}, "attn");
+                const auto o = run(s, g, y.t);
+                out.insert(out.end(), o.begin(), o.end());
+            }
+            return out;
+        };
+        const auto r = run_both(c, 2);
+        EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5);
+    }
+}
+
 }  // namespace
 }  // namespace hearth::backend::test
