@@ -36,7 +36,7 @@ constexpr const char* kUsage =
     "      --ignore-eos        keep generating after an end-of-generation token\n"
     "  -t, --threads N         CPU threads (default: all)\n"
     "  -c, --ctx-size N        context length (default 4096)\n"
-    "      --kv-type f32|f16   KV cache type (default f16)\n"
+    "      --kv-type TYPE      KV cache type: f16 (default), q8_0, q4_0 or f32\n"
     "      --backend NAME      auto, cpu, vulkan or cuda (default auto)\n"
     "      --int4              INT4 weights: convert linear layers wider than 5 bits to 4-bit\n"
     "                          (AWQ, cached; see hearth-cli convert); prints one stderr line\n"
@@ -130,12 +130,12 @@ int run(std::span<const std::string> argv) {
         std::fprintf(stderr, "hearth-cli run: %s\n", err.c_str());
         return 2;
     }
-    const std::string kv = args->value_or("kv-type", "f16");
-    if (kv != "f16" && kv != "f32") {
-        std::fprintf(stderr, "hearth-cli run: --kv-type must be f32 or f16\n");
+    const auto kv = hearth::parse_kv_type(args->value_or("kv-type", "f16"));
+    if (!kv) {
+        std::fprintf(stderr, "hearth-cli run: --kv-type: %s\n", kv.error_message().c_str());
         return 2;
     }
-    co.kv_type = kv == "f32" ? hearth::KvType::F32 : hearth::KvType::F16;
+    co.kv_type = *kv;
     if (n_predict < 0) n_predict = 0;
 
     hearth::LoadOptions lo;

@@ -112,6 +112,10 @@ void Graph::swiglu(const Tensor& dst, const Tensor& a, const Tensor& b, const ch
     n.label = label;
 }
 
+bool is_kv_dtype(DType t) {
+    return t == DType::F32 || t == DType::F16 || t == DType::Q8_0 || t == DType::Q4_0;
+}
+
 namespace {
 
 Status fail(const Node& n, const std::string& what) {
@@ -200,7 +204,7 @@ Status validate_node(const Node& n) {
             return Status::ok();
         }
         case Op::KvAppend:
-            if (d.type != DType::F32 && d.type != DType::F16) return fail(n, "cache type");
+            if (!is_kv_dtype(d.type)) return fail(n, "cache type");
             if (!is(a, DType::F32) || !flat(a) || !flat(d) || a.ne[0] != d.ne[0])
                 return fail(n, "shape mismatch");
             return validate_kv(n, a.ne[1]);
@@ -211,7 +215,7 @@ Status validate_node(const Node& n) {
                 return fail(n, "q must be F32 [d, H, T]");
             if (!sane(kc) || !sane(vc) || kc.type != vc.type || !flat(kc) || !flat(vc))
                 return fail(n, "bad cache");
-            if (kc.type != DType::F32 && kc.type != DType::F16) return fail(n, "cache type");
+            if (!is_kv_dtype(kc.type)) return fail(n, "cache type");
             const int64_t hd = a.ne[0];
             if (kc.ne[0] % hd != 0 || vc.ne[0] != kc.ne[0] || kc.ne[1] != vc.ne[1])
                 return fail(n, "cache shape mismatch");

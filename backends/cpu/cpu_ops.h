@@ -17,6 +17,7 @@ struct Scratch {
     std::vector<std::byte> activations;  // quantized activation rows of one matmul
     std::vector<float> per_thread;       // per-thread rows for attention and RoPE
     size_t per_thread_floats = 0;        // floats reserved per thread in per_thread
+    std::vector<int64_t> tiles;          // attention: token tiles of one graph node
 };
 
 // Bytes/floats the scratch needs for one node (the stream takes the max over a graph).

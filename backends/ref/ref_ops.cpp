@@ -114,9 +114,10 @@ Status rope(const Node& n) {
     return Status::ok();
 }
 
-float load(DType type, const std::byte* row, int64_t i) {
-    if (type == DType::F16) return quant::f16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
-    return reinterpret_cast<const float*>(row)[i];
+// A cache row decoded to floats (F32, F16 or a block format).
+void load_row(DType type, const std::byte* row, int64_t n, std::vector<float>& out) {
+    out.resize(static_cast<size_t>(n));
+    dequantize_row(quant_type(type), row, out.data(), static_cast<size_t>(n));
 }
 
 Status kv_append(const Node& n) {
@@ -126,12 +127,7 @@ Status kv_append(const Node& n) {
     for (int64_t t = 0; t < n.src[0].ne[1]; ++t) {
         const float* x = f32_row(n.src[0], t);
         std::byte* dst = row_ptr(cache, lookup->cell(lookup->seq(t), lookup->position(t)));
-        for (int64_t i = 0; i < cache.ne[0]; ++i) {
-            if (cache.type == DType::F16)
-                reinterpret_cast<uint16_t*>(dst)[i] = quant::f32_to_f16(x[i]);
-            else
-                reinterpret_cast<float*>(dst)[i] = x[i];
-        }
+        quant::quantize_row(quant_type(cache.type), x, dst, static_cast<size_t>(cache.ne[0]));
     }
     return Status::ok();
 }
@@ -145,6 +141,7 @@ Status attention(const Node& n) {
     const int64_t hd = q.ne[0];
     const int64_t group = q.ne[1] / (kc.ne[0] / hd);
     std::vector<double> scores, out(static_cast<size_t>(hd));
+    std::vector<float> kr, vr;
     for (int64_t t = 0; t < q.ne[2]; ++t) {
         const int64_t s = lookup->seq(t);
         const int64_t n_kv = int64_t(lookup->position(t)) + 1;
@@ -154,22 +151,22 @@ Status attention(const Node& n) {
             const int64_t off = (h / group) * hd;
             double mx = -INFINITY;
             for (int64_t j = 0; j < n_kv; ++j) {
-                const std::byte* kr = row_ptr(kc, lookup->cell(s, j));
+                load_row(kc.type, row_ptr(kc, lookup->cell(s, j)), kc.ne[0], kr);
                 double dot = 0;
-                for (int64_t i = 0; i < hd; ++i) dot += double(qr[i]) * load(kc.type, kr, off + i);
-                scores[j] = dot * double(n.kvp.scale);
-                mx = std::max(mx, scores[j]);
+                for (int64_t i = 0; i < hd; ++i) dot += double(qr[i]) * double(kr[size_t(off + i)]);
+                scores[size_t(j)] = dot * double(n.kvp.scale);
+                mx = std::max(mx, scores[size_t(j)]);
             }
             double sum = 0;
             for (double& sc : scores) sum += (sc = std::exp(sc - mx));
             std::fill(out.begin(), out.end(), 0.0);
             for (int64_t j = 0; j < n_kv; ++j) {
-                const std::byte* vr = row_ptr(vc, lookup->cell(s, j));
+                load_row(vc.type, row_ptr(vc, lookup->cell(s, j)), vc.ne[0], vr);
                 for (int64_t i = 0; i < hd; ++i)
-                    out[i] += scores[j] / sum * load(vc.type, vr, off + i);
+                    out[size_t(i)] += scores[size_t(j)] / sum * double(vr[size_t(off + i)]);
             }
             float* d = f32_row(n.dst, h, t);
-            for (int64_t i = 0; i < hd; ++i) d[i] = static_cast<float>(out[i]);
+            for (int64_t i = 0; i < hd; ++i) d[i] = static_cast<float>(out[size_t(i)]);
         }
     }
     return Status::ok();

@@ -7,10 +7,9 @@
 
 #include "model_impl.h"
 #include "runtime/forward.h"
+#include "runtime/generation.h"
 #include "runtime/kv_cache.h"
-#include "runtime/sampler.h"
-#include "runtime/stop_matcher.h"
-#include "tokenizer/streaming_decoder.h"
+#include "runtime/kv_types.h"
 
 namespace hearth {
 
@@ -72,7 +71,7 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
     if (n_ctx <= 0) n_ctx = 4096;
     if (n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
     impl->n_batch = std::clamp<int64_t>(opt.n_batch, 1, 4096);
-    const auto kv_type = opt.kv_type == KvType::F32 ? backend::DType::F32 : backend::DType::F16;
+    const auto kv_type = runtime::kv_dtype(opt.kv_type);
     auto kv = runtime::KvCache::create(*m.device, m.params, n_ctx, kv_type);
     if (!kv) return kv.status();
     impl->kv = std::move(kv.value());
@@ -155,67 +154,11 @@ Result<GenerateResult> Context::generate(const GenerateOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
     if (Status s = c.flush_pending(); !s) return s;
     if (c.logits.empty()) return Result<GenerateResult>::error("feed a prompt before generating");
-    const auto& m = c.m();
-    runtime::SamplerChain chain = runtime::make_sampler_chain(opt.sampling);
-    for (int32_t t : c.tokens) chain.accept(t);
-    tokenizer::StreamingDecoder decoder(*m.tokenizer);
-    runtime::StopMatcher stop(opt.stop_strings);
-    GenerateResult res;
-    bool first = true;
-    for (int32_t i = 0; i < opt.max_tokens; ++i) {
-        if (c.cancel.load(std::memory_order_relaxed)) {
-            res.reason = StopReason::Cancelled;
-            break;
-        }
-        const int32_t tok = chain.sample(c.logits);
-        chain.accept(tok);
-        if (first) {
-            c.stats.time_to_first_token = seconds_since(t0);
-            first = false;
-        }
-        if (opt.stop_at_end_of_generation && m.tokenizer->is_end_of_generation(tok)) {
-            res.reason = StopReason::EndOfGeneration;
-            break;
-        }
-        res.tokens.push_back(tok);
-        ++c.stats.generated_tokens;
-        bool hit = false;
-        const std::string delta = stop.push(decoder.push(tok), hit);
-        res.text += delta;
-        const bool keep_going = !opt.on_token || opt.on_token(tok, delta);
-        if (hit) {
-            res.reason = StopReason::StopString;
-            c.pending = tok;
-            break;
-        }
-        if (!keep_going) {
-            res.reason = StopReason::Cancelled;
-            c.pending = tok;
-            break;
-        }
-        if (i + 1 == opt.max_tokens) {
-            c.pending = tok;  // evaluated by the next feed/generate, if any
-            break;
-        }
-        if (c.kv->n_past() >= c.kv->n_ctx()) {
-            res.reason = StopReason::ContextFull;
-            break;
-        }
-        if (Status s = c.eval(std::span(&tok, 1)); !s) {
-            if (c.cancel.load()) {
-                res.reason = StopReason::Cancelled;
-                break;
-            }
-            return s;
-        }
-    }
-    bool hit = false;
-    std::string tail = stop.push(decoder.finish(), hit);
-    if (!hit) tail += stop.finish();
-    if (!tail.empty()) {
-        res.text += tail;
-        if (opt.on_token) opt.on_token(-1, tail);
-    }
+    runtime::GenerationHooks hooks;
+    hooks.eval = [&c](int32_t tok) { return c.eval(std::span(&tok, 1)); };
+    hooks.has_room = [&c] { return c.kv->n_past() < c.kv->n_ctx(); };
+    auto res = runtime::generate_tokens(*c.m().tokenizer, opt, c.tokens, c.logits, c.pending,
+                                        c.cancel, c.stats, hooks, t0);
     c.stats.generate_seconds += seconds_since(t0);
     return res;
 }

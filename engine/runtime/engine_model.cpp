@@ -1,8 +1,10 @@
 // hearth::Model: opening the file, the tokenizer, the device and the weights.
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <string>
 
+#include "kv/prefix_hash.h"
 #include "model_impl.h"
 #include "registry.h"
 #include "runtime/int4_load.h"
@@ -36,6 +38,26 @@ Status touch_weights(std::span<const std::byte> bytes, const LoadOptions& opt) {
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
+
+namespace {
+// Who made a KV cache: the file size, its first MiB (header, metadata, tensor table) and 4 KiB
+// from 16 places across the weights. Cheap on a multi-GB file, and any re-quantization or
+// different model changes it.
+std::string file_identity(std::span<const std::byte> bytes) {
+    uint64_t h = kv::fnv1a(bytes.first(std::min<size_t>(bytes.size(), size_t(1) << 20)));
+    constexpr size_t kSample = 4096;
+    if (bytes.size() > kSample)
+        for (size_t i = 0; i < 16; ++i) {
+            const size_t at = (bytes.size() - kSample) / 15 * i;
+            h = kv::fnv1a(bytes.subspan(at, kSample), h);
+        }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "gguf:%llu:%016llx",
+                  static_cast<unsigned long long>(bytes.size()),
+                  static_cast<unsigned long long>(h));
+    return buf;
+}
+}  // namespace
 
 Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
                                            const LoadOptions& opt) {
@@ -109,6 +131,7 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     for (const auto& b : registry.backends())
         info.backends.push_back({b.name, b.name == used, b.usable ? "" : b.reason});
     info.has_chat_template = m->file->find("tokenizer.chat_template") != nullptr;
+    m->identity = file_identity(m->file->bytes());
     if (opt.on_progress) opt.on_progress({1.0, source.bytes.size(), source.bytes.size()});
     return std::shared_ptr<Model>(new Model(std::move(m)));
 }

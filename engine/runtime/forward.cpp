@@ -49,7 +49,7 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
     return f;
 }
 
-void Forward::record(int64_t T, const KvCache& kv, bool all_logits) {
+void Forward::record(int64_t T, const KvView& kv, bool all_logits) {
     const ModelParams& p = p_;
     backend::Graph& g = graph_;
     g.clear();
@@ -58,7 +58,7 @@ void Forward::record(int64_t T, const KvCache& kv, bool all_logits) {
     Tensor pos = pos_;
     pos.ne[0] = T;
     const backend::KvIndex kvi{pos, table_, Tensor{}};
-    const backend::KvParams kvp{KvCache::kBlockSize,
+    const backend::KvParams kvp{kv.block_size,
                                 static_cast<float>(1.0 / std::sqrt(double(p.head_dim)))};
     const Tensor x = x_.rows(0, T), xn = xn_.rows(0, T), tmp = tmp_.rows(0, T);
     const Tensor q = q_.rows(0, T), k = k_.rows(0, T), v = v_.rows(0, T);
@@ -79,9 +79,11 @@ void Forward::record(int64_t T, const KvCache& kv, bool all_logits) {
         if (L.bv.valid()) g.add(v, v, L.bv, "attn_v_bias");
         g.rope(q3, q3, pos, w_.rope_freqs, p.rope, "rope_q");
         g.rope(k3, k3, pos, w_.rope_freqs, p.rope, "rope_k");
-        g.kv_append(kv.k(l), k, kvi, KvCache::kBlockSize, "k_cache");
-        g.kv_append(kv.v(l), v, kvi, KvCache::kBlockSize, "v_cache");
-        g.attention(att3, q3, kv.k(l), kv.v(l), kvi, kvp, "attention");
+        const Tensor& kc = kv.k[static_cast<size_t>(l)];
+        const Tensor& vc = kv.v[static_cast<size_t>(l)];
+        g.kv_append(kc, k, kvi, kv.block_size, "k_cache");
+        g.kv_append(vc, v, kvi, kv.block_size, "v_cache");
+        g.attention(att3, q3, kc, vc, kvi, kvp, "attention");
         g.mat_mul(tmp, L.wo, att, "attn_output");
         if (L.bo.valid()) g.add(tmp, tmp, L.bo, "attn_output_bias");
         g.add(x, x, tmp, "attn_residual");
@@ -100,22 +102,20 @@ void Forward::record(int64_t T, const KvCache& kv, bool all_logits) {
     g.mat_mul(logits_.rows(0, n_out), w_.output, xn.rows(first, n_out), "output");
 }
 
-Status Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool all_logits,
-                          float* logits_out) {
+Status Forward::run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,
+                          bool all_logits, float* logits_out) {
     const int64_t T = static_cast<int64_t>(tokens.size());
-    const int64_t n_past = kv.n_past();
     // Inputs: ids, positions and the block table prefix in use, in one write.
     const size_t B = static_cast<size_t>(max_batch_);
     std::memcpy(host_inputs_.data(), tokens.data(), tokens.size() * sizeof(int32_t));
     for (int64_t i = 0; i < T; ++i) host_inputs_[B + size_t(i)] = static_cast<int32_t>(n_past + i);
-    const auto table = kv.block_table();
+    const auto table = kv.block_table;
     std::memcpy(host_inputs_.data() + 2 * B, table.data(),
                 std::min<size_t>(table.size(), static_cast<size_t>(n_blocks_)) * sizeof(int32_t));
     if (Status s = inputs_->write(0, std::as_bytes(std::span(host_inputs_))); !s) return s;
 
     record(T, kv, all_logits);
     if (Status s = stream_->compute(graph_); !s) return s;
-    kv.set_n_past(n_past + T);
     tokens_computed_ += static_cast<uint64_t>(T);
 
     const int64_t n_out = all_logits ? T : 1;
@@ -125,6 +125,15 @@ Status Forward::run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool all
 
 Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, KvCache& kv,
                                              bool all_logits) {
+    const std::span<const backend::Tensor> ks = kv.k_all(), vs = kv.v_all();
+    const KvView view{ks, vs, kv.block_table(), KvCache::kBlockSize, kv.n_past(), kv.n_ctx()};
+    auto out = step(tokens, view, all_logits);
+    if (out) kv.set_n_past(kv.n_past() + static_cast<int64_t>(tokens.size()));
+    return out;
+}
+
+Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, const KvView& kv,
+                                             bool all_logits) {
     using R = Result<std::span<const float>>;
     if (tokens.empty()) return R::error("no tokens to evaluate");
     for (int32_t t : tokens)
@@ -132,10 +141,17 @@ Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, Kv
             return R::error("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
                             std::to_string(p_.n_vocab - 1) + ")");
     const int64_t n = static_cast<int64_t>(tokens.size());
-    if (kv.n_past() + n > kv.n_ctx())
-        return R::error("context is full: " + std::to_string(kv.n_past()) + " + " +
+    if (kv.n_past + n > kv.n_ctx)
+        return R::error("context is full: " + std::to_string(kv.n_past) + " + " +
                         std::to_string(n) + " tokens exceed the context length of " +
-                        std::to_string(kv.n_ctx()));
+                        std::to_string(kv.n_ctx));
+    // The block table must cover every position written and fit the index tensor.
+    const int64_t blocks_needed = (kv.n_past + n + kv.block_size - 1) / kv.block_size;
+    if (static_cast<int64_t>(kv.block_table.size()) < blocks_needed || blocks_needed > n_blocks_)
+        return R::error("KV block table does not cover the positions to compute");
+    if (static_cast<int64_t>(kv.k.size()) != p_.n_layer ||
+        static_cast<int64_t>(kv.v.size()) != p_.n_layer)
+        return R::error("KV cache has the wrong number of layers");
     const size_t V = static_cast<size_t>(p_.n_vocab);
     const size_t want = all_logits ? static_cast<size_t>(n) * V : V;
     if (host_logits_.size() < want) host_logits_.resize(want);
@@ -145,7 +161,7 @@ Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, Kv
         float* out =
             all_logits ? host_logits_.data() + static_cast<size_t>(done) * V : host_logits_.data();
         if (Status s = run_chunk(tokens.subspan(static_cast<size_t>(done), static_cast<size_t>(T)),
-                                 kv, all_logits, out);
+                                 kv, kv.n_past + done, all_logits, out);
             !s)
             return s;
         done += T;

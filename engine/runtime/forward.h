@@ -17,6 +17,16 @@
 
 namespace hearth::runtime {
 
+// What a step needs from a KV cache, contiguous or paged: per layer K and V tensors, this
+// sequence's block table, and how many positions it already holds.
+struct KvView {
+    std::span<const backend::Tensor> k, v;
+    std::span<const int32_t> block_table;
+    int32_t block_size = 16;
+    int64_t n_past = 0;
+    int64_t n_ctx = 0;  // most positions the sequence may reach
+};
+
 class Forward {
 public:
     // max_batch: most tokens per graph (longer inputs run in several graphs).
@@ -30,15 +40,19 @@ public:
     // ([n_tokens * n_vocab], token-major). Valid until the next call.
     Result<std::span<const float>> step(std::span<const int32_t> tokens, KvCache& kv,
                                         bool all_logits = false);
+    // The same over any cache: the caller has made room for the tokens in the block table
+    // and advances its own position count afterwards.
+    Result<std::span<const float>> step(std::span<const int32_t> tokens, const KvView& kv,
+                                        bool all_logits = false);
 
     uint64_t tokens_computed() const { return tokens_computed_; }
     int64_t max_batch() const { return max_batch_; }
 
 private:
     Forward(const ModelParams& p, const ModelWeights& w) : p_(p), w_(w) {}
-    Status run_chunk(std::span<const int32_t> tokens, KvCache& kv, bool all_logits,
-                     float* logits_out);
-    void record(int64_t n_tokens, const KvCache& kv, bool all_logits);
+    Status run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,
+                     bool all_logits, float* logits_out);
+    void record(int64_t n_tokens, const KvView& kv, bool all_logits);
 
     const ModelParams& p_;
     const ModelWeights& w_;

@@ -7,8 +7,10 @@ namespace hearth::runtime {
 Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const ModelParams& p,
                                                  int64_t n_ctx, backend::DType type) {
     using R = Result<std::unique_ptr<KvCache>>;
-    if (type != backend::DType::F32 && type != backend::DType::F16)
-        return R::error("KV cache type must be f32 or f16");
+    if (!backend::is_kv_dtype(type))
+        return R::error("KV cache type must be f32, f16, q8_0 or q4_0");
+    if (p.kv_width() % static_cast<int64_t>(backend::dtype_block_size(type)) != 0)
+        return R::error("this model's KV width is not a multiple of the KV type's block size");
     if (n_ctx <= 0 || n_ctx > (int64_t(1) << 24)) return R::error("bad context length");
     std::unique_ptr<KvCache> c(new KvCache());
     c->n_ctx_ = n_ctx;

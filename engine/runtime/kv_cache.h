@@ -18,7 +18,7 @@ class KvCache {
 public:
     static constexpr int32_t kBlockSize = 16;
 
-    // n_ctx positions of type F32 or F16.
+    // n_ctx positions of any KV type (F32, F16, Q8_0, Q4_0).
     static Result<std::unique_ptr<KvCache>> create(backend::Device& device,
                                                    const ModelParams& params, int64_t n_ctx,
                                                    backend::DType type);
@@ -27,6 +27,8 @@ public:
     backend::DType type() const { return type_; }
     const backend::Tensor& k(int64_t layer) const { return k_[static_cast<size_t>(layer)]; }
     const backend::Tensor& v(int64_t layer) const { return v_[static_cast<size_t>(layer)]; }
+    std::span<const backend::Tensor> k_all() const { return k_; }
+    std::span<const backend::Tensor> v_all() const { return v_; }
     std::span<const int32_t> block_table() const { return block_table_; }
     uint64_t bytes() const { return buffer_->size(); }
 

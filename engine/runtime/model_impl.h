@@ -19,6 +19,7 @@ struct Model::Impl {
     runtime::ModelParams params;
     runtime::ModelWeights weights;
     ModelInfo info;
+    std::string identity;  // model file identity for KV cache files and prefix hashes
 };
 
 // Engine-internal access to a Model's parts, for code outside Model and Context.

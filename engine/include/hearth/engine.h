@@ -2,6 +2,8 @@
 // context, feed text or tokens, generate with a streaming callback, cancel. No exceptions:
 // every failure is a Status / Result with a message a person can act on. A Model may be shared
 // by several contexts; one Context is used by one thread at a time (cancel() from any thread).
+// Context keeps one sequence in a contiguous cache; hearth/session.h has stateful chat sessions
+// on the shared paged KV cache (prefix reuse across turns and chats, overflow, save/restore).
 #pragma once
 
 #include <atomic>
@@ -72,7 +74,11 @@ struct ModelInfo {
     std::string source_path;
 };
 
-enum class KvType { F32, F16 };
+// KV cache element type: F16 (default), Q8_0 / Q4_0 (quantized, about 1/2 and 1/4 of F16's
+// memory; needs a KV width that is a multiple of 32), F32 (tests, reference runs).
+enum class KvType { F32, F16, Q8_0, Q4_0 };
+const char* kv_type_name(KvType t);                   // "f16", "q8_0", ...
+Result<KvType> parse_kv_type(std::string_view name);  // the names above
 
 struct ContextOptions {
     int64_t n_ctx = 0;  // 0: the model's training context, at most 4096
@@ -146,6 +152,8 @@ public:
 
 private:
     friend class Context;
+    friend class KvStore;
+    friend class Session;
     friend struct ModelAccess;  // engine-internal code (runtime/model_impl.h)
     explicit Model(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;

@@ -36,6 +36,13 @@ std::vector<float> run(Stream& s, const Graph& g, const Tensor& out) {
         for (size_t i = 0; i < h.size(); ++i) f[i] = quant::f16_to_f32(h[i]);
         return f;
     }
+    if (out.type == DType::Q8_0 || out.type == DType::Q4_0) {  // a quantized KV cache
+        std::vector<std::byte> raw(out.span_bytes());
+        (void)out.buffer->read(out.offset, std::span(raw));
+        std::vector<float> f(static_cast<size_t>(out.n_elements()));
+        quant::dequantize_row(quant_type(out.type), raw.data(), f.data(), f.size());
+        return f;
+    }
     return download_f32(out);
 }
 
@@ -157,12 +164,17 @@ TEST(OpParity, RopeBothModes) {
     }
 }
 
-// KV append into a shuffled block table, then attention over it; F32 and F16 caches, GQA,
-// two sequences in one batch.
+// KV append into a shuffled block table (paged), then attention over it; F32, F16, Q8_0 and
+// Q4_0 caches, GQA, two sequences in one batch. Quantized caches need rows of whole 32-blocks;
+// hd=8 with 4 KV heads puts several heads in one block (stories260K's shape).
 TEST(OpParity, KvAppendAndAttention) {
-    for (DType kv : {DType::F32, DType::F16}) {
-        for (auto [hd, H, Hkv] :
-             {std::tuple<int64_t, int64_t, int64_t>{8, 2, 2}, {16, 8, 2}, {64, 6, 1}}) {
+    for (DType kv : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
+        for (auto [hd, H, Hkv] : {std::tuple<int64_t, int64_t, int64_t>{8, 2, 2},
+                                  {8, 8, 4},
+                                  {16, 8, 2},
+                                  {64, 6, 1},
+                                  {48, 4, 2}}) {
+            if (kv != DType::F32 && kv != DType::F16 && (hd * Hkv) % 32 != 0) continue;
             SCOPED_TRACE(std::string(dtype_name(kv)) + " hd=" + std::to_string(hd) +
                          " H=" + std::to_string(H) + " Hkv=" + std::to_string(Hkv));
             const int32_t bs = 4, blocks = 6;
@@ -201,6 +213,46 @@ TEST(OpParity, KvAppendAndAttention) {
                 EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5) << threads << " threads";
             }
         }
+    }
+}
+
+// A prefill longer than the CPU's token tiles and cell chunks (16): 40 tokens of one sequence
+// at positions 9..48 over a cache whose first 9 positions were written by an earlier step.
+TEST(OpParity, LongPrefillAttentionOverEveryKvType) {
+    for (DType kv : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
+        SCOPED_TRACE(dtype_name(kv));
+        const int64_t hd = 64, H = 8, Hkv = 2;
+        const int32_t bs = 16;
+        const int32_t table[] = {3, 0, 2, 1};  // 4 blocks, one sequence
+        Case c = [&](Device& d, Stream& s) {
+            std::mt19937 rng(21);
+            auto kc = upload(d, kv, {hd * Hkv, 4 * bs}, nullptr);
+            auto vc = upload(d, kv, {hd * Hkv, 4 * bs}, nullptr);
+            auto bt = upload(d, DType::I32, {4, 1}, table);
+            std::vector<float> out;
+            for (auto [first, n] : {std::pair<int64_t, int64_t>{0, 9}, {9, 40}}) {
+                std::vector<int32_t> pos(static_cast<size_t>(n));
+                std::iota(pos.begin(), pos.end(), static_cast<int32_t>(first));
+                const auto kf = random_floats(rng, size_t(hd * Hkv * n));
+                const auto vf = random_floats(rng, size_t(hd * Hkv * n));
+                const auto qf = random_floats(rng, size_t(hd * H * n), 2.f);
+                auto k = upload(d, DType::F32, {hd * Hkv, n}, kf.data());
+                auto v = upload(d, DType::F32, {hd * Hkv, n}, vf.data());
+                auto q = upload(d, DType::F32, {hd, H, n}, qf.data());
+                auto p = upload(d, DType::I32, {n}, pos.data());
+                auto y = upload(d, DType::F32, {hd, H, n}, nullptr);
+                const KvIndex idx{p.t, bt.t, Tensor{}};
+                Graph g;
+                g.kv_append(kc.t, k.t, idx, bs, "k");
+                g.kv_append(vc.t, v.t, idx, bs, "v");
+                g.attention(y.t, q.t, kc.t, vc.t, idx, {bs, 1.f / std::sqrt(float(hd))}, "attn");
+                const auto o = run(s, g, y.t);
+                out.insert(out.end(), o.begin(), o.end());
+            }
+            return out;
+        };
+        const auto r = run_both(c, 2);
+        EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5);
     }
 }
 

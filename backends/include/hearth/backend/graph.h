@@ -18,11 +18,16 @@ enum class Op : uint8_t {
     Add,        // dst F32 [n, T] = a [n, T] + b [n, T or 1] (bias when b has one row)
     RmsNorm,    // dst F32 [n, T] = a / sqrt(mean(a^2) + eps) * w [n]
     Rope,       // dst F32 [d, H, T] = rotate(a [d, H, T]) at positions [T]; may be in place
-    KvAppend,   // cache [w, cells] (F32/F16) at the cells of positions [T] := a F32 [w, T]
+    KvAppend,   // cache [w, cells] (F32/F16/Q8_0/Q4_0) at the cells of positions [T] := a [w, T]
     Attention,  // dst F32 [d, H, T] = softmax(q k^T * scale, causal) v over the cached cells
     SwiGlu,     // dst F32 [n, T] = silu(a) * b
 };
 const char* op_name(Op op);
+
+// Types a KV cache may have: F32, F16, and the 32-element block formats Q8_0 and Q4_0 (rows are
+// quantized on append and decoded inside the attention loop; the row width must be a multiple
+// of 32).
+bool is_kv_dtype(DType t);
 
 enum class RopeMode : uint8_t {
     Adjacent,    // rotates (x[2i], x[2i+1]): llama ("NORM" in ggml)

@@ -1,0 +1,186 @@
+#include "bench_chat.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hearth/session.h"
+
+namespace hearth::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+struct Config {
+    int turns = 10;
+    int system_tokens = 120;
+    int user_tokens = 150;
+    int reply_tokens = 150;
+    int restore_tokens = 4000;
+    int threads = 0;
+    int full_every = 1;  // re-prefill on turns 1, every Nth and the last (it is the slow part)
+    int64_t n_ctx = 4096;
+    KvType kv = KvType::F16;
+};
+
+// Scripted content: seeded random ids from the ordinary part of the vocabulary. The timing
+// does not depend on what the tokens say.
+std::vector<int32_t> script(std::mt19937& rng, int n, int64_t n_vocab) {
+    std::uniform_int_distribution<int32_t> d(300, static_cast<int32_t>(n_vocab - 1));
+    std::vector<int32_t> t(static_cast<size_t>(n));
+    for (auto& x : t) x = d(rng);
+    return t;
+}
+
+GenerateOptions first_token() {
+    GenerateOptions o;
+    o.max_tokens = 1;
+    o.sampling.temperature = 0;
+    o.stop_at_end_of_generation = false;
+    return o;
+}
+
+// Prefill + first sampled token on a fresh store (no reuse possible). Returns ms, or < 0.
+double cold_ttft(std::shared_ptr<Model> model, const Config& c, std::span<const int32_t> toks) {
+    auto store = KvStore::create(model, {.kv_type = c.kv, .n_ctx = c.n_ctx});
+    if (!store) return -1;
+    auto s = Session::create(*store, {.n_threads = c.threads});
+    if (!s) return -1;
+    const auto t0 = Clock::now();
+    if (!(*s)->prefill(toks) || !(*s)->generate(first_token())) return -1;
+    return ms_since(t0);
+}
+
+}  // namespace
+
+int run_bench_chat(const Args& args) {
+    Config c;
+    std::string err;
+    auto get = [&](const char* name, auto& dst) {
+        if (auto v = args.integer(name, err)) dst = static_cast<std::decay_t<decltype(dst)>>(*v);
+        return err.empty();
+    };
+    if (!get("turns", c.turns) || !get("system-tokens", c.system_tokens) ||
+        !get("user-tokens", c.user_tokens) || !get("reply-tokens", c.reply_tokens) ||
+        !get("restore-tokens", c.restore_tokens) || !get("threads", c.threads) ||
+        !get("ctx-size", c.n_ctx) || !get("full-every", c.full_every)) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", err.c_str());
+        return 2;
+    }
+    const auto kv = parse_kv_type(args.value_or("kv-type", "f16"));
+    if (!kv) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", kv.error_message().c_str());
+        return 2;
+    }
+    c.kv = *kv;
+    const auto path = args.value("model");
+    if (!path) {
+        std::fprintf(stderr, "hearth-cli bench: --model is required\n");
+        return 2;
+    }
+    auto model = Model::load(*path);
+    if (!model) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", model.error_message().c_str());
+        return 1;
+    }
+    const int64_t V = (*model)->info().n_vocab;
+    std::mt19937 rng(1234);
+    auto store = KvStore::create(*model, {.kv_type = c.kv, .n_ctx = c.n_ctx});
+    if (!store) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", store.error_message().c_str());
+        return 1;
+    }
+    auto session = Session::create(*store, {.n_threads = c.threads});
+    if (!session) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", session.error_message().c_str());
+        return 1;
+    }
+    Session& s = **session;
+    std::printf("chat bench: %s, KV %s, %d turns (system %d, user %d, reply %d tokens)\n",
+                (*model)->info().name.c_str(), kv_type_name(c.kv), c.turns, c.system_tokens,
+                c.user_tokens, c.reply_tokens);
+    std::printf(
+        "turn | context | new | TTFT reuse ms | TTFT full ms | new-only ms | full/reuse "
+        "| reuse/new-only\n");
+    std::vector<std::vector<int32_t>> parts;
+    parts.push_back(script(rng, c.system_tokens, V));
+    for (int turn = 1; turn <= c.turns; ++turn) {
+        parts.push_back(script(rng, c.user_tokens, V));
+        std::vector<Turn> turns;
+        std::vector<int32_t> flat;
+        for (size_t i = 0; i < parts.size(); ++i) {
+            turns.push_back({parts[i], i == 0});
+            flat.insert(flat.end(), parts[i].begin(), parts[i].end());
+        }
+        const auto t0 = Clock::now();
+        auto rep = s.prefill(turns);
+        if (!rep || !s.generate(first_token())) {
+            std::fprintf(stderr, "hearth-cli bench: turn %d failed: %s\n", turn,
+                         rep ? "generate" : rep.error_message().c_str());
+            return 1;
+        }
+        const double reuse = ms_since(t0);
+        const bool measure_full =
+            turn == 1 || turn == c.turns || (c.full_every > 0 && turn % c.full_every == 0);
+        const double full = measure_full ? cold_ttft(*model, c, flat) : -1;
+        const double new_only = cold_ttft(*model, c, parts.back());
+        if (full > 0)
+            std::printf("%4d | %7zu | %3lld | %13.1f | %12.1f | %11.1f | %9.2fx | %13.2f\n", turn,
+                        flat.size(), static_cast<long long>(rep->n_computed), reuse, full, new_only,
+                        full / reuse, reuse / new_only);
+        else
+            std::printf("%4d | %7zu | %3lld | %13.1f | %12s | %11.1f | %10s | %13.2f\n", turn,
+                        flat.size(), static_cast<long long>(rep->n_computed), reuse, "-", new_only,
+                        "-", reuse / new_only);
+        std::fflush(stdout);
+        // The reply, as if generated: evaluated now, outside the timed part.
+        parts.push_back(script(rng, c.reply_tokens, V));
+        if (Status st = s.append(parts.back()); !st) {
+            std::fprintf(stderr, "hearth-cli bench: %s\n", st.message().c_str());
+            return 1;
+        }
+    }
+
+    // Restore vs re-prefill of a long chat.
+    const auto chat = script(rng, c.restore_tokens, V);
+    const auto file = std::filesystem::temp_directory_path() / "hearth_bench_chat.hkv";
+    auto st2 = KvStore::create(*model, {.kv_type = c.kv, .n_ctx = c.n_ctx});
+    if (!st2) return 1;
+    auto writer = Session::create(*st2, {.n_threads = c.threads});
+    if (!writer) return 1;
+    auto t0 = Clock::now();
+    if (!(*writer)->prefill(chat) || !(*writer)->generate(first_token())) return 1;
+    const double prefill_ms = ms_since(t0);
+    if (Status sv = (*writer)->save(file); !sv) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", sv.message().c_str());
+        return 1;
+    }
+    auto st3 = KvStore::create(*model, {.kv_type = c.kv, .n_ctx = c.n_ctx});
+    if (!st3) return 1;
+    auto reader = Session::create(*st3, {.n_threads = c.threads});
+    if (!reader) return 1;
+    t0 = Clock::now();
+    auto n = (*reader)->restore(file);
+    if (!n || !(*reader)->generate(first_token())) {
+        std::fprintf(stderr, "hearth-cli bench: restore failed: %s\n",
+                     n ? "generate" : n.error_message().c_str());
+        return 1;
+    }
+    const double restore_ms = ms_since(t0);
+    std::printf("restore %lld tokens (%.1f MiB file): %.1f ms | re-prefill: %.1f ms | %.1fx\n",
+                static_cast<long long>(*n),
+                double(std::filesystem::file_size(file)) / (1024.0 * 1024.0), restore_ms,
+                prefill_ms, prefill_ms / restore_ms);
+    std::filesystem::remove(file);
+    return 0;
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,96 @@
+#include "kv/kv_memory.h"
+
+#include <string>
+
+namespace hearth::kv {
+
+size_t KvLayout::row_bytes() const {
+    return backend::dtype_row_bytes(type, static_cast<size_t>(kv_width));
+}
+
+size_t KvLayout::block_bytes() const {
+    return row_bytes() * static_cast<size_t>(block_size) * 2 * static_cast<size_t>(n_layer);
+}
+
+Result<std::unique_ptr<KvMemory>> KvMemory::create(backend::Device& device, const KvLayout& l,
+                                                   int32_t n_blocks) {
+    using R = Result<std::unique_ptr<KvMemory>>;
+    if (!backend::is_kv_dtype(l.type)) return R::error("unsupported KV cache type");
+    if (l.kv_width <= 0 || l.n_layer <= 0 || l.block_size <= 0 || n_blocks <= 0)
+        return R::error("bad KV cache layout");
+    if (l.kv_width % static_cast<int64_t>(backend::dtype_block_size(l.type)) != 0)
+        return R::error(std::string("a ") + backend::dtype_name(l.type) +
+                        " KV cache needs a KV width that is a multiple of " +
+                        std::to_string(backend::dtype_block_size(l.type)) + " (this model has " +
+                        std::to_string(l.kv_width) + ")");
+    std::unique_ptr<KvMemory> m(new KvMemory());
+    m->layout_ = l;
+    m->n_blocks_ = n_blocks;
+    const size_t total = l.block_bytes() * static_cast<size_t>(n_blocks);
+    auto buf = device.allocate(total);
+    if (!buf)
+        return R::error("cannot allocate the KV cache (" + std::to_string(total >> 20) +
+                        " MiB): " + buf.error_message());
+    m->buffer_ = std::move(buf.value());
+    const int64_t cells = int64_t(n_blocks) * l.block_size;
+    for (int64_t layer = 0; layer < l.n_layer; ++layer) {
+        m->k_.push_back(backend::Tensor::dense(m->buffer_.get(), m->offset(false, layer, 0), l.type,
+                                               {l.kv_width, cells}));
+        m->v_.push_back(backend::Tensor::dense(m->buffer_.get(), m->offset(true, layer, 0), l.type,
+                                               {l.kv_width, cells}));
+    }
+    m->tmp_.resize(l.row_bytes() * static_cast<size_t>(l.block_size));
+    return m;
+}
+
+// Layout: for each layer, K of all cells then V of all cells.
+size_t KvMemory::offset(bool is_v, int64_t layer, int32_t block) const {
+    const size_t plane = layout_.row_bytes() * static_cast<size_t>(n_blocks_) *
+                         static_cast<size_t>(layout_.block_size);
+    const size_t cell = static_cast<size_t>(block) * static_cast<size_t>(layout_.block_size);
+    return plane * (2 * static_cast<size_t>(layer) + (is_v ? 1 : 0)) + cell * layout_.row_bytes();
+}
+
+Status KvMemory::copy_cells(int32_t src, int32_t dst, int32_t n_cells) {
+    if (src < 0 || dst < 0 || src >= n_blocks_ || dst >= n_blocks_ || n_cells < 0 ||
+        n_cells > layout_.block_size)
+        return Status::error("copy_cells: bad block");
+    const size_t n = layout_.row_bytes() * static_cast<size_t>(n_cells);
+    const std::span<std::byte> tmp(tmp_.data(), n);
+    for (int64_t layer = 0; layer < layout_.n_layer; ++layer)
+        for (bool is_v : {false, true}) {
+            if (Status s = buffer_->read(offset(is_v, layer, src), tmp); !s) return s;
+            if (Status s = buffer_->write(offset(is_v, layer, dst), tmp); !s) return s;
+        }
+    return Status::ok();
+}
+
+Status KvMemory::read_block(int32_t block, std::span<std::byte> out) const {
+    if (block < 0 || block >= n_blocks_ || out.size() != layout_.block_bytes())
+        return Status::error("read_block: bad block or size");
+    const size_t n = layout_.row_bytes() * static_cast<size_t>(layout_.block_size);
+    size_t at = 0;
+    for (int64_t layer = 0; layer < layout_.n_layer; ++layer)
+        for (bool is_v : {false, true}) {
+            if (Status s = buffer_->read(offset(is_v, layer, block), out.subspan(at, n)); !s)
+                return s;
+            at += n;
+        }
+    return Status::ok();
+}
+
+Status KvMemory::write_block(int32_t block, std::span<const std::byte> in) {
+    if (block < 0 || block >= n_blocks_ || in.size() != layout_.block_bytes())
+        return Status::error("write_block: bad block or size");
+    const size_t n = layout_.row_bytes() * static_cast<size_t>(layout_.block_size);
+    size_t at = 0;
+    for (int64_t layer = 0; layer < layout_.n_layer; ++layer)
+        for (bool is_v : {false, true}) {
+            if (Status s = buffer_->write(offset(is_v, layer, block), in.subspan(at, n)); !s)
+                return s;
+            at += n;
+        }
+    return Status::ok();
+}
+
+}  // namespace hearth::kv

@@ -1,0 +1,82 @@
+#include "runtime/generation.h"
+
+#include "runtime/sampler.h"
+#include "runtime/stop_matcher.h"
+#include "tokenizer/streaming_decoder.h"
+
+namespace hearth::runtime {
+
+Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
+                                       const GenerateOptions& opt, std::span<const int32_t> history,
+                                       const std::vector<float>& logits,
+                                       std::optional<int32_t>& pending,
+                                       const std::atomic<bool>& cancel, GenerationStats& stats,
+                                       const GenerationHooks& hooks,
+                                       std::chrono::steady_clock::time_point t0) {
+    const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    runtime::SamplerChain chain = runtime::make_sampler_chain(opt.sampling);
+    for (int32_t t : history) chain.accept(t);
+    tokenizer::StreamingDecoder decoder(tokenizer);
+    runtime::StopMatcher stop(opt.stop_strings);
+    GenerateResult res;
+    bool first = true;
+    for (int32_t i = 0; i < opt.max_tokens; ++i) {
+        if (cancel.load(std::memory_order_relaxed)) {
+            res.reason = StopReason::Cancelled;
+            break;
+        }
+        const int32_t tok = chain.sample(logits);
+        chain.accept(tok);
+        if (first) {
+            stats.time_to_first_token = seconds_since(t0);
+            first = false;
+        }
+        if (opt.stop_at_end_of_generation && tokenizer.is_end_of_generation(tok)) {
+            res.reason = StopReason::EndOfGeneration;
+            break;
+        }
+        res.tokens.push_back(tok);
+        ++stats.generated_tokens;
+        bool hit = false;
+        const std::string delta = stop.push(decoder.push(tok), hit);
+        res.text += delta;
+        const bool keep_going = !opt.on_token || opt.on_token(tok, delta);
+        if (hit) {
+            res.reason = StopReason::StopString;
+            pending = tok;
+            break;
+        }
+        if (!keep_going) {
+            res.reason = StopReason::Cancelled;
+            pending = tok;
+            break;
+        }
+        if (i + 1 == opt.max_tokens) {
+            pending = tok;  // evaluated by the next feed/generate, if any
+            break;
+        }
+        if (!hooks.has_room()) {
+            res.reason = StopReason::ContextFull;
+            break;
+        }
+        if (Status s = hooks.eval(tok); !s) {
+            if (cancel.load()) {
+                res.reason = StopReason::Cancelled;
+                break;
+            }
+            return s;
+        }
+    }
+    bool hit = false;
+    std::string tail = stop.push(decoder.finish(), hit);
+    if (!hit) tail += stop.finish();
+    if (!tail.empty()) {
+        res.text += tail;
+        if (opt.on_token) opt.on_token(-1, tail);
+    }
+    return res;
+}
+
+}  // namespace hearth::runtime

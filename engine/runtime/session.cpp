@@ -1,0 +1,271 @@
+// hearth::Session: one conversation as a sequence of the paged KV cache. Each prefill finds
+// the longest cached prefix (this session's blocks or any cached block of the same history)
+// and computes only the tail; overflow drops whole turns; save/restore go through kv_file.
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "kv/kv_file.h"
+#include "runtime/forward.h"
+#include "runtime/generation.h"
+#include "runtime/kv_store_impl.h"
+
+namespace hearth {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+struct Session::Impl {
+    std::shared_ptr<KvStore> store;
+    kv::PagedKvCache* cache = nullptr;
+    kv::PagedKvCache::SeqId seq = -1;
+    std::unique_ptr<runtime::Forward> forward;
+    SessionOptions opt;
+    std::vector<float> logits;  // after the last token of the sequence
+    std::atomic<bool> cancel{false};
+    GenerationStats stats;
+    size_t dropped_leading = 0;  // droppable turns left out by the last overflow
+    // The last prefill's tokens and logits: a regenerate (same prompt, the reply dropped)
+    // samples again from them instead of recomputing the prompt's last token.
+    std::vector<int32_t> prompt_tokens;
+    std::vector<float> prompt_logits;
+
+    ~Impl() {
+        if (cache && seq >= 0) cache->close(seq);
+    }
+    const Model::Impl& m() const { return *store->impl_->model->impl_; }
+    int64_t n_ctx() const { return store->impl_->n_ctx; }
+    int64_t size() const { return static_cast<int64_t>(cache->tokens(seq).size()); }
+
+    // Runs tokens after the sequence in batches: room in the block table, forward pass,
+    // then the tokens are committed (full blocks become reusable by every session).
+    Status compute(std::span<const int32_t> toks) {
+        const kv::KvMemory& mem = cache->memory();
+        for (size_t done = 0; done < toks.size();) {
+            if (cancel.load(std::memory_order_relaxed)) return Status::error("cancelled");
+            const size_t n = std::min(toks.size() - done, static_cast<size_t>(opt.n_batch));
+            const auto chunk = toks.subspan(done, n);
+            logits.clear();  // the sequence changes; old logits no longer apply
+            if (Status s = cache->reserve(seq, static_cast<int64_t>(n)); !s) return s;
+            const runtime::KvView view{
+                mem.k(), mem.v(), cache->block_table(seq), mem.layout().block_size,
+                size(),  n_ctx()};
+            auto out = forward->step(chunk, view);
+            if (!out) return out.status();
+            cache->commit(seq, chunk);
+            logits.assign(out->begin(), out->end());
+            done += n;
+        }
+        stats.tokens_computed = forward->tokens_computed();
+        return Status::ok();
+    }
+
+    Result<PrefillReport> prefill_flat(std::span<const int32_t> want, PrefillReport rep) {
+        using R = Result<PrefillReport>;
+        cancel.store(false);
+        const auto t0 = std::chrono::steady_clock::now();
+        if (want.empty()) {
+            cache->truncate(seq, 0);
+            logits.clear();
+            return rep;
+        }
+        if (static_cast<int64_t>(want.size()) > n_ctx())
+            return R::error("the chat is " + std::to_string(want.size()) +
+                            " tokens long, more than the context of " + std::to_string(n_ctx()));
+        const auto have = cache->tokens(seq);
+        const bool unchanged =
+            !logits.empty() && std::equal(have.begin(), have.end(), want.begin(), want.end());
+        int64_t reused = unchanged ? size() : cache->match(seq, want);
+        if (!unchanged && reused == static_cast<int64_t>(want.size()) && reused > 0) {
+            if (std::equal(want.begin(), want.end(), prompt_tokens.begin(), prompt_tokens.end())) {
+                logits = prompt_logits;
+            } else {
+                --reused;  // the last token is run again for its logits
+                cache->truncate(seq, reused);
+            }
+        }
+        if (reused < static_cast<int64_t>(cache->tokens(seq).size())) cache->truncate(seq, reused);
+        const uint64_t before = forward->tokens_computed();
+        Status s = compute(want.subspan(static_cast<size_t>(reused)));
+        rep.n_tokens = size();
+        rep.n_reused = reused;
+        rep.n_computed = static_cast<int64_t>(forward->tokens_computed() - before);
+        stats.prompt_tokens += rep.n_computed;
+        stats.prompt_seconds += seconds_since(t0);
+        if (!s) return s;
+        prompt_tokens.assign(want.begin(), want.end());
+        prompt_logits = logits;
+        return rep;
+    }
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<KvStore> store,
+                                                 const SessionOptions& opt) {
+    using R = Result<std::unique_ptr<Session>>;
+    if (!store) return R::error("no KV store");
+    auto impl = std::make_unique<Impl>();
+    impl->opt = opt;
+    impl->opt.n_batch = std::clamp<int64_t>(opt.n_batch, 1, 4096);
+    impl->store = std::move(store);
+    impl->cache = impl->store->impl_->cache.get();
+    const Model::Impl& m = impl->m();
+    auto fw = runtime::Forward::create(*m.device, m.params, m.weights, impl->n_ctx(),
+                                       std::min(impl->opt.n_batch, impl->n_ctx()), opt.n_threads);
+    if (!fw) return fw.status();
+    impl->forward = std::move(fw.value());
+    impl->seq = impl->cache->open();
+    return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+Result<PrefillReport> Session::prefill(std::span<const int32_t> tokens) {
+    return impl_->prefill_flat(tokens, {});
+}
+
+Result<PrefillReport> Session::prefill(std::span<const Turn> turns) {
+    using R = Result<PrefillReport>;
+    Impl& s = *impl_;
+    if (turns.empty()) {
+        clear();
+        return PrefillReport{};
+    }
+    const int64_t n_ctx = s.n_ctx();
+    const int64_t limit = n_ctx - std::clamp<int64_t>(s.opt.reply_reserve, 0, n_ctx / 2);
+    int64_t total = 0, fixed = 0;
+    std::vector<size_t> droppable;
+    for (size_t i = 0; i < turns.size(); ++i) {
+        const auto n = static_cast<int64_t>(turns[i].tokens.size());
+        total += n;
+        if (turns[i].keep || i + 1 == turns.size())
+            fixed += n;
+        else
+            droppable.push_back(i);
+    }
+    if (fixed > limit)
+        return R::error("the last message (" + std::to_string(turns.back().tokens.size()) +
+                        " tokens) with the kept turns (" +
+                        std::to_string(fixed - int64_t(turns.back().tokens.size())) +
+                        " tokens) does not fit the context of " + std::to_string(n_ctx) +
+                        " tokens with " + std::to_string(n_ctx - limit) + " kept for the reply");
+    // Drops stay sticky between turns so the kept prefix (and its cache) stays stable.
+    size_t d = std::min(s.dropped_leading, droppable.size());
+    auto after_drops = [&](size_t k) {
+        int64_t t = total;
+        for (size_t j = 0; j < k; ++j) t -= int64_t(turns[droppable[j]].tokens.size());
+        return t;
+    };
+    if (after_drops(d) > limit) {
+        const int64_t target = std::max(fixed, limit - n_ctx / 4);
+        while (d < droppable.size() && after_drops(d) > target) ++d;
+    }
+    s.dropped_leading = d;
+    PrefillReport rep;
+    std::vector<int32_t> want;
+    want.reserve(static_cast<size_t>(after_drops(d)));
+    for (size_t i = 0, j = 0; i < turns.size(); ++i) {
+        if (j < d && droppable[j] == i) {
+            rep.dropped_turns.push_back(i);
+            rep.dropped_tokens += static_cast<int64_t>(turns[i].tokens.size());
+            ++j;
+            continue;
+        }
+        want.insert(want.end(), turns[i].tokens.begin(), turns[i].tokens.end());
+    }
+    return s.prefill_flat(want, std::move(rep));
+}
+
+Status Session::append(std::span<const int32_t> tokens) {
+    impl_->cancel.store(false);
+    if (impl_->size() + static_cast<int64_t>(tokens.size()) > impl_->n_ctx())
+        return Status::error("context is full");
+    return impl_->compute(tokens);
+}
+
+Result<GenerateResult> Session::generate(const GenerateOptions& opt) {
+    Impl& s = *impl_;
+    s.cancel.store(false);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (s.logits.empty()) return Result<GenerateResult>::error("prefill before generating");
+    runtime::GenerationHooks hooks;
+    hooks.eval = [&s](int32_t tok) { return s.compute(std::span(&tok, 1)); };
+    hooks.has_room = [&s] { return s.size() < s.n_ctx(); };
+    std::optional<int32_t> pending;  // the next prefill brings the rendered reply
+    const std::vector<int32_t> history(s.cache->tokens(s.seq).begin(),
+                                       s.cache->tokens(s.seq).end());
+    auto res = runtime::generate_tokens(*s.m().tokenizer, opt, history, s.logits, pending, s.cancel,
+                                        s.stats, hooks, t0);
+    s.stats.generate_seconds += seconds_since(t0);
+    return res;
+}
+
+Result<std::unique_ptr<Session>> Session::fork(int64_t n_tokens) const {
+    using R = Result<std::unique_ptr<Session>>;
+    auto copy = Session::create(impl_->store, impl_->opt);
+    if (!copy) return copy.status();
+    Impl& d = *copy.value()->impl_;
+    auto seq = impl_->cache->fork(impl_->seq, n_tokens);
+    if (!seq) return seq.status();
+    impl_->cache->close(d.seq);
+    d.seq = *seq;
+    d.dropped_leading = impl_->dropped_leading;
+    if (n_tokens == impl_->size()) d.logits = impl_->logits;
+    return R(std::move(copy.value()));
+}
+
+std::span<const int32_t> Session::tokens() const {
+    return impl_->cache->tokens(impl_->seq);
+}
+std::span<const float> Session::logits() const {
+    return impl_->logits;
+}
+int64_t Session::n_ctx() const {
+    return impl_->n_ctx();
+}
+uint64_t Session::tokens_computed() const {
+    return impl_->forward->tokens_computed();
+}
+const GenerationStats& Session::stats() const {
+    return impl_->stats;
+}
+void Session::cancel() {
+    impl_->cancel.store(true);
+}
+void Session::clear() {
+    impl_->cache->truncate(impl_->seq, 0);
+    impl_->prompt_tokens.clear();
+    impl_->logits.clear();
+    impl_->dropped_leading = 0;
+}
+
+Status Session::save(const std::filesystem::path& path) const {
+    return kv::save_sequence(path, *impl_->cache, impl_->seq);
+}
+
+Result<int64_t> Session::restore(const std::filesystem::path& path) {
+    Impl& s = *impl_;
+    clear();
+    auto n = kv::restore_sequence(path, *s.cache, s.seq);
+    if (!n) {
+        clear();
+        return n.status();
+    }
+    if (*n == 0) return int64_t(0);
+    if (*n > s.n_ctx()) {
+        clear();
+        return Result<int64_t>::error("the saved chat is longer than this context");
+    }
+    const int32_t last = s.cache->tokens(s.seq).back();
+    s.cache->truncate(s.seq, *n - 1);
+    if (Status st = s.compute(std::span(&last, 1)); !st) {
+        clear();
+        return st;
+    }
+    return *n;
+}
+
+}  // namespace hearth
