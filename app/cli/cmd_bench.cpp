@@ -1,15 +1,28 @@
-// hearth-cli bench: performance measurements. Modes live in their own files (bench_chat.cpp);
-// the prompt-processing / token-generation mode (pp/tg) goes next to them.
+// hearth-cli bench: performance measurements. Each mode lives in its own file: bench_speed.cpp
+// (prompt processing / token generation, the default) and bench_chat.cpp (--chat).
 #include <cstdio>
 
 #include "args.h"
 #include "bench_chat.h"
+#include "bench_speed.h"
 #include "command_registry.h"
 
 namespace {
 
 constexpr const char* kUsage =
-    R"(Usage: hearth-cli bench --chat -m MODEL [options]
+    R"(Usage: hearth-cli bench -m MODEL [-p N] [-n N] [-t N] [-r N] [--kv-type T] [--json]
+       hearth-cli bench --chat -m MODEL [options]
+
+Default mode, in the manner of llama-bench: prompt processing of -p random tokens in one
+batch (pp) and generation of -n tokens one step at a time (tg), each repeated -r times after
+a warm-up, reported as mean ± sample standard deviation in tokens per second:
+  | model | size | params | threads | isa | test | t/s |
+followed by the decode floor: bytes streamed per generated token (every weight matrix once,
+the token embedding's one row unless the output reuses it, plus the average KV cache read)
+divided by the read bandwidth measured now with the same number of threads, and the share
+of that floor the tg run reached. --json prints one object with the same figures
+(pp_tok_s, pp_tok_s_sd, tg_tok_s, tg_tok_s_sd, read_bandwidth_gb_s, decode_bytes_per_token,
+decode_floor_tok_s, tg_fraction_of_floor, ...). --no-floor skips the bandwidth measurement.
 
 --chat: a scripted multi-turn chat (seeded random token ids) on one Session. Per turn it
 prints one table row:
@@ -20,7 +33,12 @@ Then: restore N tokens (S MiB file): R ms | re-prefill: P ms | Kx
 
 Options:
   -m, --model FILE         GGUF model file
-      --chat               the chat mode (the pp/tg mode is not implemented yet)
+  -p, --n-prompt N         pp: prompt tokens (default 512; 0 skips pp)
+  -n, --n-gen N            tg: generated tokens (default 128; 0 skips tg)
+  -r, --repetitions N      repetitions of each test (default 3)
+      --json               default mode: one JSON object instead of the table
+      --no-floor           default mode: skip the bandwidth measurement
+      --chat               the chat mode:
       --turns N            user turns (default 10)
       --system-tokens N    system prompt length (default 120)
       --user-tokens N      tokens per user message (default 150)
@@ -36,10 +54,12 @@ Options:
 int bench(std::span<const std::string> argv) {
     using hearth::cli::OptionSpec;
     const OptionSpec specs[] = {
-        {"model", 'm', true},        {"chat", 0, false},       {"turns", 0, true},
-        {"system-tokens", 0, true},  {"user-tokens", 0, true}, {"reply-tokens", 0, true},
-        {"restore-tokens", 0, true}, {"ctx-size", 'c', true},  {"kv-type", 0, true},
-        {"threads", 't', true},      {"full-every", 0, true},
+        {"model", 'm', true},        {"chat", 0, false},         {"turns", 0, true},
+        {"system-tokens", 0, true},  {"user-tokens", 0, true},   {"reply-tokens", 0, true},
+        {"restore-tokens", 0, true}, {"ctx-size", 'c', true},    {"kv-type", 0, true},
+        {"threads", 't', true},      {"full-every", 0, true},    {"n-prompt", 'p', true},
+        {"n-gen", 'n', true},        {"repetitions", 'r', true}, {"json", 0, false},
+        {"no-floor", 0, false},
     };
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -48,8 +68,7 @@ int bench(std::span<const std::string> argv) {
         return 2;
     }
     if (args->has("chat")) return hearth::cli::run_bench_chat(*args);
-    std::fprintf(stderr, "hearth-cli bench: only --chat is implemented so far\n%s", kUsage);
-    return 2;
+    return hearth::cli::run_bench_speed(*args);
 }
 
 }  // namespace

@@ -1,0 +1,237 @@
+#include "bench_speed.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gguf/gguf_file.h"
+#include "hearth/engine.h"
+#include "kernels/bandwidth.h"
+#include "kernels/kernels.h"
+#include "thread_pool.h"
+
+namespace hearth::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Series {
+    std::vector<double> tok_per_s;
+    double mean() const {
+        double s = 0;
+        for (double v : tok_per_s) s += v;
+        return tok_per_s.empty() ? 0 : s / static_cast<double>(tok_per_s.size());
+    }
+    double sd() const {
+        if (tok_per_s.size() < 2) return 0;
+        const double m = mean();
+        double s = 0;
+        for (double v : tok_per_s) s += (v - m) * (v - m);
+        return std::sqrt(s / static_cast<double>(tok_per_s.size() - 1));
+    }
+};
+
+double kv_bytes_per_value(KvType kv) {
+    switch (kv) {
+        case KvType::F32:
+            return 4.0;
+        case KvType::F16:
+            return 2.0;
+        case KvType::Q8_0:
+            return 34.0 / 32.0;
+        case KvType::Q4_0:
+            return 18.0 / 32.0;
+    }
+    return 2.0;
+}
+
+// Bytes a single decode step streams from memory: every weight matrix once (the token
+// embedding only for its one row, unless the output projection reuses it), plus the KV cache
+// read by attention, averaged over the generated positions.
+struct DecodeTraffic {
+    double weight_bytes = 0;
+    double kv_bytes_avg = 0;
+    double total() const { return weight_bytes + kv_bytes_avg; }
+};
+
+Result<DecodeTraffic> decode_traffic(const std::string& path, const ModelInfo& info, int64_t n_gen,
+                                     KvType kv) {
+    auto file = gguf::GgufFile::open(path);
+    if (!file) return file.status();
+    DecodeTraffic t;
+    const bool tied = (*file)->find_tensor("output.weight") == nullptr;
+    for (const auto& tensor : (*file)->tensors()) {
+        if (tensor.name == "token_embd.weight" && !tied) {
+            t.weight_bytes += static_cast<double>(tensor.nbytes) /
+                              static_cast<double>(std::max<uint64_t>(tensor.ne[1], 1));
+            continue;
+        }
+        t.weight_bytes += static_cast<double>(tensor.nbytes);
+    }
+    const double head_dim = info.n_head > 0 ? static_cast<double>(info.n_embd) / info.n_head : 0;
+    const double bytes_per_pos = 2.0 * static_cast<double>(info.n_layer) *
+                                 static_cast<double>(info.n_head_kv) * head_dim *
+                                 kv_bytes_per_value(kv);
+    t.kv_bytes_avg = bytes_per_pos * static_cast<double>(n_gen) / 2.0;
+    return t;
+}
+
+std::vector<int32_t> random_tokens(const Model& model, int64_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const int64_t n_vocab = model.info().n_vocab;
+    std::vector<int32_t> out;
+    out.reserve(static_cast<size_t>(n));
+    while (static_cast<int64_t>(out.size()) < n) {
+        const auto id = static_cast<int32_t>(rng() % static_cast<uint64_t>(n_vocab));
+        if (model.is_end_of_generation(id)) continue;
+        out.push_back(id);
+    }
+    return out;
+}
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+int run_bench_speed(const Args& args) {
+    std::string err;
+    const auto model_path = args.value("model");
+    if (!model_path) {
+        std::fprintf(stderr, "hearth-cli bench: -m MODEL is required\n");
+        return 2;
+    }
+    const long long n_prompt = args.integer("n-prompt", err).value_or(512);
+    const long long n_gen = args.integer("n-gen", err).value_or(128);
+    const long long reps = args.integer("repetitions", err).value_or(3);
+    long long threads = args.integer("threads", err).value_or(0);
+    if (!err.empty()) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", err.c_str());
+        return 2;
+    }
+    if (n_prompt < 0 || n_gen < 0 || reps < 1 || threads < 0 || n_prompt + n_gen == 0) {
+        std::fprintf(stderr, "hearth-cli bench: -p/-n must be >= 0 (not both 0), -r >= 1\n");
+        return 2;
+    }
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    const std::string kv_name = args.value_or("kv-type", "f16");
+    const auto kv_parsed = parse_kv_type(kv_name);
+    if (!kv_parsed) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", kv_parsed.error_message().c_str());
+        return 2;
+    }
+    const KvType kv = *kv_parsed;
+    const bool json = args.has("json");
+
+    auto model = Model::load(*model_path);
+    if (!model) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", model.error_message().c_str());
+        return 1;
+    }
+    ContextOptions co;
+    co.n_ctx = std::max<long long>(n_prompt + n_gen + 16, 256);
+    co.n_threads = static_cast<int>(threads);
+    co.kv_type = kv;
+    co.n_batch = std::max<long long>(n_prompt, 1);
+    auto ctx = Context::create(*model, co);
+    if (!ctx) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", ctx.error_message().c_str());
+        return 1;
+    }
+    Context& c = **ctx;
+    const auto prompt = random_tokens(**model, n_prompt, 1234);
+    const auto gen = random_tokens(**model, n_gen, 5678);
+
+    // Warm-up: touches every weight page and fills caches, as llama-bench does.
+    {
+        const auto warm = random_tokens(**model, std::min<long long>(n_prompt, 32) + 1, 42);
+        if (Status s = c.feed(warm); !s) {
+            std::fprintf(stderr, "hearth-cli bench: %s\n", s.message().c_str());
+            return 1;
+        }
+        c.reset();
+    }
+
+    Series pp, tg;
+    for (long long r = 0; r < reps; ++r) {
+        if (n_prompt > 0) {
+            c.reset();
+            const auto t0 = Clock::now();
+            if (Status s = c.feed(prompt); !s) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", s.message().c_str());
+                return 1;
+            }
+            pp.tok_per_s.push_back(static_cast<double>(n_prompt) / seconds_since(t0));
+        }
+        if (n_gen > 0) {
+            c.reset();
+            const auto t0 = Clock::now();
+            for (int32_t token : gen) {
+                if (Status s = c.feed(std::span<const int32_t>(&token, 1)); !s) {
+                    std::fprintf(stderr, "hearth-cli bench: %s\n", s.message().c_str());
+                    return 1;
+                }
+            }
+            tg.tok_per_s.push_back(static_cast<double>(n_gen) / seconds_since(t0));
+        }
+    }
+
+    double bandwidth = 0;
+    DecodeTraffic traffic;
+    if (n_gen > 0 && !args.has("no-floor")) {
+        cpu::ThreadPool pool(static_cast<int>(threads));
+        bandwidth = cpu::measure_read_bandwidth_gbs(pool);
+        auto t = decode_traffic(*model_path, (*model)->info(), n_gen, kv);
+        if (t) traffic = *t;
+    }
+    const double floor_tps =
+        bandwidth > 0 && traffic.total() > 0 ? bandwidth * 1e9 / traffic.total() : 0;
+    const auto& info = (*model)->info();
+    const std::string isa(cpu::isa_name(cpu::active_isa()));
+
+    if (json) {
+        std::printf(
+            "{\"model\": \"%s\", \"architecture\": \"%s\", \"weights\": \"%s\", \"params\": %llu, "
+            "\"file_bytes\": %llu, \"threads\": %lld, \"isa\": \"%s\", \"kv_type\": \"%s\", "
+            "\"repetitions\": %lld, \"n_prompt\": %lld, \"n_gen\": %lld, "
+            "\"pp_tok_s\": %.3f, \"pp_tok_s_sd\": %.3f, \"tg_tok_s\": %.3f, \"tg_tok_s_sd\": %.3f, "
+            "\"read_bandwidth_gb_s\": %.3f, \"decode_bytes_per_token\": %.0f, "
+            "\"decode_floor_tok_s\": %.3f, \"tg_fraction_of_floor\": %.4f}\n",
+            info.name.c_str(), info.architecture.c_str(), info.weight_types.c_str(),
+            static_cast<unsigned long long>(info.n_params),
+            static_cast<unsigned long long>(info.file_bytes), threads, isa.c_str(), kv_name.c_str(),
+            reps, n_prompt, n_gen, pp.mean(), pp.sd(), tg.mean(), tg.sd(), bandwidth,
+            traffic.total(), floor_tps, floor_tps > 0 ? tg.mean() / floor_tps : 0.0);
+        return 0;
+    }
+    std::printf("| model | size | params | threads | isa | test | t/s |\n");
+    std::printf("|---|---:|---:|---:|---|---|---:|\n");
+    const double mib = static_cast<double>(info.file_bytes) / (1024.0 * 1024.0);
+    const std::string size = mib >= 1024 ? std::to_string(mib / 1024).substr(0, 5) + " GiB"
+                                          : std::to_string(mib).substr(0, 6) + " MiB";
+    const double params = static_cast<double>(info.n_params);
+    const std::string count = params >= 1e9 ? std::to_string(params / 1e9).substr(0, 4) + " B"
+                                            : std::to_string(params / 1e6).substr(0, 5) + " M";
+    auto row = [&](const char* test, long long n, const Series& s) {
+        std::printf("| %s %s | %s | %s | %lld | %s | %s%lld | %.2f ± %.2f |\n",
+                    info.architecture.c_str(), info.weight_types.c_str(), size.c_str(),
+                    count.c_str(), threads, isa.c_str(), test, n, s.mean(), s.sd());
+    };
+    if (n_prompt > 0) row("pp", n_prompt, pp);
+    if (n_gen > 0) row("tg", n_gen, tg);
+    if (floor_tps > 0) {
+        std::printf(
+            "\ndecode floor: %.1f MB per token / %.1f GB/s read bandwidth (%lld threads) = "
+            "%.1f tok/s; tg reached %.0f%% of it\n",
+            traffic.total() / 1e6, bandwidth, threads, floor_tps, 100.0 * tg.mean() / floor_tps);
+    }
+    return 0;
+}
+
+}  // namespace hearth::cli
