@@ -327,27 +327,17 @@
 <context>
     <name>LoadProgress</name>
     <message>
-        <location filename="../ui/Model/LoadProgress.qml" line="19"/>
-        <source>Loading model, %1 percent</source>
-        <translation>正在加载模型，已完成百分之 %1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/LoadProgress.qml" line="27"/>
+        <location filename="../ui/Model/LoadProgress.qml" line="28"/>
         <source>Loading %1</source>
         <translation>正在加载 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/LoadProgress.qml" line="42"/>
-        <source>%1%</source>
-        <translation>%1%</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/LoadProgress.qml" line="53"/>
+        <location filename="../ui/Model/LoadProgress.qml" line="54"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../ui/Model/LoadProgress.qml" line="54"/>
+        <location filename="../ui/Model/LoadProgress.qml" line="55"/>
         <source>Cancel loading the model</source>
         <translation>取消加载模型</translation>
     </message>
@@ -464,82 +454,82 @@
         <translation>模型：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="73"/>
+        <location filename="../ui/Model/ModelBar.qml" line="77"/>
         <source>Backend %1. %2</source>
         <translation>后端 %1。%2</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="88"/>
+        <location filename="../ui/Model/ModelBar.qml" line="92"/>
         <source>Load model…</source>
         <translation>加载模型…</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="89"/>
+        <location filename="../ui/Model/ModelBar.qml" line="93"/>
         <source>Choose a .gguf model file</source>
         <translation>选择 .gguf 模型文件</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="94"/>
+        <location filename="../ui/Model/ModelBar.qml" line="98"/>
         <source>Recent ▾</source>
         <translation>最近 ▾</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="95"/>
+        <location filename="../ui/Model/ModelBar.qml" line="99"/>
         <source>Recently used models</source>
         <translation>最近使用的模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="106"/>
+        <location filename="../ui/Model/ModelBar.qml" line="110"/>
         <source>Load %1</source>
         <translation>加载 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="115"/>
+        <location filename="../ui/Model/ModelBar.qml" line="119"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="116"/>
+        <location filename="../ui/Model/ModelBar.qml" line="120"/>
         <source>Unload the model and free its memory</source>
         <translation>卸载模型并释放内存</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="122"/>
+        <location filename="../ui/Model/ModelBar.qml" line="126"/>
         <source>Switch to light theme</source>
         <translation>切换到浅色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="122"/>
+        <location filename="../ui/Model/ModelBar.qml" line="126"/>
         <source>Switch to dark theme</source>
         <translation>切换到深色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="128"/>
+        <location filename="../ui/Model/ModelBar.qml" line="132"/>
         <source>Settings (Ctrl+,)</source>
         <translation>设置（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="133"/>
+        <location filename="../ui/Model/ModelBar.qml" line="137"/>
         <source>About</source>
         <translation>关于</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="134"/>
+        <location filename="../ui/Model/ModelBar.qml" line="138"/>
         <source>About Hearth</source>
         <translation>关于 Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="142"/>
+        <location filename="../ui/Model/ModelBar.qml" line="146"/>
         <source>Choose a model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="143"/>
+        <location filename="../ui/Model/ModelBar.qml" line="147"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="143"/>
+        <location filename="../ui/Model/ModelBar.qml" line="147"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
@@ -613,6 +603,7 @@
     </message>
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="47"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="65"/>
         <source>Applies when the model is loaded again.</source>
         <translation>重新加载模型后生效。</translation>
     </message>
@@ -628,154 +619,183 @@
     </message>
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="56"/>
-        <source>Applies from the next message. Q8 and Q4 are coming with the paged KV cache.</source>
-        <translation>从下一条消息起生效。Q8 和 Q4 将随分页 KV 缓存推出。</translation>
+        <source>Applies from the next message. Q8 and Q4 hold longer chats in less memory.</source>
+        <translation>从下一条消息起生效。Q8 和 Q4 能用更少的内存容纳更长的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="59"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="60"/>
-        <source>coming with the paged KV cache</source>
-        <translation>将随分页 KV 缓存推出</translation>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="63"/>
+        <source>4-bit weights</source>
+        <translation>4 位权重</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="65"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="64"/>
+        <source>Converts 16/8-bit models to 4-bit when loading: about a quarter of the memory, faster replies; the first load takes longer, then it is cached.</source>
+        <translation>加载时将 16/8 位模型转换为 4 位：内存约为原来的四分之一，回复更快；首次加载较慢，之后会使用缓存。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="68"/>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="68"/>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="71"/>
+        <source>Convert weights to 4-bit when loading</source>
+        <translation>加载时将权重转换为 4 位</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="76"/>
+        <source>Clear 4-bit cache</source>
+        <translation>清除 4 位缓存</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="77"/>
+        <source>Delete the cached 4-bit conversions</source>
+        <translation>删除已缓存的 4 位转换结果</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="91"/>
         <source>Context length (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="66"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="92"/>
         <source>0 uses the model&apos;s own length, at most 4096. Applies from the next message.</source>
         <translation>0 表示使用模型自身的长度，最多 4096。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="98"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="73"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="99"/>
         <source>0 uses all cores. Applies from the next message.</source>
         <translation>0 表示使用全部核心。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="80"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="106"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="81"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="107"/>
         <source>0 always picks the most likely word. Applies from the next message.</source>
         <translation>0 表示总是选择可能性最大的词。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="87"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="113"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="93"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="119"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="99"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="125"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="105"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="131"/>
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="111"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="137"/>
         <source>Longest reply (tokens)</source>
         <translation>最长回复（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="117"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="128"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="143"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="154"/>
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="118"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="144"/>
         <source>Used by new chats.</source>
         <translation>用于新建的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="125"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="151"/>
         <source>e.g. You are a concise assistant.</source>
         <translation>例如：你是一个简洁的助手。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="134"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="160"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="135"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="153"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="161"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="179"/>
         <source>Applies at once.</source>
         <translation>立即生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="137"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="163"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="137"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="163"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="138"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="164"/>
         <source>Follow system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="143"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="169"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="144"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="170"/>
         <source>Applies after Hearth is restarted.</source>
         <translation>重新启动 Hearth 后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="146"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="172"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="152"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="178"/>
         <source>Text size</source>
         <translation>文字大小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="155"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="181"/>
         <source>Small</source>
         <translation>小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="155"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="181"/>
         <source>Normal</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="156"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="182"/>
         <source>Large</source>
         <translation>大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="156"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="182"/>
         <source>Larger</source>
         <translation>更大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="161"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="187"/>
         <source>Restore defaults</source>
         <translation>恢复默认设置</translation>
     </message>
@@ -854,81 +874,106 @@
 <context>
     <name>hearth::app::ChatController</name>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="60"/>
+        <location filename="../app/chat/chat_controller.cpp" line="61"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="122"/>
+        <location filename="../app/chat/chat_controller.cpp" line="66"/>
+        <source>Freed %1.</source>
+        <translation>已释放 %1。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="127"/>
         <source>Saving the chat failed: %1</source>
         <translation>保存对话失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="188"/>
+        <location filename="../app/chat/chat_controller.cpp" line="193"/>
         <source>The chat could not be opened: %1</source>
         <translation>无法打开对话：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="299"/>
+        <location filename="../app/chat/chat_controller.cpp" line="304"/>
         <source>The message could not be saved: %1</source>
         <translation>无法保存消息：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="352"/>
+        <location filename="../app/chat/chat_controller.cpp" line="357"/>
         <source>The reply could not be generated: %1</source>
         <translation>无法生成回复：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="432"/>
+        <location filename="../app/chat/chat_controller.cpp" line="437"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="489"/>
+        <location filename="../app/chat/chat_controller.cpp" line="494"/>
         <source>Chat exported to %1</source>
         <translation>对话已导出到 %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="490"/>
+        <location filename="../app/chat/chat_controller.cpp" line="495"/>
         <source>The chat could not be exported: %1</source>
         <translation>无法导出对话：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="24"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="25"/>
         <source>This model&apos;s architecture is not supported yet.</source>
         <translation>暂不支持此模型的架构。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="26"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="27"/>
         <source>There is not enough memory to load this model.</source>
         <translation>内存不足，无法加载此模型。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="28"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="29"/>
         <source>The file may be damaged or incomplete.</source>
         <translation>文件可能已损坏或不完整。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="29"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="30"/>
         <source>“%1” could not be loaded. %2
 Details: %3</source>
         <translation>无法加载“%1”。%2
 详细信息：%3</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="98"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="68"/>
+        <source>Converting to 4-bit… %1%</source>
+        <translation>正在转换为 4 位… %1%</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="69"/>
+        <source>Loading… %1%</source>
+        <translation>正在加载… %1%</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="118"/>
         <source>%1: in use (%2)</source>
         <translation>%1：正在使用（%2）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="101"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="121"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="102"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="122"/>
         <source>available, not chosen</source>
         <translation>可用，但未选用</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="129"/>
+        <source>4-bit (converted)</source>
+        <translation>4 位（已转换）</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="129"/>
+        <source>4-bit (converted from %1)</source>
+        <translation>4 位（由 %1 转换）</translation>
     </message>
 </context>
 <context>
@@ -957,7 +1002,7 @@ Details: %3</source>
 <context>
     <name>hearth::app::EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="151"/>
+        <location filename="../app/engine/engine_worker.cpp" line="166"/>
         <source>No model is loaded.</source>
         <translation>未加载模型。</translation>
     </message>

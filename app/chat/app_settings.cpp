@@ -14,7 +14,8 @@ struct Default {
 const QList<Default>& defaults() {
     static const QList<Default> list = {
         {"backend", QStringLiteral("auto")},  // auto, cuda, vulkan, cpu
-        {"kvType", QStringLiteral("f16")},    // f16, f32 (q8, q4: paged KV cache)
+        {"kvType", QStringLiteral("f16")},    // f16, f32, q8, q4
+        {"int4Weights", false},               // convert 16/8-bit models to 4-bit on load
         {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)
         {"threads", 0},                       // 0: all
         {"temperature", 0.8},
@@ -54,7 +55,7 @@ AppSettings::AppSettings(const QString& dataDir, QObject* parent)
 }
 
 bool AppSettings::needsReload(const QString& key) {
-    return key == QLatin1String("backend");
+    return key == QLatin1String("backend") || key == QLatin1String("int4Weights");
 }
 
 bool AppSettings::needsNewContext(const QString& key) {
@@ -111,6 +112,7 @@ EngineConfig AppSettings::engineConfig() const {
     c.contextLength = value(QStringLiteral("contextLength")).toInt();
     c.kvType = value(QStringLiteral("kvType")).toString();
     c.threads = value(QStringLiteral("threads")).toInt();
+    c.int4Weights = value(QStringLiteral("int4Weights")).toBool();
     return c;
 }
 

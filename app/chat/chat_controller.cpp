@@ -53,14 +53,19 @@ ChatController::ChatController(QObject* parent)
     m_engineThread.setObjectName(QStringLiteral("hearth-engine"));
     m_worker->moveToThread(&m_engineThread);
     connect(m_worker.get(), &EngineWorker::loadProgress, this,
-            [this](qint64 id, double fraction, qint64 done, qint64 total) {
+            [this](qint64 id, const QString& phase, double fraction, qint64 done, qint64 total) {
                 if (id != m_loadId) return;
+                m_loadPhase = phase;
                 m_loadFraction = fraction;
                 m_loadBytesText =
                     tr("%1 of %2")
                         .arg(QLocale().formattedDataSize(done), QLocale().formattedDataSize(total));
                 emit loadProgressChanged();
             });
+    connect(m_worker.get(), &EngineWorker::int4CacheCleared, this, [this](qint64 freed) {
+        m_int4CacheNote = tr("Freed %1.").arg(QLocale().formattedDataSize(freed));
+        emit int4CacheCleared(freed);
+    });
     connect(m_worker.get(), &EngineWorker::modelLoaded, this, &ChatController::onModelLoaded);
     connect(m_worker.get(), &EngineWorker::modelLoadFailed, this,
             &ChatController::onModelLoadFailed);

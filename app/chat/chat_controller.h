@@ -34,6 +34,11 @@ class ChatController : public QObject {
     Q_PROPERTY(QString modelState READ modelState NOTIFY modelChanged)
     Q_PROPERTY(double loadFraction READ loadFraction NOTIFY loadProgressChanged)
     Q_PROPERTY(QString loadBytesText READ loadBytesText NOTIFY loadProgressChanged)
+    // "converting" (making 4-bit weights) or "loading"; loadText: "Loading… 40%" etc.
+    Q_PROPERTY(QString loadPhase READ loadPhase NOTIFY loadProgressChanged)
+    Q_PROPERTY(QString loadText READ loadText NOTIFY loadProgressChanged)
+    // What the last "Clear 4-bit cache" did (empty until then).
+    Q_PROPERTY(QString int4CacheNote READ int4CacheNote NOTIFY int4CacheCleared)
     // name, path, fileBytes, sizeText, architecture, backend, device, backends[], backendTip...
     Q_PROPERTY(QVariantMap modelInfo READ modelInfo NOTIFY modelChanged)
     Q_PROPERTY(QString modelError READ modelError NOTIFY modelErrorChanged)
@@ -62,6 +67,11 @@ public:
     QString modelState() const { return m_modelState; }
     double loadFraction() const { return m_loadFraction; }
     QString loadBytesText() const { return m_loadBytesText; }
+    QString loadPhase() const { return m_loadPhase; }
+    QString loadText() const;
+    QString int4CacheNote() const { return m_int4CacheNote; }
+    // Where 4-bit conversions are cached: "<data dir>/cache".
+    QString int4CacheDir() const;
     QVariantMap modelInfo() const { return m_modelInfo; }
     QString modelError() const { return m_modelError; }
     QString templateNote() const { return m_templateNote; }
@@ -86,6 +96,8 @@ public:
     Q_INVOKABLE void clearModelError();
     Q_INVOKABLE void clearTemplateNote();
     Q_INVOKABLE void clearNotice();
+    // Deletes the cached 4-bit conversions (on the engine thread); int4CacheCleared follows.
+    Q_INVOKABLE void clearInt4Cache();
 
     // --- Chats -----------------------------------------------------------------------------
     Q_INVOKABLE void newChat();
@@ -121,6 +133,7 @@ signals:
     // For tests and QML reactions.
     void modelLoaded();
     void modelLoadFailed(const QString& message);
+    void int4CacheCleared(qint64 bytesFreed);
     void replyFinished(qint64 messageId, const QString& stopReason);
     void chatOpened(qint64 chatId);
     void errorOccurred(const QString& message);
@@ -157,6 +170,8 @@ private:
     QString m_modelState = QStringLiteral("none");
     double m_loadFraction = 0;
     QString m_loadBytesText;
+    QString m_loadPhase = QStringLiteral("loading");
+    QString m_int4CacheNote;
     QVariantMap m_modelInfo;
     QString m_modelError;
     QString m_templateNote;

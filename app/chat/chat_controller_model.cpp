@@ -1,4 +1,5 @@
 // ChatController: loading and unloading models, settings that affect the engine, statistics.
+#include <QDir>
 #include <QFileInfo>
 #include <QLocale>
 
@@ -48,15 +49,34 @@ bool ChatController::loadModel(const QUrl& url) {
                    {QStringLiteral("path"), picker.filePath()},
                    {QStringLiteral("sizeText"), picker.sizeText()}};
     m_loadFraction = 0;
+    m_loadPhase = QStringLiteral("loading");
     m_loadBytesText.clear();
     emit modelChanged();
     emit loadProgressChanged();
     const QString path = picker.filePath();
-    const EngineConfig config = m_settings ? m_settings->engineConfig() : EngineConfig{};
+    EngineConfig config = m_settings ? m_settings->engineConfig() : EngineConfig{};
+    config.int4CacheDir = int4CacheDir();
     QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get(), loadId, path, config] {
         w->loadModel(loadId, path, config);
     });
     return true;
+}
+
+QString ChatController::loadText() const {
+    const int percent = qRound(m_loadFraction * 100);
+    if (m_loadPhase == QLatin1String("converting"))
+        return tr("Converting to 4-bit… %1%").arg(percent);
+    return tr("Loading… %1%").arg(percent);
+}
+
+QString ChatController::int4CacheDir() const {
+    return m_dataDir.isEmpty() ? QString() : QDir(m_dataDir).filePath(QStringLiteral("cache"));
+}
+
+void ChatController::clearInt4Cache() {
+    const QString dir = int4CacheDir();
+    QMetaObject::invokeMethod(m_worker.get(),
+                              [w = m_worker.get(), dir] { w->clearInt4Cache(dir); });
 }
 
 void ChatController::cancelLoad() {
@@ -103,6 +123,11 @@ void ChatController::onModelLoaded(qint64 loadId, const QVariantMap& info) {
     }
     m_modelInfo[QStringLiteral("backendTip")] = why.join(QLatin1Char('\n'));
     m_modelInfo[QStringLiteral("backendReasons")] = available;
+    if (info.value(QStringLiteral("int4Converted")).toBool()) {
+        const QString from = info.value(QStringLiteral("int4SourceTypes")).toString();
+        m_modelInfo[QStringLiteral("weightsTip")] =
+            from.isEmpty() ? tr("4-bit (converted)") : tr("4-bit (converted from %1)").arg(from);
+    }
     m_modelState = QStringLiteral("ready");
     m_loadFraction = 1;
     if (m_settings) m_settings->addRecentModel(info.value(QStringLiteral("path")).toString());

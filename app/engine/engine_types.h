@@ -11,8 +11,10 @@ namespace hearth::app {
 struct EngineConfig {
     QString backend = QStringLiteral("auto");  // auto, cpu, vulkan, cuda
     int contextLength = 0;                     // 0: the model's, at most 4096
-    QString kvType = QStringLiteral("f16");    // f16 or f32 (q8/q4 come with the paged cache)
+    QString kvType = QStringLiteral("f16");    // f16, f32, q8 or q4
     int threads = 0;                           // 0: all
+    bool int4Weights = false;                  // convert wide weights to 4-bit on load
+    QString int4CacheDir;                      // where conversions are kept (empty: default)
 };
 
 struct SamplingConfig {

@@ -5,6 +5,7 @@
 #include <QThread>
 
 #include <algorithm>
+#include <filesystem>
 #include <random>
 
 #include "chat_session.h"
@@ -84,13 +85,19 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
     LoadOptions options;
     options.backend = config.backend.toStdString();
     options.cancel = &m_loadCancelFlag;
+    options.int4_weights = config.int4Weights;
+    if (!config.int4CacheDir.isEmpty())
+        options.int4_cache_dir = std::filesystem::path(config.int4CacheDir.toStdString());
     QElapsedTimer sinceReport;
     sinceReport.start();
+    std::string lastPhase;
     options.on_progress = [&](const LoadProgress& p) {
-        if (sinceReport.elapsed() < kFlushMs && p.fraction < 1.0) return;
+        // A new phase is reported at once so the text never lags behind what is happening.
+        if (p.phase == lastPhase && sinceReport.elapsed() < kFlushMs && p.fraction < 1.0) return;
         sinceReport.restart();
-        emit loadProgress(loadId, p.fraction, static_cast<qint64>(p.bytes_done),
-                          static_cast<qint64>(p.bytes_total));
+        lastPhase = p.phase;
+        emit loadProgress(loadId, QString::fromStdString(p.phase), p.fraction,
+                          static_cast<qint64>(p.bytes_done), static_cast<qint64>(p.bytes_total));
     };
     auto model = Model::load(path.toStdString(), options);
     if (!model) {
@@ -105,6 +112,12 @@ void EngineWorker::unloadModel() {
     dropSessions();
     m_model.reset();
     emit modelUnloaded();
+}
+
+void EngineWorker::clearInt4Cache(const QString& dir) {
+    const uint64_t freed = clear_int4_cache(
+        dir.isEmpty() ? std::filesystem::path() : std::filesystem::path(dir.toStdString()));
+    emit int4CacheCleared(static_cast<qint64>(freed));
 }
 
 void EngineWorker::setConfig(const EngineConfig& config) {
@@ -133,7 +146,9 @@ ChatSession* EngineWorker::sessionFor(qint64 chatId, QString& error) {
     ContextOptions options;
     options.n_ctx = m_config.contextLength;
     options.n_threads = m_config.threads;
-    options.kv_type = m_config.kvType == QLatin1String("f32") ? KvType::F32 : KvType::F16;
+    // An unknown name (an old or hand-edited settings file) falls back to the default F16.
+    auto kv = parse_kv_type(m_config.kvType.toStdString());
+    options.kv_type = kv ? *kv : KvType::F16;
     auto session = ChatSession::create(m_model, options);
     if (!session) {
         error = QString::fromStdString(session.error_message());
@@ -256,7 +271,11 @@ QVariantMap EngineWorker::describeModel() const {
         if (b.used) used = QString::fromStdString(b.name);
     }
     return {
-        {QStringLiteral("path"), QString::fromStdString(info.path)},
+        // The file the person chose (recent models, reload); weightsPath is the file in use,
+        // the cached conversion when the weights were converted to 4-bit.
+        {QStringLiteral("path"),
+         QString::fromStdString(info.source_path.empty() ? info.path : info.source_path)},
+        {QStringLiteral("weightsPath"), QString::fromStdString(info.path)},
         {QStringLiteral("name"), QString::fromStdString(info.name)},
         {QStringLiteral("architecture"), QString::fromStdString(info.architecture)},
         {QStringLiteral("fileBytes"), static_cast<qint64>(info.file_bytes)},
@@ -268,6 +287,9 @@ QVariantMap EngineWorker::describeModel() const {
         {QStringLiteral("backends"), backends},
         {QStringLiteral("hasChatTemplate"), info.has_chat_template},
         {QStringLiteral("memoryBytes"), residentMemoryBytes()},
+        {QStringLiteral("int4Converted"), info.int4_converted},
+        {QStringLiteral("int4CacheHit"), info.int4_cache_hit},
+        {QStringLiteral("int4SourceTypes"), QString::fromStdString(info.int4_source_types)},
     };
 }
 

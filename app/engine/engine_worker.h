@@ -48,12 +48,17 @@ public slots:
     void setConfig(const hearth::app::EngineConfig& config);
     void generate(const hearth::app::GenerationRequest& request);
     void forgetChat(qint64 chatId);
+    // Deletes the cached 4-bit conversions under dir; answers with int4CacheCleared.
+    void clearInt4Cache(const QString& dir);
 
 signals:
-    void loadProgress(qint64 loadId, double fraction, qint64 bytesDone, qint64 bytesTotal);
+    // phase: "converting" (making 4-bit weights) or "loading".
+    void loadProgress(qint64 loadId, const QString& phase, double fraction, qint64 bytesDone,
+                      qint64 bytesTotal);
     void modelLoaded(qint64 loadId, const QVariantMap& info);
     void modelLoadFailed(qint64 loadId, const QString& path, const QString& message);
     void modelUnloaded();
+    void int4CacheCleared(qint64 bytesFreed);
     void tokens(qint64 requestId, const QString& delta);
     void progress(qint64 requestId, const hearth::app::GenerationReport& report);
     void templateNote(qint64 chatId, const QString& note);

@@ -179,6 +179,7 @@ TestCase {
         first.settings.temperature = 0.3
         first.settings.theme = "dark"
         first.settings.kvType = "f32"
+        first.settings.int4Weights = true
         first.settings.systemPrompt = "Be brief."
         first.destroy()
         wait(0)
@@ -186,6 +187,7 @@ TestCase {
         compare(second.settings.temperature, 0.3)
         compare(second.settings.theme, "dark")
         compare(second.settings.kvType, "f32")
+        compare(second.settings.int4Weights, true)
         compare(second.settings.systemPrompt, "Be brief.")
     }
 }

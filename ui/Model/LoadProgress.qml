@@ -4,7 +4,8 @@ import QtQuick.Layouts
 import Hearth
 import Hearth.App
 
-// While a model loads: a progress bar with the percentage and bytes, and Cancel.
+// While a model loads: a progress bar, the phase (converting to 4-bit or loading) with the
+// percentage, the bytes, and Cancel.
 Rectangle {
     id: root
 
@@ -16,7 +17,7 @@ Rectangle {
     color: Theme.c.surface
     border.color: Theme.c.border
     Accessible.role: Accessible.ProgressBar
-    Accessible.name: qsTr("Loading model, %1 percent").arg(Math.round(controller.loadFraction * 100))
+    Accessible.name: controller.loadText
 
     RowLayout {
         id: row
@@ -39,7 +40,7 @@ Rectangle {
         }
         Label {
             objectName: "loadPercent"
-            text: qsTr("%1%").arg(Math.round(root.controller.loadFraction * 100))
+            text: root.controller.loadText
             color: Theme.c.text
             font.pixelSize: Theme.fontBody
         }

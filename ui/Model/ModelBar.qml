@@ -62,7 +62,11 @@ ToolBar {
             font.pixelSize: Theme.fontSmall
         }
         Rectangle {
+            id: badge
             objectName: "backendBadge"
+            // The backends and, for converted weights, "4-bit (converted from F16)".
+            readonly property string tip: (bar.info.weightsTip ? bar.info.weightsTip + "\n" : "")
+                                          + (bar.info.backendTip || "")
             visible: bar.ready
             radius: 9
             color: Theme.c.surfaceAlt
@@ -70,7 +74,7 @@ ToolBar {
             implicitWidth: badgeText.implicitWidth + 16
             implicitHeight: 20
             Accessible.role: Accessible.StaticText
-            Accessible.name: qsTr("Backend %1. %2").arg(badgeText.text).arg(bar.info.backendTip || "")
+            Accessible.name: qsTr("Backend %1. %2").arg(badgeText.text).arg(badge.tip)
             Label {
                 id: badgeText
                 anchors.centerIn: parent
@@ -80,7 +84,7 @@ ToolBar {
             }
             HoverHandler { id: badgeHover }
             ToolTip.visible: badgeHover.hovered
-            ToolTip.text: (bar.info.device ? bar.info.device + "\n" : "") + (bar.info.backendTip || "")
+            ToolTip.text: (bar.info.device ? bar.info.device + "\n" : "") + tip
         }
         Item { Layout.fillWidth: true }
         HeaderButton {

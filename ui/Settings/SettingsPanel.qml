@@ -53,12 +53,38 @@ Drawer {
             ChoiceRow {
                 objectName: "kvSetting"
                 label: qsTr("KV cache")
-                note: qsTr("Applies from the next message. Q8 and Q4 are coming with the paged KV cache.")
+                note: qsTr("Applies from the next message. Q8 and Q4 hold longer chats in less memory.")
                 value: panel.st ? panel.st.kvType : "f16"
                 options: [{ value: "f16", text: "F16" }, { value: "f32", text: "F32" },
-                          { value: "q8", text: "Q8", enabled: false, reason: qsTr("coming with the paged KV cache") },
-                          { value: "q4", text: "Q4", enabled: false, reason: qsTr("coming with the paged KV cache") }]
+                          { value: "q8_0", text: "Q8" }, { value: "q4_0", text: "Q4" }]
                 onChosen: v => panel.st.kvType = v
+            }
+            SettingRow {
+                label: qsTr("4-bit weights")
+                note: qsTr("Converts 16/8-bit models to 4-bit when loading: about a quarter of the memory, faster replies; the first load takes longer, then it is cached.")
+                    + " " + qsTr("Applies when the model is loaded again.")
+                Switch {
+                    objectName: "int4Setting"
+                    text: checked ? qsTr("On") : qsTr("Off")
+                    checked: panel.st ? panel.st.int4Weights : false
+                    font.pixelSize: Theme.fontBody
+                    Accessible.name: qsTr("Convert weights to 4-bit when loading")
+                    onToggled: panel.st.int4Weights = checked
+                }
+                Button {
+                    objectName: "clearInt4CacheButton"
+                    text: qsTr("Clear 4-bit cache")
+                    Accessible.name: qsTr("Delete the cached 4-bit conversions")
+                    onClicked: panel.controller.clearInt4Cache()
+                }
+                Label {
+                    objectName: "int4CacheNote"
+                    Layout.fillWidth: true
+                    text: panel.controller.int4CacheNote
+                    color: Theme.c.textMuted
+                    font.pixelSize: Theme.fontSmall
+                    elide: Text.ElideRight
+                }
             }
             NumberRow {
                 objectName: "contextSetting"

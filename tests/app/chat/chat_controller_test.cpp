@@ -1,10 +1,13 @@
 // ChatController with the real engine on stories260K: streaming into the history, stop,
 // regenerate (a sibling), edit (a branch), restart, and prefix reuse on the next turn.
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QGuiApplication>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 #include "chat_store.h"
 #include "controller_fixture.h"
@@ -304,6 +307,104 @@ private slots:
         QFile f(file);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.readAll().contains("std::reverse"));
+    }
+
+    void int4SwitchConvertsThenReusesTheCache() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("int4Weights"), true);
+        QStringList phases, texts;
+        connect(c.get(), &ChatController::loadProgressChanged, c.get(), [&] {
+            if (phases.isEmpty() || phases.last() != c->loadPhase()) phases << c->loadPhase();
+            texts << c->loadText();
+        });
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        const QVariantMap info = c->modelInfo();
+        QVERIFY(info.value("int4Converted").toBool());
+        QVERIFY(!info.value("int4CacheHit").toBool());
+        // stories260K's linear layers are F32; the badge's tooltip says what they became.
+        QCOMPARE(info.value("int4SourceTypes").toString(), QStringLiteral("F32"));
+        QCOMPARE(info.value("weightsTip").toString(), QStringLiteral("4-bit (converted from F32)"));
+        QVERIFY2(info.value("weightTypes").toString().contains("Q4_0"),
+                 qPrintable(info.value("weightTypes").toString()));
+        // The chosen file stays the model's path (recent models, reload); the weights in use
+        // are the cached conversion under <data dir>/cache.
+        QCOMPARE(info.value("path").toString(), hearth::test::tinyModelPath());
+        QVERIFY(info.value("weightsPath").toString().startsWith(c->int4CacheDir()));
+        QCOMPARE(c->settings()->value("recentModels").toStringList().value(0),
+                 hearth::test::tinyModelPath());
+        // The conversion was shown as such before the loading itself.
+        QVERIFY2(phases.indexOf("converting") >= 0 &&
+                     phases.indexOf("converting") < phases.lastIndexOf("loading"),
+                 qPrintable(phases.join(',')));
+        QVERIFY2(
+            std::any_of(texts.begin(), texts.end(),
+                        [](const QString& t) { return t.startsWith("Converting to 4-bit… "); }),
+            qPrintable(texts.join(',')));
+
+        QVERIFY(c->send(QStringLiteral("Once upon a time")));
+        const QString reason = hearth::test::waitForReply(*c);
+        QVERIFY(!reason.isEmpty() && reason != QLatin1String("error"));
+        QVERIFY(c->lastReport().generatedTokens > 0);
+        QVERIFY(!text(*c, 1).isEmpty());
+
+        // Loading again reuses the conversion.
+        phases.clear();
+        c->reloadModel();
+        QTRY_COMPARE_WITH_TIMEOUT(c->modelState(), QStringLiteral("ready"), 30000);
+        QVERIFY(c->modelInfo().value("int4Converted").toBool());
+        QVERIFY(c->modelInfo().value("int4CacheHit").toBool());
+        QVERIFY2(!phases.contains("converting"), qPrintable(phases.join(',')));
+
+        // Clearing the cache reports the bytes it freed: at least the converted file.
+        QSignalSpy cleared(c.get(), &ChatController::int4CacheCleared);
+        c->clearInt4Cache();
+        QVERIFY(cleared.wait(10000) || !cleared.isEmpty());
+        const qint64 freed = cleared.first().at(0).toLongLong();
+        QVERIFY2(freed >= c->modelInfo().value("fileBytes").toLongLong(),
+                 qPrintable(QString::number(freed)));
+        QVERIFY(c->int4CacheNote().startsWith(QStringLiteral("Freed ")));
+        QVERIFY(QDir(c->int4CacheDir() + "/int4")
+                    .entryList(QStringList{"*.gguf"}, QDir::Files)
+                    .isEmpty());
+        // Nothing is left to free the second time.
+        cleared.clear();
+        c->clearInt4Cache();
+        QVERIFY(cleared.wait(10000) || !cleared.isEmpty());
+        QCOMPARE(cleared.first().at(0).toLongLong(), 0);
+    }
+
+    void int4OffLoadsTheFileAsItIs() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(!c->modelInfo().value("int4Converted").toBool());
+        QVERIFY(!c->modelInfo().contains("weightsTip"));
+        QCOMPARE(c->loadPhase(), QStringLiteral("loading"));
+        QCOMPARE(c->loadText(), QStringLiteral("Loading… 100%"));
+        QVERIFY(!QDir(c->int4CacheDir()).exists());
+    }
+
+    void quantizedKvCachesGenerate() {
+        REQUIRE_MODEL();
+        for (const char* kv : {"q8_0", "q4_0"}) {
+            QTemporaryDir dir;
+            auto c = hearth::test::openController(dir.path());
+            QVERIFY(c);
+            c->settings()->insert(QStringLiteral("kvType"), QString::fromLatin1(kv));
+            QCOMPARE(c->settings()->engineConfig().kvType, QString::fromLatin1(kv));
+            QVERIFY(hearth::test::loadTinyModel(*c));
+            QVERIFY(c->send(QStringLiteral("Tom had a red ball.")));
+            const QString reason = hearth::test::waitForReply(*c);
+            QVERIFY2(!reason.isEmpty() && reason != QLatin1String("error"), kv);
+            QVERIFY2(c->lastReport().generatedTokens > 0, kv);
+            QVERIFY2(!text(*c, 1).isEmpty(), kv);
+            QVERIFY2(c->notice().isEmpty(), qPrintable(c->notice()));
+        }
     }
 
     void notAModelIsRefusedBeforeLoading() {

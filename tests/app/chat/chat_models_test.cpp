@@ -123,6 +123,34 @@ private slots:
         QVERIFY(AppSettings::needsNewContext("contextLength"));
     }
 
+    void int4AndKvTypeSettingsPersist() {
+        QTemporaryDir dir;
+        {
+            AppSettings s(dir.path());
+            QCOMPARE(s.value("int4Weights").toBool(), false);  // off by default
+            QCOMPARE(s.engineConfig().int4Weights, false);
+            // A QML write (through the meta-object, as the Switch does) is saved at once.
+            QVERIFY(s.setProperty("int4Weights", true));
+            QVERIFY(s.setProperty("kvType", QStringLiteral("q8_0")));
+            QCOMPARE(s.engineConfig().int4Weights, true);
+        }
+        {
+            QSettings raw(AppSettings::filePath(dir.path()), QSettings::IniFormat);
+            QCOMPARE(raw.value("int4Weights").toBool(), true);
+        }
+        {
+            AppSettings s(dir.path());
+            QCOMPARE(s.value("int4Weights").toBool(), true);
+            QCOMPARE(s.engineConfig().int4Weights, true);
+            QCOMPARE(s.engineConfig().kvType, QStringLiteral("q8_0"));
+            s.resetToDefaults();
+            QCOMPARE(s.engineConfig().int4Weights, false);
+        }
+        // Converting happens while loading, so a change waits for the next load.
+        QVERIFY(AppSettings::needsReload("int4Weights"));
+        QVERIFY(!AppSettings::needsNewContext("int4Weights"));
+    }
+
     void settingsFileWithGarbageFallsBackToDefaults() {
         QTemporaryDir dir;
         {
