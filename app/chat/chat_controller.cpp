@@ -30,6 +30,27 @@ struct ChatController::Turn {
         t.error = QString::fromStdString(message);
         return t;
     }
+
+    // The chat's title, system prompt and selected path after a change, with replyId the
+    // message being generated (0 when none).
+    static Turn forChat(ChatStore& s, qint64 chatId, qint64 replyId) {
+        auto chat = s.chat(chatId);
+        if (!chat) return fail(chat.error_message());
+        auto path = s.selectedPath(chatId);
+        if (!path) return fail(path.error_message());
+        Turn t;
+        t.chatId = chatId;
+        t.replyId = replyId;
+        t.title = chat->title;
+        t.systemPrompt = chat->systemPrompt;
+        t.path = *path;
+        return t;
+    }
+    static Turn forChatOf(ChatStore& s, qint64 messageId, qint64 replyId) {
+        auto msg = s.message(messageId);
+        if (!msg) return fail(msg.error_message());
+        return forChat(s, msg->chatId, replyId);
+    }
 };
 
 namespace {
@@ -173,33 +194,19 @@ void ChatController::openChat(qint64 chatId) {
         return;
     }
     if (m_generating && chatId != m_replyChatId) stop();
-    m_store->run(
-        [chatId](ChatStore& s) {
-            Turn t;
-            auto chat = s.chat(chatId);
-            auto path = s.selectedPath(chatId);
-            if (!chat || !path) {
-                t.error =
-                    QString::fromStdString(!chat ? chat.error_message() : path.error_message());
-                return t;
-            }
-            t.chatId = chatId;
-            t.title = chat->title;
-            t.path = *path;
-            return t;
-        },
-        [this](const Turn& t) {
-            if (!t.error.isEmpty()) {
-                setNotice(tr("The chat could not be opened: %1").arg(t.error));
-                return;
-            }
-            QList<Message> path = t.path;
-            // A reply still streaming shows its live text, not the last checkpoint.
-            for (Message& m : path)
-                if (m_generating && m.id == m_replyId) m.content = m_replyText;
-            showPath(t.chatId, path, t.title);
-            emit chatOpened(t.chatId);
-        });
+    m_store->run([chatId](ChatStore& s) { return Turn::forChat(s, chatId, 0); },
+                 [this](const Turn& t) {
+                     if (!t.error.isEmpty()) {
+                         setNotice(tr("The chat could not be opened: %1").arg(t.error));
+                         return;
+                     }
+                     QList<Message> path = t.path;
+                     // A reply still streaming shows its live text, not the last checkpoint.
+                     for (Message& m : path)
+                         if (m_generating && m.id == m_replyId) m.content = m_replyText;
+                     showPath(t.chatId, path, t.title);
+                     emit chatOpened(t.chatId);
+                 });
 }
 
 bool ChatController::canStartTurn() const {
@@ -216,7 +223,6 @@ bool ChatController::send(const QString& rawText) {
     const QString systemPrompt = m_settings->value(QStringLiteral("systemPrompt")).toString();
     m_store->run(
         [=](ChatStore& s) {
-            Turn t;
             hearth::storage::Transaction tx = s.beginBatch();
             qint64 id = chatId;
             if (id == 0) {
@@ -231,14 +237,9 @@ bool ChatController::send(const QString& rawText) {
             if (!user) return Turn::fail(user.error_message());
             auto reply = s.beginAssistantMessage(*user);
             if (!reply) return Turn::fail(reply.error_message());
-            auto path = s.selectedPath(id);
-            if (!path) return Turn::fail(path.error_message());
+            Turn t = Turn::forChat(s, id, *reply);
+            if (!t.error.isEmpty()) return t;
             if (Status c = tx.commit(); !c) return Turn::fail(c.message());
-            t.chatId = id;
-            t.replyId = *reply;
-            t.title = chat->title;
-            t.systemPrompt = chat->systemPrompt;
-            t.path = *path;
             return t;
         },
         [this](const Turn& t) { startGeneration(t); });
@@ -250,20 +251,9 @@ bool ChatController::regenerate(qint64 assistantMessageId) {
     setGenerating(true);
     m_store->run(
         [assistantMessageId](ChatStore& s) {
-            Turn t;
             auto reply = s.regenerate(assistantMessageId);
             if (!reply) return Turn::fail(reply.error_message());
-            auto msg = s.message(*reply);
-            auto chat = msg ? s.chat(msg->chatId) : Result<hearth::storage::Chat>(msg.status());
-            if (!chat) return Turn::fail(chat.error_message());
-            auto path = s.selectedPath(chat->id);
-            if (!path) return Turn::fail(path.error_message());
-            t.chatId = chat->id;
-            t.replyId = *reply;
-            t.title = chat->title;
-            t.systemPrompt = chat->systemPrompt;
-            t.path = *path;
-            return t;
+            return Turn::forChatOf(s, *reply, *reply);
         },
         [this](const Turn& t) { startGeneration(t); });
     return true;
@@ -275,23 +265,14 @@ bool ChatController::editMessage(qint64 userMessageId, const QString& rawText) {
     setGenerating(true);
     m_store->run(
         [userMessageId, text](ChatStore& s) {
-            Turn t;
             hearth::storage::Transaction tx = s.beginBatch();
             auto user = s.editUserMessage(userMessageId, text);
             if (!user) return Turn::fail(user.error_message());
             auto reply = s.beginAssistantMessage(*user);
             if (!reply) return Turn::fail(reply.error_message());
-            auto msg = s.message(*user);
-            auto chat = msg ? s.chat(msg->chatId) : Result<hearth::storage::Chat>(msg.status());
-            if (!chat) return Turn::fail(chat.error_message());
-            auto path = s.selectedPath(chat->id);
-            if (!path) return Turn::fail(path.error_message());
+            Turn t = Turn::forChatOf(s, *user, *reply);
+            if (!t.error.isEmpty()) return t;
             if (Status c = tx.commit(); !c) return Turn::fail(c.message());
-            t.chatId = chat->id;
-            t.replyId = *reply;
-            t.title = chat->title;
-            t.systemPrompt = chat->systemPrompt;
-            t.path = *path;
             return t;
         },
         [this](const Turn& t) { startGeneration(t); });
@@ -395,22 +376,13 @@ void ChatController::switchBranch(qint64 messageId, int delta) {
     if (!m_ready || m_generating) return;
     m_store->run(
         [messageId, delta](ChatStore& s) {
-            Turn t;
             auto sibs = s.siblings(messageId);
             if (!sibs) return Turn::fail(sibs.error_message());
             const qsizetype at = sibs->indexOf(messageId);
             const qsizetype to = std::clamp<qsizetype>(at + delta, 0, sibs->size() - 1);
             if (auto sel = s.selectBranch(sibs->at(to)); !sel)
                 return Turn::fail(sel.error_message());
-            auto msg = s.message(messageId);
-            auto chat = msg ? s.chat(msg->chatId) : Result<hearth::storage::Chat>(msg.status());
-            if (!chat) return Turn::fail(chat.error_message());
-            auto path = s.selectedPath(chat->id);
-            if (!path) return Turn::fail(path.error_message());
-            t.chatId = chat->id;
-            t.title = chat->title;
-            t.path = *path;
-            return t;
+            return Turn::forChatOf(s, messageId, 0);
         },
         [this](const Turn& t) {
             if (t.error.isEmpty()) showPath(t.chatId, t.path, t.title);
