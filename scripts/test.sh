@@ -16,6 +16,10 @@ ctest_args=(--output-on-failure -j "$jobs")
 cmake --preset ci
 cmake --build --preset ci -j "$jobs"
 ctest --test-dir build/ci "${ctest_args[@]}"
+# The README's first command, as a user runs it (headless, on the build just made).
+if [ -z "$label" ] || [ "$label" = app ] || [ "$label" = ui ]; then
+  scripts/check_run.sh ci
+fi
 
 if [ -z "$label" ] || [ "$label" = engine ] || [ "$label" = backends ]; then
   cmake --preset asan

@@ -9,9 +9,11 @@
 #include <QQuickStyle>
 #include <QQuickWindow>
 #include <QStandardPaths>
+#include <QTimer>
 #include <QTranslator>
 #include <QUrl>
 #include <cstdio>
+#include <memory>
 
 #include "app_info.h"
 #include "chat_controller.h"
@@ -22,6 +24,10 @@
 #include "screenshot.h"
 
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
+
+namespace {
+constexpr int kScreenshotLoadWaitMs = 120000;
+}
 
 int main(int argc, char* argv[]) {
     QGuiApplication app(argc, argv);
@@ -96,7 +102,34 @@ int main(int argc, char* argv[]) {
             std::fprintf(stderr, "hearth: the main object is not a window\n");
             return 1;
         }
-        scheduleScreenshot(window, options.screenshotFile);
+        // With a model on the command line the picture is taken once its load has ended
+        // (ready or refused), so it shows what a user sees after opening that file.
+        auto describe = [&controller]() {
+            QString line = QStringLiteral("model: ") + controller.modelState();
+            if (!controller.modelError().isEmpty())
+                line += QStringLiteral(" (") + controller.modelError() + QLatin1Char(')');
+            return line;
+        };
+        if (options.modelFile.isEmpty() || controller.modelState() != QLatin1String("loading")) {
+            scheduleScreenshot(window, options.screenshotFile, describe);
+        } else {
+            auto scheduled = std::make_shared<bool>(false);
+            auto scheduleOnce = [=, &controller, file = options.screenshotFile]() {
+                if (*scheduled || controller.modelState() == QLatin1String("loading")) return;
+                *scheduled = true;
+                scheduleScreenshot(window, file, describe);
+            };
+            QObject::connect(&controller, &hearth::app::ChatController::modelChanged, window,
+                             scheduleOnce);
+            QObject::connect(&controller, &hearth::app::ChatController::modelErrorChanged, window,
+                             scheduleOnce);
+            // A load that never ends must not hang a headless check.
+            QTimer::singleShot(kScreenshotLoadWaitMs, window, [=, file = options.screenshotFile]() {
+                if (*scheduled) return;
+                *scheduled = true;
+                scheduleScreenshot(window, file, describe);
+            });
+        }
     }
     return QGuiApplication::exec();
 }

@@ -15,17 +15,19 @@ constexpr int kMaxWaitMs = 5000;
 
 }  // namespace
 
-void scheduleScreenshot(QQuickWindow* window, const QString& file) {
+void scheduleScreenshot(QQuickWindow* window, const QString& file,
+                        std::function<QString()> describe) {
     auto* quiet = new QTimer(window);
     quiet->setSingleShot(true);
     quiet->setInterval(kQuietMs);
 
-    auto grab = [window, file]() {
+    auto grab = [window, file, describe]() {
         const QImage image = window->grabWindow();
         const bool ok = !image.isNull() && image.save(file, "PNG");
         if (ok) {
             std::fprintf(stdout, "screenshot: %s (%dx%d)\n", qPrintable(file), image.width(),
                          image.height());
+            if (describe) std::fprintf(stdout, "%s\n", qPrintable(describe()));
         } else {
             std::fprintf(stderr, "screenshot: could not write %s\n", qPrintable(file));
         }
