@@ -19,6 +19,7 @@ ctest --test-dir build/ci "${ctest_args[@]}"
 # The README's first command, as a user runs it (headless, on the build just made).
 if [ -z "$label" ] || [ "$label" = app ] || [ "$label" = ui ]; then
   scripts/check_run.sh ci
+  scripts/check_package.sh ci
 fi
 
 if [ -z "$label" ] || [ "$label" = engine ] || [ "$label" = backends ]; then

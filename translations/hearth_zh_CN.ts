@@ -589,6 +589,29 @@
     </message>
 </context>
 <context>
+    <name>ReplaceModelDialog</name>
+    <message>
+        <location filename="../ui/Dialogs/ReplaceModelDialog.qml" line="17"/>
+        <source>Open another model?</source>
+        <translation>打开另一个模型？</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ReplaceModelDialog.qml" line="37"/>
+        <source>Hearth is writing a reply. Opening %1 stops the reply and replaces the loaded model.</source>
+        <translation>Hearth 正在写回复。打开 %1 会停止回复并替换已加载的模型。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ReplaceModelDialog.qml" line="45"/>
+        <source>Open %1</source>
+        <translation>打开 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ReplaceModelDialog.qml" line="48"/>
+        <source>Keep the current model</source>
+        <translation>保留当前模型</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPanel</name>
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="32"/>

@@ -161,6 +161,22 @@ ApplicationWindow {
         }
     }
 
+    // A model handed over by a later start of Hearth (a double-click on a .gguf file while
+    // this window runs). During a reply the user is asked first.
+    function openFromElsewhere(url) {
+        if (controller.generating) {
+            replaceModelDialog.modelUrl = url
+            replaceModelDialog.open()
+        } else {
+            controller.loadModel(url)
+        }
+    }
+    ReplaceModelDialog {
+        id: replaceModelDialog
+        objectName: "replaceModelDialog"
+        onAccepted: window.controller.loadModel(modelUrl)  // stops the reply first
+    }
+
     SettingsPanel {
         id: settingsPanel
         controller: window.controller

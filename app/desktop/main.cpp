@@ -22,6 +22,7 @@
 #include "hearth/version.h"
 #include "qml_types.h"
 #include "screenshot.h"
+#include "single_instance.h"
 
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
 
@@ -53,6 +54,29 @@ int main(int argc, char* argv[]) {
         std::fprintf(stderr, "hearth: cannot create the data folder %s\n",
                      qPrintable(appInfo.dataDir()));
         return 1;
+    }
+
+    // One Hearth per data folder: a later start hands its model file to the running window.
+    // A headless --screenshot run is a check of its own and never hands over or listens.
+    hearth::app::SingleInstance instance(appInfo.dataDir());
+    if (options.screenshotFile.isEmpty()) {
+        if (instance.handOff(options.modelFile)) {
+            if (options.modelFile.isEmpty())
+                std::printf(
+                    "hearth: brought the Hearth already running on this data folder to "
+                    "the front\n");
+            else
+                std::printf(
+                    "hearth: opened %s in the Hearth already running on this data "
+                    "folder\n",
+                    qPrintable(options.modelFile));
+            return 0;
+        }
+        if (!instance.listen())
+            std::fprintf(stderr,
+                         "hearth: cannot watch for later starts (%s); they will open windows of "
+                         "their own\n",
+                         qPrintable(instance.errorString()));
     }
 
     qint64 demoChatId = 0;
@@ -96,12 +120,34 @@ int main(int argc, char* argv[]) {
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return 1;
 
+    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
+    if (!window) {
+        std::fprintf(stderr, "hearth: the main object is not a window\n");
+        return 1;
+    }
+    QObject::connect(&instance, &hearth::app::SingleInstance::openRequested, window,
+                     [window, &controller](const QString& path) {
+                         window->show();
+                         window->raise();
+                         window->requestActivate();
+                         if (path.isEmpty()) return;
+                         std::printf("hearth: opening %s (from another start)\n", qPrintable(path));
+                         std::fflush(stdout);
+                         auto once = std::make_shared<QMetaObject::Connection>();
+                         *once = QObject::connect(
+                             &controller, &hearth::app::ChatController::modelLoaded, window,
+                             [once, &controller]() {
+                                 QObject::disconnect(*once);
+                                 std::printf(
+                                     "hearth: model ready: %s\n",
+                                     qPrintable(controller.modelInfo().value("name").toString()));
+                                 std::fflush(stdout);
+                             });
+                         QMetaObject::invokeMethod(window, "openFromElsewhere",
+                                                   Q_ARG(QVariant, QUrl::fromLocalFile(path)));
+                     });
+
     if (!options.screenshotFile.isEmpty()) {
-        auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
-        if (!window) {
-            std::fprintf(stderr, "hearth: the main object is not a window\n");
-            return 1;
-        }
         // With a model on the command line the picture is taken once its load has ended
         // (ready or refused), so it shows what a user sees after opening that file.
         auto describe = [&controller]() {
