@@ -14,6 +14,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3 libpcre2-dev libgtest-dev nlohmann-json3-dev
   libqt6svg6
   xvfb xauth x11-utils imagemagick
+  desktop-file-utils appstream shared-mime-info libglib2.0-bin dpkg-dev
 )
 
 missing=()
