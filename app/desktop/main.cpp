@@ -14,6 +14,7 @@
 #include <QUrl>
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 #include "app_info.h"
 #include "chat_controller.h"
@@ -28,15 +29,42 @@ Q_IMPORT_QML_PLUGIN(HearthPlugin)
 
 namespace {
 constexpr int kScreenshotLoadWaitMs = 120000;
+
+bool asksOnlyForText(int argc, char* argv[]) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" ||
+            arg == "--version")
+            return true;
+    }
+    return false;
 }
+}  // namespace
 
 int main(int argc, char* argv[]) {
-    QGuiApplication app(argc, argv);
-    QGuiApplication::setApplicationName(QStringLiteral("Hearth"));
-    QGuiApplication::setOrganizationName(QStringLiteral("Hearth"));
-    QGuiApplication::setApplicationVersion(QStringLiteral(HEARTH_VERSION));
+    // --help and --version print text and need no display: a plain core application answers
+    // them, so they work over ssh and in scripts where a GUI application would abort.
+    std::unique_ptr<QCoreApplication> app;
+#if defined(Q_OS_LINUX)
+    // Without a display Qt aborts with a plug-in message that reads like a broken install.
+    if (!asksOnlyForText(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+        qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+        std::fprintf(stderr,
+                     "hearth: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are "
+                     "unset). For a headless check: QT_QPA_PLATFORM=offscreen hearth "
+                     "--screenshot FILE\n");
+        return 1;
+    }
+#endif
+    if (asksOnlyForText(argc, argv))
+        app = std::make_unique<QCoreApplication>(argc, argv);
+    else
+        app = std::make_unique<QGuiApplication>(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("Hearth"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Hearth"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(HEARTH_VERSION));
 
-    const CommandLineOptions options = parseCommandLine(QGuiApplication::arguments());
+    const CommandLineOptions options = parseCommandLine(QCoreApplication::arguments());
     if (!options.error.isEmpty()) {
         std::fprintf(stderr, "hearth: %s (try --help)\n", qPrintable(options.error));
         return 2;
@@ -108,7 +136,7 @@ int main(int argc, char* argv[]) {
     QQmlApplicationEngine engine;
     hearth::app::prepareEngine(&engine);
     QObject::connect(
-        &engine, &QQmlApplicationEngine::objectCreationFailed, &app,
+        &engine, &QQmlApplicationEngine::objectCreationFailed, app.get(),
         []() { QCoreApplication::exit(1); }, Qt::QueuedConnection);
     engine.setInitialProperties({
         {QStringLiteral("controller"), QVariant::fromValue(&controller)},
