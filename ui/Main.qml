@@ -161,6 +161,18 @@ ApplicationWindow {
         }
     }
 
+    // Typing goes to the composer as soon as there is something to talk to: after a model loads
+    // (focus would otherwise stay on the button that opened the file dialog, and the first
+    // Space would open it again) and whenever a chat is opened.
+    Connections {
+        target: window.controller
+        function onModelLoaded() { composer.focusInput() }
+        function onCurrentChatChanged() {
+            if (window.controller.modelState === "ready")
+                composer.focusInput()
+        }
+    }
+
     // A model handed over by a later start of Hearth (a double-click on a .gguf file while
     // this window runs). During a reply the user is asked first.
     function openFromElsewhere(url) {

@@ -3,7 +3,9 @@
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQmlExtensionPlugin>
+#include <QQuickItem>
 #include <QQuickStyle>
+#include <QQuickWindow>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -65,6 +67,39 @@ private slots:
         QCOMPARE(controller.modelState(), QStringLiteral("loading"));
         QTRY_VERIFY(!controller.generating());  // the reply was stopped for the new model
         QTRY_COMPARE_WITH_TIMEOUT(controller.modelState(), QStringLiteral("ready"), 30000);
+    }
+
+    // Once a model has loaded, what the user types goes to the composer: focus must not stay
+    // on the button that opened the file dialog (Space would open the dialog again).
+    void typingAfterALoadGoesToTheComposer() {
+        const auto model = hearth::test::shared_file("models/stories260K.gguf");
+        if (!model) QSKIP("stories260K.gguf not found (HEARTH_SHARED_DIR)");
+        hearth::app::ChatController controller;
+        controller.setDataDir(m_dataDir.filePath(QStringLiteral("focus")));
+        QQmlApplicationEngine engine;
+        hearth::app::prepareEngine(&engine);
+        engine.setInitialProperties(
+            {{QStringLiteral("controller"), QVariant::fromValue(&controller)}});
+        engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
+        QCOMPARE(engine.rootObjects().size(), 1);
+        auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+        QVERIFY(window);
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        QTRY_VERIFY(controller.ready());
+        auto* choose = window->findChild<QQuickItem*>(QStringLiteral("chooseButton"));
+        QVERIFY(choose);
+        choose->forceActiveFocus();  // where a mouse click on "Choose a model…" leaves focus
+        QVERIFY(controller.loadModel(QUrl::fromLocalFile(QString::fromStdString(model->string()))));
+        QTRY_COMPARE_WITH_TIMEOUT(controller.modelState(), QStringLiteral("ready"), 30000);
+
+        for (const QChar c : QStringLiteral("Once upon a time"))
+            QTest::keyClick(window, c.toLatin1());
+        auto* input = window->findChild<QQuickItem*>(QStringLiteral("composerInput"));
+        QVERIFY(input);
+        QTRY_COMPARE(input->property("text").toString(), QStringLiteral("Once upon a time"));
+        auto* dialog = window->findChild<QObject*>(QStringLiteral("modelFileDialog"));
+        QVERIFY(dialog);
+        QVERIFY(!dialog->property("visible").toBool());
     }
 
 private:
