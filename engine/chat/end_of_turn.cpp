@@ -23,9 +23,9 @@ std::string_view special_at(std::string_view text, std::span<const std::string> 
 
 std::vector<std::string> end_of_turn_markers(std::string_view template_source,
                                              std::span<const std::string> special_tokens,
-                                             const ChatInputs& base) {
+                                             const ChatInputs& base, const Limits& limits) {
     std::vector<std::string> out;
-    auto tmpl = ChatTemplate::parse(template_source);
+    auto tmpl = ChatTemplate::parse(template_source, limits);
     if (!tmpl) return out;
     const std::string reply(kReply);
     // An assistant turn followed by a user turn (how every past turn is closed), with and

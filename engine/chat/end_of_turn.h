@@ -19,6 +19,7 @@ namespace hearth::chat {
 // the template does not parse, fails on every probe, or writes no special token there.
 std::vector<std::string> end_of_turn_markers(std::string_view template_source,
                                              std::span<const std::string> special_tokens,
-                                             const ChatInputs& base = {});
+                                             const ChatInputs& base = {},
+                                             const Limits& limits = {});
 
 }  // namespace hearth::chat
