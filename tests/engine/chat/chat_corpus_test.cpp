@@ -164,5 +164,64 @@ TEST(ChatTemplateCorpus, EveryCaseRendersAsTransformersDoes) {
         failed_as_oracle, known_differences);
 }
 
+// render_chat() merges the system message into the first user turn only for templates that
+// show it nowhere: wherever the oracle's output of a template carries a conversation's system
+// text, render_chat must give the oracle's bytes unmerged for every case of that template with
+// the same tools (a template may show the system text only when tools are given).
+TEST(ChatTemplateCorpus, SystemMessageIsMergedOnlyWhereTheTemplateNeverShowsIt) {
+    Json manifest = load("manifest.json");
+    Json conversations = load("conversations.json");
+    Json expected = load("expected.json");
+    const auto now = static_cast<std::time_t>(expected["now"].get<int64_t>());
+    std::map<std::string, Json> templates, convs;
+    for (const auto& t : manifest["templates"]) templates[t["name"].get<std::string>()] = t;
+    for (const auto& c : conversations["conversations"]) convs[c["name"].get<std::string>()] = c;
+
+    auto key = [&](const Json& c) {  // template, and whether the conversation has tools
+        const Json& conv = convs[c["conversation"].get<std::string>()];
+        return c["template"].get<std::string>() +
+               (conv.value("context", Json::object()).contains("tools") ? " +tools" : "");
+    };
+    std::set<std::string> shows_system;  // keys whose output carries a system text
+    for (const auto& c : expected["cases"]) {
+        if (!c.contains("output")) continue;
+        const Json& msgs = convs[c["conversation"].get<std::string>()]["messages"];
+        if (msgs.empty() || msgs[0]["role"] != "system") continue;
+        std::string sys = msgs[0]["content"].get<std::string>();
+        sys = sys.substr(sys.find_first_not_of(' '));
+        sys = sys.substr(0, sys.find_last_not_of(' ') + 1);
+        if (c["output"].get<std::string>().find(sys) != std::string::npos)
+            shows_system.insert(key(c));
+    }
+    EXPECT_GE(shows_system.size(), 40u);
+
+    int merged = 0, as_oracle = 0;
+    std::map<std::string, std::string> sources;
+    for (const auto& c : expected["cases"]) {
+        if (!c.contains("output")) continue;
+        const std::string name = c["template"].get<std::string>();
+        const std::string conv = c["conversation"].get<std::string>();
+        SCOPED_TRACE(name + " / " + conv);
+        if (!sources.count(name))
+            sources[name] =
+                ::hearth::test::read_file(kCorpus / templates[name]["file"].get<std::string>());
+        ChatRenderResult r = render_chat(
+            sources[name],
+            inputs_for(templates[name], convs[conv], c["add_generation_prompt"].get<bool>(), now));
+        if (r.system_merged) {
+            EXPECT_EQ(shows_system.count(key(c)), 0u) << "merged although the template shows it";
+            ++merged;
+        } else {
+            EXPECT_EQ(r.format, ChatFormat::Template) << r.note;
+            EXPECT_EQ(r.prompt.text, c["output"].get<std::string>());
+            ++as_oracle;
+        }
+    }
+    std::printf(
+        "render_chat on the corpus: %d cases as the oracle, %d with the system message "
+        "merged (templates that never show it)\n",
+        as_oracle, merged);
+}
+
 }  // namespace
 }  // namespace hearth::chat
