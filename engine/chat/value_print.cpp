@@ -131,7 +131,7 @@ void repr_into(const Value& v, std::string& out, int depth) {
 }
 
 void json_escape(std::string& out, uint32_t cp) {
-    char buf[8];
+    char buf[16];
     std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
     out += buf;
 }

@@ -94,6 +94,21 @@ TEST(RenderChat, TemplateFailingForAnotherReasonIsNotMerged) {
     EXPECT_NE(r.note.find("roles must alternate"), std::string::npos) << r.note;
 }
 
+// As transformers: tools and documents are always defined, None unless the caller gives them.
+TEST(RenderChat, ToolsAndDocumentsAreNoneUnlessGiven) {
+    auto t = ChatTemplate::parse(
+        "{{ tools is defined }}|{{ tools is none }}|{{ documents is none }}|{{ tools | tojson }}");
+    ASSERT_TRUE(t) << t.error_message();
+    ChatInputs in = conversation();
+    auto r = t->render(in);
+    ASSERT_TRUE(r) << r.error_message();
+    EXPECT_EQ(r->text, "True|True|True|null");
+    in.context.emplace_back("tools", Value::list({Value::string("t")}));
+    r = t->render(in);
+    ASSERT_TRUE(r) << r.error_message();
+    EXPECT_EQ(r->text, "True|False|True|[\"t\"]");
+}
+
 TEST(RenderChat, MergeSystemMessage) {
     ChatInputs merged = merge_system_message(conversation());
     ASSERT_EQ(merged.messages.size(), 3u);
