@@ -119,6 +119,10 @@ Value make_context(const ChatInputs& inputs) {
     ctx.set("add_generation_prompt", Value::boolean(inputs.add_generation_prompt));
     ctx.set("bos_token", Value::string(inputs.bos_token));
     ctx.set("eos_token", Value::string(inputs.eos_token));
+    // transformers always passes tools and documents, None when the caller has none, so
+    // `tools is defined` holds and `tools is not none` does not.
+    ctx.set("tools", Value::none());
+    ctx.set("documents", Value::none());
     for (const auto& [k, v] : inputs.context) ctx.set(k, v);
     return ctx;
 }

@@ -36,7 +36,8 @@ struct ChatInputs {
     std::string bos_token;
     std::string eos_token;
     // More template variables: tools, documents, additional_special_tokens, flags ...
-    // These are trusted (not input).
+    // These are trusted (not input). tools and documents are None unless given here, as
+    // transformers passes them.
     std::vector<std::pair<std::string, Value>> context;
     // The time strftime_now() reports; the system clock when absent.
     std::optional<std::time_t> now;

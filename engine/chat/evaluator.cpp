@@ -284,6 +284,7 @@ void Evaluator::exec_for(const ast::Stmt& s) {
     }
     const int64_t n = static_cast<int64_t>(items.size());
     charge_list(items.size(), s.offset);
+    auto state = std::make_shared<LoopState>();
     for (int64_t i = 0; i < n; ++i) {
         count_iterations(1, s.offset);
         // Jinja2 gives every iteration a fresh frame: a `set` in one iteration is not seen
@@ -292,6 +293,7 @@ void Evaluator::exec_for(const ast::Stmt& s) {
         assign_targets(loop_scope, s.targets, items[static_cast<size_t>(i)], s.offset);
         auto loop = std::make_shared<DictObj>();
         loop->is_loop = true;
+        loop->loop_state = state;
         loop->set(Value::string("index0"), Value::integer(i));
         loop->set(Value::string("index"), Value::integer(i + 1));
         loop->set(Value::string("revindex0"), Value::integer(n - i - 1));

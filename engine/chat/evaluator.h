@@ -74,6 +74,8 @@ public:
     // Jinja2's getattr / getitem with Python's fallbacks.
     Value get_attr(const Value& obj, const std::string& name, size_t offset);
     Value get_item(const Value& obj, const Value& key, size_t offset);
+    // a <op> b for + - * / // % ** with Python's types and the size limits.
+    Value arithmetic(const std::string& op, const Value& a, const Value& b, size_t offset);
 
 private:
     struct Scope {
@@ -109,7 +111,6 @@ private:
     Value eval_filter(const ast::Expr& e, const Value* block_input);
     Value eval_slice(const ast::Expr& e);
     CallArgs eval_args(const ast::Expr& e);
-    Value arithmetic(const std::string& op, const Value& a, const Value& b, size_t offset);
 
     const SourceMap& map_;
     Limits limits_;

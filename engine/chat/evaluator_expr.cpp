@@ -330,13 +330,9 @@ Value Evaluator::arithmetic(const std::string& op, const Value& a, const Value& 
     }
     if (op == "%") {
         if (a.is_string()) {
-            CallArgs args;
-            args.offset = off;
             if (b.is_list() && b.is_tuple())
-                args.positional = b.items();
-            else
-                args.positional.push_back(b);
-            return apply_filter(*this, "format", a, args);
+                return format_percent(*this, a.text(), b.items(), nullptr, off);
+            return format_percent(*this, a.text(), {b}, b.is_dict() ? &b : nullptr, off);
         }
         if (!nums) return type_error();
         if (b.as_double() == 0.0) fail(off, "integer division or modulo by zero");
@@ -406,6 +402,8 @@ Value Evaluator::eval_compare(const ast::Expr& e) {
             } else if (left.is_string() && right.is_string()) {
                 c = left.str().compare(right.str());
                 c = c < 0 ? -1 : c > 0;
+            } else if (left.is_list() && right.is_list() && left.is_tuple() == right.is_tuple()) {
+                c = compare_values(*this, left, right, true, e.offset);  // element by element
             } else {
                 if (left.is_undefined()) fail(e.offset, left.undefined_name());
                 if (right.is_undefined()) fail(e.offset, right.undefined_name());

@@ -56,16 +56,37 @@ Value f_replace(Evaluator& ev, const Value& v, CallArgs& a) {
     return Value::string(std::move(out));
 }
 
+// HF's tojson: json.dumps(x, ensure_ascii=False, indent=None, separators=None,
+// sort_keys=False), arguments in that order (Jinja2's own tojson takes only indent).
 Value f_tojson(Evaluator& ev, const Value& v, CallArgs& a) {
-    const Value* indent = a.get(0, "indent");
-    int width = -1;
-    if (indent && !indent->is_none()) {
-        if (!indent->is_int()) ev.fail(a.offset, "tojson: indent must be an integer");
-        width = static_cast<int>(std::clamp<int64_t>(indent->as_int(), 0, 64));
+    JsonStyle style;
+    if (const Value* ascii = a.get(0, "ensure_ascii")) style.ensure_ascii = ascii->truthy();
+    if (const Value* indent = a.get(1, "indent"); indent && !indent->is_none()) {
+        if (indent->is_string()) {
+            if (indent->str().size() > 64) ev.fail(a.offset, "tojson: indent longer than 64 bytes");
+            style.indent = indent->str();
+        } else if (indent->is_int() || indent->is_bool()) {
+            // json.dumps indents by ' ' * indent; a negative count is no spaces.
+            style.indent =
+                std::string(static_cast<size_t>(std::clamp<int64_t>(indent->as_int(), 0, 64)), ' ');
+        } else {
+            ev.fail(a.offset, "tojson: indent must be an integer or a string");
+        }
+        style.item_separator = ",";
     }
-    const Value* sort_keys = a.kwarg("sort_keys");
+    if (const Value* seps = a.get(2, "separators"); seps && !seps->is_none()) {
+        if (!seps->is_list() || seps->items().size() != 2 || !seps->items()[0].is_string() ||
+            !seps->items()[1].is_string())
+            ev.fail(a.offset, "tojson: separators must be an (item_separator, key_separator) pair");
+        style.item_separator = seps->items()[0].str();
+        style.key_separator = seps->items()[1].str();
+        if (style.item_separator.size() > 64 || style.key_separator.size() > 64)
+            ev.fail(a.offset, "tojson: separators longer than 64 bytes");
+    }
+    if (const Value* sort_keys = a.get(3, "sort_keys")) style.sort_keys = sort_keys->truthy();
+    style.max_bytes = ev.limits().max_output_bytes;
     std::string out, error;
-    if (!to_json(v, width, sort_keys && sort_keys->truthy(), out, error)) ev.fail(a.offset, error);
+    if (!to_json(v, style, out, error)) ev.fail(a.offset, error);
     ev.check_size(out.size(), a.offset);
     return Value::string(std::move(out), contains_input(v));
 }
@@ -129,24 +150,32 @@ Value f_abs(Evaluator& ev, const Value& v, CallArgs& a) {
     ev.fail(a.offset, "bad operand type for abs(): '" + std::string(type_name(v)) + "'");
 }
 
+// Jinja2's round: 'common' is Python's round(value, precision), which rounds the exact binary
+// value half to even (round(2.675, 2) == 2.67) and keeps an int an int; 'ceil' and 'floor'
+// scale, round and divide back, as Jinja2 does.
 Value f_round(Evaluator& ev, const Value& v, CallArgs& a) {
     if (!v.is_number() && !v.is_bool()) ev.fail(a.offset, "round expects a number");
     Value zero = Value::integer(0);
     Value common = Value::string("common");
     int64_t precision = std::clamp<int64_t>(arg_or(a, 0, "precision", zero).as_int(), -20, 20);
     const Value& method = arg_or(a, 1, "method", common);
-    double scale = std::pow(10.0, static_cast<double>(precision));
-    double x = v.as_double() * scale;
     std::string m = method.is_string() ? method.str() : "common";
-    if (m == "ceil")
-        x = std::ceil(x);
-    else if (m == "floor")
-        x = std::floor(x);
-    else if (m == "common")
-        x = std::nearbyint(x);  // Python rounds halves to even
-    else
+    if (m != "common" && m != "ceil" && m != "floor")
         ev.fail(a.offset, "round: method must be 'common', 'ceil' or 'floor'");
-    return Value::number(x / scale);
+    double scale = std::pow(10.0, static_cast<double>(precision));
+    if (m == "ceil") return Value::number(std::ceil(v.as_double() * scale) / scale);
+    if (m == "floor") return Value::number(std::floor(v.as_double() * scale) / scale);
+    if ((v.is_int() || v.is_bool()) && precision >= 0) return Value::integer(v.as_int());
+    double x = v.as_double();
+    if (precision >= 0 && std::isfinite(x)) {
+        // printf rounds the exact binary value, ties to even: Python's correctly rounded round().
+        char buf[400];
+        int n = std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(precision), x);
+        if (n > 0 && static_cast<size_t>(n) < sizeof buf)
+            return Value::number(std::strtod(buf, nullptr));
+    }
+    double r = std::nearbyint(x * scale) / scale;
+    return v.is_int() ? Value::integer(static_cast<int64_t>(r)) : Value::number(r);
 }
 
 Value f_indent(Evaluator& ev, const Value& v, CallArgs& a) {
@@ -252,9 +281,30 @@ Value f_default(Evaluator&, const Value& v, CallArgs& a) {
 
 }  // namespace
 
-// printf-style formatting: "%s, %d" | format(a, b) and the % operator on strings.
-Value f_format(Evaluator& ev, const Value& v, CallArgs& a) {
-    const Text& fmt = require_string(ev, v, "format", a.offset);
+namespace {
+
+// Pads a %s/%r field to the width in a printf spec ("-" left-justifies), counting code points.
+void append_padded(Text& out, Text field, const std::string& spec) {
+    bool left = spec.find('-') != std::string::npos;
+    size_t width = 0;
+    for (char c : spec) {
+        if (c == '.') break;
+        if (c >= '0' && c <= '9')
+            width = std::min<size_t>(width * 10 + static_cast<size_t>(c - '0'), 4096);
+    }
+    size_t n = text_ops::char_count(field.str);
+    std::string pad(width > n ? width - n : 0, ' ');
+    if (!left) out.append(pad);
+    out.append(field);
+    if (left) out.append(pad);
+}
+
+}  // namespace
+
+// printf-style formatting, Python's str % args: positional arguments in order, and %(key)s
+// conversions from the mapping (the dict operand of %, or format()'s keyword arguments).
+Value percent_format(Evaluator& ev, const Text& fmt, const std::vector<Value>& args,
+                     const Value* mapping, size_t offset) {
     Text out;
     size_t next = 0;
     const std::string& s = fmt.str;
@@ -266,20 +316,23 @@ Value f_format(Evaluator& ev, const Value& v, CallArgs& a) {
             i = j - 1;
             continue;
         }
-        if (i + 1 >= s.size()) ev.fail(a.offset, "format: incomplete format");
+        if (i + 1 >= s.size()) ev.fail(offset, "format: incomplete format");
         size_t j = i + 1;
         std::string key;
+        bool keyed = false;
         if (s[j] == '(') {
             size_t close = s.find(')', j);
-            if (close == std::string::npos) ev.fail(a.offset, "format: incomplete format key");
+            if (close == std::string::npos) ev.fail(offset, "format: incomplete format key");
             key = s.substr(j + 1, close - j - 1);
+            keyed = true;
             j = close + 1;
         }
         std::string spec;
         while (j < s.size() &&
                std::string_view("0123456789.-+ #").find(s[j]) != std::string_view::npos)
             spec += s[j++];
-        if (j >= s.size()) ev.fail(a.offset, "format: incomplete format");
+        if (spec.size() > 16) ev.fail(offset, "format: conversion spec too long");
+        if (j >= s.size()) ev.fail(offset, "format: incomplete format");
         char conv = s[j];
         i = j;
         if (conv == '%') {
@@ -287,45 +340,62 @@ Value f_format(Evaluator& ev, const Value& v, CallArgs& a) {
             continue;
         }
         const Value* arg = nullptr;
-        if (!key.empty()) {
-            if (a.positional.empty() || !a.positional[0].is_dict())
-                ev.fail(a.offset, "format: requires a mapping");
-            arg = a.positional[0].dict_obj().find(key);
-        } else if (next < a.positional.size()) {
-            arg = &a.positional[next++];
+        if (keyed) {
+            if (!mapping) ev.fail(offset, "format: requires a mapping");
+            arg = mapping->dict_obj().find(Value::string(key));
+            if (!arg) ev.fail(offset, "format: no key '" + key + "'");
+        } else if (next < args.size()) {
+            arg = &args[next++];
         }
-        if (!arg) ev.fail(a.offset, "format: not enough arguments for format string");
-        char buf[64];
+        if (!arg) ev.fail(offset, "format: not enough arguments for format string");
+        char buf[128];
         switch (conv) {
             case 's':
-                out.append(soft_text(*arg));
+                append_padded(out, soft_text(*arg), spec);
                 break;
             case 'r':
-                out.append(repr(*arg), contains_input(*arg));
+                append_padded(out, Text(repr(*arg), contains_input(*arg)), spec);
                 break;
             case 'd':
-            case 'i':
+            case 'i': {
                 if (!arg->is_number() && !arg->is_bool())
-                    ev.fail(a.offset, "format: %d needs a number");
-                out.append(std::to_string(arg->is_float() ? static_cast<int64_t>(arg->as_double())
-                                                          : arg->as_int()));
+                    ev.fail(offset, "format: %d needs a number");
+                long long n = arg->is_float() ? static_cast<long long>(arg->as_double())
+                                              : static_cast<long long>(arg->as_int());
+                std::string f = "%" + spec + "lld";
+                std::snprintf(buf, sizeof buf, f.c_str(), n);
+                out.append(buf);
                 break;
+            }
             case 'f':
             case 'e':
             case 'g': {
                 if (!arg->is_number() && !arg->is_bool())
-                    ev.fail(a.offset, "format: %f needs a number");
+                    ev.fail(offset, "format: %f needs a number");
                 std::string f = "%" + spec + conv;
                 std::snprintf(buf, sizeof buf, f.c_str(), arg->as_double());
                 out.append(buf);
                 break;
             }
             default:
-                ev.fail(a.offset, std::string("format: unsupported conversion '%") + conv + "'");
+                ev.fail(offset, std::string("format: unsupported conversion '%") + conv + "'");
         }
-        ev.check_size(out.str.size(), a.offset);
+        ev.check_size(out.str.size(), offset);
     }
+    if (!mapping && next < args.size())
+        ev.fail(offset, "format: not all arguments converted during string formatting");
     return Value::string(std::move(out));
+}
+
+// Jinja2's format filter: value % (kwargs or args); both at once is an error.
+Value f_format(Evaluator& ev, const Value& v, CallArgs& a) {
+    const Text& fmt = require_string(ev, v, "format", a.offset);
+    if (!a.positional.empty() && !a.kwargs.empty())
+        ev.fail(a.offset, "format: can't handle positional and keyword arguments at the same time");
+    if (a.kwargs.empty()) return percent_format(ev, fmt, a.positional, nullptr, a.offset);
+    Value mapping = Value::dict();
+    for (const auto& [k, val] : a.kwargs) mapping.set(k, val);
+    return percent_format(ev, fmt, {mapping}, &mapping, a.offset);
 }
 
 Value f_length(Evaluator& ev, const Value& v, CallArgs& a) {
@@ -344,6 +414,11 @@ Value f_length(Evaluator& ev, const Value& v, CallArgs& a) {
 }
 
 }  // namespace filter_impl
+
+Value format_percent(Evaluator& ev, const Text& fmt, const std::vector<Value>& args,
+                     const Value* mapping, size_t offset) {
+    return filter_impl::percent_format(ev, fmt, args, mapping, offset);
+}
 
 namespace {
 

@@ -286,14 +286,11 @@ Value f_sum(Evaluator& ev, const Value& v, CallArgs& a) {
     const Value& attribute = arg_or(a, 0, "attribute", kNone);
     Value zero = Value::integer(0);
     Value total = arg_or(a, 1, "start", zero);
+    if (total.is_string()) ev.fail(a.offset, "sum() can't sum strings [use ''.join(seq) instead]");
     for (const auto& item : iterate(ev, v, a.offset)) {
         Value x = attribute.is_none() ? item : resolve_attribute(ev, item, attribute, a.offset);
-        if (!(x.is_number() || x.is_bool()) || !(total.is_number() || total.is_bool()))
-            ev.fail(a.offset, "sum: unsupported operand types");
-        if (total.is_float() || x.is_float())
-            total = Value::number(total.as_double() + x.as_double());
-        else
-            total = Value::integer(total.as_int() + x.as_int());
+        // Python's sum(): start + x + ... with the + operator (numbers, or lists with start=[]).
+        total = ev.arithmetic("+", total, x, a.offset);
     }
     return total;
 }

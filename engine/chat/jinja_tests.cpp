@@ -134,6 +134,10 @@ const std::map<std::string_view, TestFn>& test_table() {
         {"string", [](Evaluator&, const Value& v, CallArgs&) { return v.is_string(); }},
         {"undefined", [](Evaluator&, const Value& v, CallArgs&) { return v.is_undefined(); }},
         {"escaped", [](Evaluator&, const Value&, CallArgs&) { return false; }},
+        {"filter", [](Evaluator&, const Value& v,
+                      CallArgs&) { return v.is_string() && is_known_filter(v.str()); }},
+        {"test", [](Evaluator&, const Value& v,
+                    CallArgs&) { return v.is_string() && is_known_test(v.str()); }},
     };
     return table;
 }

@@ -274,8 +274,20 @@ private:
                     out += '\r';
                     break;
                 case '0':
-                    out += '\0';
+                case '1':
+                case '2':
+                case '3':
+                case '4':
+                case '5':
+                case '6':
+                case '7': {  // octal: up to three digits
+                    uint32_t cp = static_cast<uint32_t>(e - '0');
+                    for (int k = 0; k < 2 && i < src_.size() && src_[i] >= '0' && src_[i] <= '7';
+                         ++k)
+                        cp = cp * 8 + static_cast<uint32_t>(src_[i++] - '0');
+                    append_utf8(out, cp);
                     break;
+                }
                 case 'a':
                     out += '\a';
                     break;

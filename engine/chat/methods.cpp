@@ -102,23 +102,71 @@ std::optional<Value> string_method(Evaluator& ev, const Value& s, const std::str
     if (name == "format") return str_format(ev, s.text(), a);
     if (name == "startswith") return Value::boolean(affix_match(ev, s, a, true));
     if (name == "endswith") return Value::boolean(affix_match(ev, s, a, false));
-    if (name == "split") {
+    if (name == "split" || name == "rsplit") {
         ValueList out;
         auto sep = opt_string(ev, a, 0, "sep");
         if (sep && sep->empty()) ev.fail(a.offset, "empty separator");
-        auto pieces = text_ops::split(s.text(), sep, opt_int(ev, a, 1, "maxsplit", -1));
+        int64_t maxsplit = opt_int(ev, a, 1, "maxsplit", -1);
+        auto pieces = name == "split" ? text_ops::split(s.text(), sep, maxsplit)
+                                      : text_ops::rsplit(s.text(), sep, maxsplit);
         ev.check_elements(pieces.size(), a.offset);
         for (auto& piece : pieces) out.push_back(Value::string(std::move(piece)));
         return Value::list(std::move(out));
     }
     if (name == "splitlines") {
+        const Value* keep = a.get(0, "keepends");
+        auto pieces = text_ops::splitlines(s.text(), keep && keep->truthy());
+        ev.check_elements(pieces.size(), a.offset);
         ValueList out;
-        Text t = s.text();
-        if (!t.str.empty() && t.str.back() == '\n') t = t.substr(0, t.str.size() - 1);
-        if (!s.str().empty())
-            for (auto& piece : text_ops::split(t, std::string("\n"), -1))
-                out.push_back(Value::string(std::move(piece)));
+        for (auto& piece : pieces) out.push_back(Value::string(std::move(piece)));
         return Value::list(std::move(out));
+    }
+    if (name == "swapcase") return Value::string(text_ops::change_case(s.text(), Case::Swap));
+    if (name == "ljust" || name == "rjust" || name == "center" || name == "zfill") {
+        int64_t width = opt_int(ev, a, 0, "width", 0);
+        std::string fill = name == "zfill" ? "0" : opt_string(ev, a, 1, "fillchar").value_or(" ");
+        if (text_ops::char_count(fill) != 1)
+            ev.fail(a.offset, "the fill character must be exactly one character long");
+        int64_t n = static_cast<int64_t>(text_ops::char_count(s.str()));
+        if (width <= n) return s;
+        ev.check_size(static_cast<size_t>(width) * fill.size(), a.offset);
+        int64_t pad = width - n, left = 0;
+        if (name == "rjust") left = pad;
+        if (name == "center") left = pad / 2 + (pad & width & 1);  // CPython's split of the padding
+        Text out;
+        auto repeat = [&](int64_t k) {
+            std::string p;
+            for (int64_t i = 0; i < k; ++i) p += fill;
+            out.append(p);
+        };
+        if (name == "zfill") {
+            Text body = s.text();
+            if (!body.str.empty() && (body.str[0] == '+' || body.str[0] == '-')) {
+                out.append(body.substr(0, 1));
+                body = body.substr(1, std::string::npos);
+            }
+            repeat(pad);
+            out.append(body);
+            return Value::string(std::move(out));
+        }
+        repeat(left);
+        out.append(s.text());
+        repeat(pad - left);
+        return Value::string(std::move(out));
+    }
+    if (name == "partition" || name == "rpartition") {
+        auto sep = opt_string(ev, a, 0, "sep");
+        if (!sep || sep->empty()) ev.fail(a.offset, name + "() needs a non-empty separator");
+        const std::string& h = s.str();
+        size_t p = name == "partition" ? h.find(*sep) : h.rfind(*sep);
+        Value empty = Value::string("");
+        if (p == std::string::npos)
+            return name == "partition" ? Value::list({s, empty, empty}, true)
+                                       : Value::list({empty, empty, s}, true);
+        return Value::list(
+            {Value::string(s.text().substr(0, p)), Value::string(s.text().substr(p, sep->size())),
+             Value::string(s.text().substr(p + sep->size(), std::string::npos))},
+            true);
     }
     if (name == "replace") {
         const Value* old_v = a.get(0, "old");
@@ -184,6 +232,20 @@ std::optional<Value> string_method(Evaluator& ev, const Value& s, const std::str
     if (name == "isspace")
         return Value::boolean(
             all_chars(s.str(), [](unsigned char c) { return text_ops::is_python_space(c); }));
+    if (name == "isalnum")
+        return Value::boolean(all_chars(s.str(), [](unsigned char c) {
+            return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+        }));
+    if (name == "isupper" || name == "islower") {
+        // True when there is a cased character and none of the other case (ASCII letters).
+        bool cased = false, other = false, want_upper = name == "isupper";
+        for (unsigned char c : s.str()) {
+            bool up = c >= 'A' && c <= 'Z', low = c >= 'a' && c <= 'z';
+            if (up || low) cased = true;
+            if ((want_upper && low) || (!want_upper && up)) other = true;
+        }
+        return Value::boolean(cased && !other);
+    }
     return std::nullopt;
 }
 
@@ -195,6 +257,16 @@ std::optional<Value> dict_method(Evaluator& ev, const Value& d, const std::strin
         const Value* index0 = obj.find("index0");
         size_t i = static_cast<size_t>(index0 ? index0->as_int() : 0);
         return a.positional[i % a.positional.size()];
+    }
+    if (obj.is_loop && name == "changed" && obj.loop_state) {
+        // True on the first call and whenever the arguments differ from the previous call's.
+        LoopState& st = *obj.loop_state;
+        bool same = st.changed_called && st.changed_last.size() == a.positional.size();
+        for (size_t i = 0; same && i < a.positional.size(); ++i)
+            same = st.changed_last[i].equals(a.positional[i]);
+        st.changed_called = true;
+        st.changed_last = a.positional;
+        return Value::boolean(!same);
     }
     if (obj.is_namespace || obj.is_loop) return std::nullopt;
     if (name == "items") {

@@ -35,6 +35,35 @@ bool drops_system(const ChatInputs& in, const RenderedPrompt& p) {
            (trimmed.empty() || p.text.find(trimmed) == std::string::npos);
 }
 
+// Whether the template shows a system message anywhere it could go. A template may put the
+// system text in one place only (Mistral's tool templates put it in the last user turn, so a
+// conversation ending on an assistant turn renders without it) or refuse it outright (Gemma,
+// Mistral v0.1). Probe conversations with a marker system text, ending on a user turn and on
+// an assistant turn: if any of them renders with the marker, the template takes system
+// messages and nothing is merged.
+bool takes_system_message(const ChatTemplate& tmpl, const ChatInputs& in) {
+    static constexpr std::string_view kMarker = "hearthsystemprobe7f3a";
+    ChatInputs probe = in;
+    const std::string marker(kMarker);
+    const std::vector<std::vector<ChatMessage>> shapes = {
+        {{"system", marker, {}}, {"user", "probe", {}}},
+        {{"system", marker, {}}, {"user", "probe", {}}, {"assistant", "probe", {}}},
+        {{"system", marker, {}},
+         {"user", "probe", {}},
+         {"assistant", "probe", {}},
+         {"user", "probe", {}}},
+    };
+    for (const auto& shape : shapes) {
+        for (bool generation_prompt : {true, false}) {
+            probe.messages = shape;
+            probe.add_generation_prompt = generation_prompt;
+            auto r = tmpl.render(probe);
+            if (r && r->text.find(kMarker) != std::string::npos) return true;
+        }
+    }
+    return false;
+}
+
 ChatRenderResult fallback(std::string_view source, const ChatInputs& in,
                           std::span<const std::string> special_tokens, std::string why) {
     FormatChoice choice = choose_fallback(source, special_tokens);
@@ -62,7 +91,15 @@ ChatRenderResult render_chat(std::string_view source, const ChatInputs& in,
         r.prompt = std::move(*first);
         return r;
     }
-    if (has_system(in)) {
+    // The merge is for templates that cannot show a system message at all; one that places it
+    // somewhere this conversation does not reach is rendered as it is (as transformers would).
+    const bool merge = has_system(in) && !takes_system_message(*tmpl, in);
+    if (first && !merge) {
+        ChatRenderResult r;
+        r.prompt = std::move(*first);
+        return r;
+    }
+    if (merge) {
         auto merged = tmpl->render(merge_system_message(in));
         if (merged) {
             ChatRenderResult r;

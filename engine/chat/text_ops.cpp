@@ -10,8 +10,9 @@ bool is_cont(unsigned char c) {
     return (c & 0xC0) == 0x80;
 }
 
-// Decodes the code point starting at s[i]; malformed bytes decode as themselves.
-uint32_t decode(std::string_view s, size_t i, size_t& len) {
+}  // namespace
+
+uint32_t decode_utf8(std::string_view s, size_t i, size_t& len) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
     if (i + n > s.size()) n = 1;
@@ -22,6 +23,12 @@ uint32_t decode(std::string_view s, size_t i, size_t& len) {
     uint32_t cp = c & (0xFF >> (n + 1));
     for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
     return cp;
+}
+
+namespace {
+
+uint32_t decode(std::string_view s, size_t i, size_t& len) {
+    return decode_utf8(s, i, len);
 }
 
 void encode2(std::string& out, size_t at, uint32_t cp) {  // cp in [0x80, 0x800)
@@ -126,6 +133,9 @@ Text change_case(const Text& s, Case c) {
             case Case::JinjaTitle:
                 upper = word_start;
                 break;
+            case Case::Swap:
+                upper = map_case(cp, true) != cp;
+                break;
         }
         uint32_t mapped = map_case(cp, upper);
         if (mapped != cp) {
@@ -203,10 +213,8 @@ std::vector<Text> split(const Text& s, const std::optional<std::string>& sep, in
     while (k < n) {
         while (k < n && space_at(k)) ++k;
         if (k == n) break;
-        if (maxsplit >= 0 && done >= maxsplit) {
-            size_t e = n;
-            while (e > k && space_at(e - 1)) --e;
-            out.push_back(s.substr(starts[k], starts[e] - starts[k]));
+        if (maxsplit >= 0 && done >= maxsplit) {  // the rest, trailing whitespace kept
+            out.push_back(s.substr(starts[k], std::string::npos));
             break;
         }
         size_t b = k;
@@ -214,6 +222,66 @@ std::vector<Text> split(const Text& s, const std::optional<std::string>& sep, in
         out.push_back(s.substr(starts[b], starts[k] - starts[b]));
         ++done;
     }
+    return out;
+}
+
+std::vector<Text> rsplit(const Text& s, const std::optional<std::string>& sep, int64_t maxsplit) {
+    if (maxsplit < 0) return split(s, sep, maxsplit);
+    std::vector<Text> out;
+    if (sep) {
+        size_t end = s.str.size();
+        int64_t done = 0;
+        while (done < maxsplit && end >= sep->size()) {
+            size_t hit = s.str.rfind(*sep, end - sep->size());
+            if (hit == std::string::npos) break;
+            out.push_back(s.substr(hit + sep->size(), end - hit - sep->size()));
+            end = hit;
+            ++done;
+        }
+        out.push_back(s.substr(0, end));
+    } else {
+        auto starts = char_starts(s.str);
+        size_t k = starts.size() - 1;
+        auto space_at = [&](size_t idx) {
+            size_t len;
+            return is_python_space(decode(s.str, starts[idx], len));
+        };
+        int64_t done = 0;
+        while (k > 0) {
+            while (k > 0 && space_at(k - 1)) --k;
+            if (k == 0) break;
+            if (done >= maxsplit) {  // the rest, leading whitespace kept
+                out.push_back(s.substr(0, starts[k]));
+                break;
+            }
+            size_t e = k;
+            while (k > 0 && !space_at(k - 1)) --k;
+            out.push_back(s.substr(starts[k], starts[e] - starts[k]));
+            ++done;
+        }
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+std::vector<Text> splitlines(const Text& s, bool keepends) {
+    std::vector<Text> out;
+    size_t begin = 0;
+    for (size_t i = 0; i < s.str.size();) {
+        size_t len;
+        uint32_t cp = decode(s.str, i, len);
+        bool br = cp == '\n' || cp == '\r' || cp == 0x0B || cp == 0x0C ||
+                  (cp >= 0x1C && cp <= 0x1E) || cp == 0x85 || cp == 0x2028 || cp == 0x2029;
+        if (!br) {
+            i += len;
+            continue;
+        }
+        size_t end = i + len;
+        if (cp == '\r' && end < s.str.size() && s.str[end] == '\n') ++end;
+        out.push_back(s.substr(begin, (keepends ? end : i) - begin));
+        begin = i = end;
+    }
+    if (begin < s.str.size()) out.push_back(s.substr(begin, std::string::npos));
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,10 +51,13 @@ struct ListObj {
     bool tuple = false;  // only changes how it prints: (a, b) versus [a, b]
 };
 
+struct LoopState;
+
 struct DictObj {
     std::vector<std::pair<Value, Value>> items;  // insertion order, as Python dicts
     bool is_namespace = false;                   // namespace(): attributes may be assigned
     bool is_loop = false;                        // the `loop` variable of a for loop
+    std::shared_ptr<LoopState> loop_state;       // loop.changed() memory, shared by iterations
     int depth = 1;                               // nesting depth, as ListObj::depth
 
     const Value* find(const Value& key) const;
@@ -132,6 +136,12 @@ private:
     std::shared_ptr<const Callable> c_;
 };
 
+// What loop.changed(*values) remembers across the iterations of one for loop.
+struct LoopState {
+    bool changed_called = false;
+    ValueList changed_last;
+};
+
 // How deeply lists and dicts nest inside v (0 for scalars).
 int nesting(const Value& v);
 // Whether any string inside v (keys and items included) came from input.
@@ -143,9 +153,18 @@ Text to_text(const Value& v);
 std::string repr(const Value& v);
 // Python repr of a float (shortest round-trip, "1.0", "1e+16", "inf", "nan").
 std::string float_repr(double d);
-// json.dumps(v, ensure_ascii=False, indent=indent) as HF's tojson; indent < 0 means none.
-// Returns false (and leaves a message in error) for values JSON cannot hold.
-bool to_json(const Value& v, int indent, bool sort_keys, std::string& out, std::string& error);
+// The options of Python's json.dumps that HF's tojson filter passes on.
+struct JsonStyle {
+    std::optional<std::string> indent;  // none: one line; else newline + indent per level
+    std::string item_separator = ", ";  // json.dumps: ", " without indent, "," with one
+    std::string key_separator = ": ";
+    bool sort_keys = false;
+    bool ensure_ascii = false;    // HF's default: non-ASCII text is written as is
+    size_t max_bytes = SIZE_MAX;  // stop (with an error) once the text passes this size
+};
+// json.dumps(v, **style). Returns false (and leaves a message in error) for values JSON
+// cannot hold.
+bool to_json(const Value& v, const JsonStyle& style, std::string& out, std::string& error);
 // The type name Python would print in an error ("str", "int", "dict", ...).
 std::string_view type_name(const Value& v);
 

@@ -1,10 +1,11 @@
-// Python's str()/repr() and HF's tojson (json.dumps, ensure_ascii=False) for template values.
+// Python's str()/repr() and HF's tojson (json.dumps with its options) for template values.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
+#include "chat/text_ops.h"
 #include "chat/value.h"
 
 namespace hearth::chat {
@@ -129,54 +130,98 @@ void repr_into(const Value& v, std::string& out, int depth) {
     }
 }
 
-void json_string(const std::string& s, std::string& out) {
+void json_escape(std::string& out, uint32_t cp) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+    out += buf;
+}
+
+// json.dumps's string encoder: with ensure_ascii every character outside printable ASCII is
+// \uXXXX (surrogate pairs above U+FFFF); without it only controls, '"' and '\\' are escaped.
+void json_string(const std::string& s, bool ensure_ascii, std::string& out) {
     out += '"';
-    for (unsigned char c : s) {
+    for (size_t i = 0; i < s.size();) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
         switch (c) {
             case '"':
                 out += "\\\"";
-                break;
+                ++i;
+                continue;
             case '\\':
                 out += "\\\\";
-                break;
+                ++i;
+                continue;
             case '\n':
                 out += "\\n";
-                break;
+                ++i;
+                continue;
             case '\r':
                 out += "\\r";
-                break;
+                ++i;
+                continue;
             case '\t':
                 out += "\\t";
-                break;
+                ++i;
+                continue;
             case '\b':
                 out += "\\b";
-                break;
+                ++i;
+                continue;
             case '\f':
                 out += "\\f";
-                break;
+                ++i;
+                continue;
             default:
-                if (c < 0x20 || c == 0x7f) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(c);
-                }
+                break;
+        }
+        if (c < 0x20 || (ensure_ascii && c == 0x7f)) {
+            json_escape(out, c);
+            ++i;
+        } else if (c < 0x80 || !ensure_ascii) {
+            out += static_cast<char>(c);
+            ++i;
+        } else {
+            size_t len = 1;
+            uint32_t cp = text_ops::decode_utf8(s, i, len);
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                json_escape(out, 0xD800 + (cp >> 10));
+                json_escape(out, 0xDC00 + (cp & 0x3FF));
+            } else {
+                json_escape(out, cp);
+            }
+            i += len;
         }
     }
     out += '"';
 }
 
-bool json_into(const Value& v, int indent, bool sort_keys, int depth, std::string& out,
+// Python's sorted() on dict keys: numbers by value, strings by code point (UTF-8 byte order
+// is the same), anything else mixed is a TypeError.
+bool key_less(const Value& a, const Value& b, bool& comparable) {
+    if (a.is_number() && b.is_number()) {
+        if (a.is_int() && b.is_int()) return a.as_int() < b.as_int();
+        return a.as_double() < b.as_double();
+    }
+    if (a.is_string() && b.is_string()) return a.str() < b.str();
+    comparable = false;
+    return false;
+}
+
+bool json_into(const Value& v, const JsonStyle& style, int depth, std::string& out,
                std::string& error) {
     if (depth > kMaxPrintDepth) {
         error = "tojson: value nested too deeply";
         return false;
     }
+    if (out.size() > style.max_bytes) {
+        error = "tojson: output too large";
+        return false;
+    }
     auto newline = [&](int level) {
-        if (indent < 0) return;
+        if (!style.indent) return;
         out += '\n';
-        out.append(static_cast<size_t>(indent) * static_cast<size_t>(level), ' ');
+        for (int i = 0; i < level; ++i) out += *style.indent;
     };
     switch (v.kind()) {
         case Value::Kind::Undefined:
@@ -202,7 +247,7 @@ bool json_into(const Value& v, int indent, bool sort_keys, int depth, std::strin
             return true;
         }
         case Value::Kind::String:
-            json_string(v.str(), out);
+            json_string(v.str(), style.ensure_ascii, out);
             return true;
         case Value::Kind::List: {
             const auto& items = v.items();
@@ -212,9 +257,9 @@ bool json_into(const Value& v, int indent, bool sort_keys, int depth, std::strin
             }
             out += '[';
             for (size_t i = 0; i < items.size(); ++i) {
-                if (i) out += indent < 0 ? ", " : ",";
+                if (i) out += style.item_separator;
                 newline(depth + 1);
-                if (!json_into(items[i], indent, sort_keys, depth + 1, out, error)) return false;
+                if (!json_into(items[i], style, depth + 1, out, error)) return false;
             }
             newline(depth);
             out += ']';
@@ -227,30 +272,34 @@ bool json_into(const Value& v, int indent, bool sort_keys, int depth, std::strin
                 out += "{}";
                 return true;
             }
-            if (sort_keys) {
-                std::stable_sort(entries.begin(), entries.end(), [](auto* a, auto* b) {
-                    return to_text(a->first).str < to_text(b->first).str;
+            if (style.sort_keys) {
+                bool comparable = true;
+                std::stable_sort(entries.begin(), entries.end(), [&](auto* a, auto* b) {
+                    return key_less(a->first, b->first, comparable);
                 });
+                if (!comparable) {
+                    error = "tojson: sort_keys needs keys of one comparable type";
+                    return false;
+                }
             }
             out += '{';
             for (size_t i = 0; i < entries.size(); ++i) {
-                if (i) out += indent < 0 ? ", " : ",";
+                if (i) out += style.item_separator;
                 newline(depth + 1);
                 const Value& k = entries[i]->first;
                 // json.dumps turns scalar keys into strings.
                 if (k.is_string()) {
-                    json_string(k.str(), out);
+                    json_string(k.str(), style.ensure_ascii, out);
                 } else if (k.is_none() || k.is_bool() || k.is_number()) {
                     std::string ks;
-                    if (!json_into(k, -1, false, depth + 1, ks, error)) return false;
-                    json_string(ks, out);
+                    if (!json_into(k, JsonStyle{}, depth + 1, ks, error)) return false;
+                    json_string(ks, style.ensure_ascii, out);
                 } else {
                     error = "tojson: keys must be str, int, float, bool or None";
                     return false;
                 }
-                out += ": ";
-                if (!json_into(entries[i]->second, indent, sort_keys, depth + 1, out, error))
-                    return false;
+                out += style.key_separator;
+                if (!json_into(entries[i]->second, style, depth + 1, out, error)) return false;
             }
             newline(depth);
             out += '}';
@@ -281,8 +330,8 @@ std::string repr(const Value& v) {
     return out;
 }
 
-bool to_json(const Value& v, int indent, bool sort_keys, std::string& out, std::string& error) {
-    return json_into(v, indent, sort_keys, 0, out, error);
+bool to_json(const Value& v, const JsonStyle& style, std::string& out, std::string& error) {
+    return json_into(v, style, 0, out, error);
 }
 
 }  // namespace hearth::chat

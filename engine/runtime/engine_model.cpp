@@ -8,6 +8,7 @@
 #include "model_impl.h"
 #include "registry.h"
 #include "runtime/int4_load.h"
+#include "runtime/template_stops.h"
 
 namespace hearth {
 
@@ -89,6 +90,8 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     auto tok = tokenizer::Tokenizer::from_gguf(*m->file);
     if (!tok) return R::error(path.string() + ": tokenizer: " + tok.error_message());
     m->tokenizer = std::move(tok.value());
+    runtime::add_template_stop_tokens(
+        *m->tokenizer, m->file->get_string("tokenizer.chat_template").value_or(""));
     if (m->tokenizer->n_vocab() != m->params.n_vocab)
         return R::error(path.string() + ": the vocabulary has " +
                         std::to_string(m->tokenizer->n_vocab()) + " tokens but token_embd has " +

@@ -1,5 +1,6 @@
 #include "tokenizer/tokenizer.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "tokenizer/bpe_encoder.h"
@@ -173,7 +174,13 @@ bool Tokenizer::add_eos() const {
     return vocab_->add_eos();
 }
 bool Tokenizer::is_end_of_generation(int32_t id) const {
-    return vocab_->is_eog(id);
+    return vocab_->is_eog(id) ||
+           std::find(extra_end_of_generation_.begin(), extra_end_of_generation_.end(), id) !=
+               extra_end_of_generation_.end();
+}
+
+void Tokenizer::add_end_of_generation(int32_t id) {
+    if (valid_id(id) && !is_end_of_generation(id)) extra_end_of_generation_.push_back(id);
 }
 
 bool Tokenizer::is_special(int32_t id) const {

@@ -88,8 +88,12 @@ public:
     // Whether prompts get BOS / EOS by the model's convention (GGUF keys, else defaults).
     bool add_bos() const;
     bool add_eos() const;
-    // True for eos, eot, eom and every token whose text ends a turn in a known chat format.
+    // True for eos, eot, eom, every token whose text ends a turn in a known chat format and
+    // those added with add_end_of_generation.
     bool is_end_of_generation(int32_t id) const;
+    // Marks one more token as ending generation (the model's chat template closes turns with
+    // it). Call while loading, before the tokenizer is shared; invalid ids are ignored.
+    void add_end_of_generation(int32_t id);
     // Control, unknown and unused tokens: not text, shown only when rendering specials.
     bool is_special(int32_t id) const;
 
@@ -110,6 +114,7 @@ private:
     std::unique_ptr<const Vocab> vocab_;
     std::unique_ptr<const PreTokenizer> pre_;  // BPE only
     std::unique_ptr<const SpecialMatcher> template_matcher_, user_matcher_;
+    std::vector<int32_t> extra_end_of_generation_;
 };
 
 }  // namespace hearth::tokenizer

@@ -81,8 +81,8 @@ TEST(JinjaErrors, RuntimeErrorsNameLineAndColumn) {
               "line 1, column 1: expected 2 values to unpack, got 1");
     EXPECT_EQ(render_error("{% set d.x = 1 %}"),
               "line 1, column 1: cannot assign attribute on a non-namespace object ('d')");
-    EXPECT_EQ(render_error("{{ 'a' + 'b' | tojson(indent='x') }}"),
-              "line 1, column 16: tojson: indent must be an integer");
+    EXPECT_EQ(render_error("{{ 'a' + 'b' | tojson(indent=[1]) }}"),
+              "line 1, column 16: tojson: indent must be an integer or a string");
     EXPECT_EQ(render_error("{{ undefined_thing | tojson }}"),
               "line 1, column 22: tojson: Object of type Undefined is not JSON serializable");
     EXPECT_EQ(render_error("{{ 9223372036854775807 + 1 }}"), "line 1, column 24: integer overflow");

@@ -54,6 +54,61 @@ TEST(RenderChat, TemplateDroppingSystemGetsItMerged) {
               "message");
 }
 
+// Mistral's tool templates put the system text in the last user turn only. A conversation that
+// ends on an assistant turn renders without it, which is what transformers gives: no merge.
+TEST(RenderChat, SystemInLastUserTurnIsNotMergedWhenTheConversationEndsOnTheAssistant) {
+    const char* mistral_like =
+        "{%- if messages[0]['role'] == 'system' %}{% set system = messages[0]['content'] %}"
+        "{% set loop_messages = messages[1:] %}{% else %}{% set loop_messages = messages %}"
+        "{% endif %}{{ bos_token }}{% for m in loop_messages %}{% if m.role == 'user' %}"
+        "{% if loop.last and system is defined %}[INST]{{ system }}\n\n{{ m.content }}[/INST]"
+        "{% else %}[INST]{{ m.content }}[/INST]{% endif %}{% else %}{{ m.content }}{{ eos_token }}"
+        "{% endif %}{% endfor %}";
+    ChatInputs in = conversation();
+    in.messages.pop_back();  // ends on the assistant turn: the template shows no system text
+    in.add_generation_prompt = false;
+    ChatRenderResult r = render_chat(mistral_like, in);
+    EXPECT_EQ(r.format, ChatFormat::Template);
+    EXPECT_FALSE(r.system_merged);
+    EXPECT_EQ(r.note, "");
+    EXPECT_EQ(r.prompt.text, "<s>[INST]U1[/INST]A1</s>");
+    // Ending on a user turn, the system text is in that turn.
+    r = render_chat(mistral_like, conversation());
+    EXPECT_FALSE(r.system_merged);
+    EXPECT_EQ(r.prompt.text, "<s>[INST]U1[/INST]A1</s>[INST]S\n\nU2[/INST]");
+}
+
+// A template that shows the system message but fails on this conversation for another reason
+// (here: roles must alternate) gets no merge; the failure is reported and a built-in format
+// is used.
+TEST(RenderChat, TemplateFailingForAnotherReasonIsNotMerged) {
+    const char* strict =
+        "{% for m in messages %}{% if m.role == 'user' and loop.previtem is defined and "
+        "loop.previtem.role == 'user' %}{{ raise_exception('roles must alternate') }}{% endif %}"
+        "<{{ m.role }}>{{ m.content }}{% endfor %}";
+    ChatInputs in = conversation();
+    in.messages.push_back({"user", "U3", {}});
+    ChatRenderResult r = render_chat(strict, in);
+    EXPECT_NE(r.format, ChatFormat::Template);
+    EXPECT_FALSE(r.system_merged);
+    EXPECT_NE(r.note.find("roles must alternate"), std::string::npos) << r.note;
+}
+
+// As transformers: tools and documents are always defined, None unless the caller gives them.
+TEST(RenderChat, ToolsAndDocumentsAreNoneUnlessGiven) {
+    auto t = ChatTemplate::parse(
+        "{{ tools is defined }}|{{ tools is none }}|{{ documents is none }}|{{ tools | tojson }}");
+    ASSERT_TRUE(t) << t.error_message();
+    ChatInputs in = conversation();
+    auto r = t->render(in);
+    ASSERT_TRUE(r) << r.error_message();
+    EXPECT_EQ(r->text, "True|True|True|null");
+    in.context.emplace_back("tools", Value::list({Value::string("t")}));
+    r = t->render(in);
+    ASSERT_TRUE(r) << r.error_message();
+    EXPECT_EQ(r->text, "True|False|True|[\"t\"]");
+}
+
 TEST(RenderChat, MergeSystemMessage) {
     ChatInputs merged = merge_system_message(conversation());
     ASSERT_EQ(merged.messages.size(), 3u);

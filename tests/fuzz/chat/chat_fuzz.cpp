@@ -1,11 +1,15 @@
 // libFuzzer target: arbitrary template text, parsed and rendered on a fixed conversation
-// (with tools in the context), directly and through render_chat(). Any crash, sanitizer
-// report, hang or broken invariant is a finding; template errors are fine.
+// (with tools in the context), directly, through render_chat() and through
+// end_of_turn_markers(). Any crash, sanitizer report, hang or broken invariant is a finding;
+// template errors are fine.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "chat/end_of_turn.h"
 #include "chat/render_chat.h"
 
 namespace {
@@ -59,15 +63,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (r.is_ok()) {
             std::string joined;
             for (const auto& s : r->segments) joined += s.text;
-            if (joined != r->text) __builtin_trap();   // segments must cover the text exactly
+            if (joined != r->text) __builtin_trap();  // segments must cover the text exactly
             if (r->text.size() > limits.max_output_bytes) __builtin_trap();
         } else if (r.error_message().empty()) {
             __builtin_trap();
         }
     } else if (t.error_message().find("line ") != 0) {
-        __builtin_trap();   // parse errors always name a position
+        __builtin_trap();  // parse errors always name a position
     }
     ChatRenderResult full = render_chat(source, inputs, {}, limits);
     if (full.format != ChatFormat::Template && full.note.empty()) __builtin_trap();
+    static const std::vector<std::string> specials = {"<|im_end|>", "</s>", "<|eot_id|>",
+                                                      "<end_of_turn>", "<|end|>"};
+    for (const auto& m : end_of_turn_markers(source, specials, inputs, limits))
+        if (std::find(specials.begin(), specials.end(), m) == specials.end()) __builtin_trap();
     return 0;
 }
