@@ -1,9 +1,11 @@
 // hearth-cli run: generate a continuation of a prompt and print it with the speeds.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "args.h"
 #include "command_registry.h"
@@ -14,6 +16,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: hearth-cli run -m MODEL -p PROMPT [options]\n"
+    "       hearth-cli run -m MODEL --prompt-ids 1,25,300 [options]\n"
     "\n"
     "Generates a continuation of PROMPT and streams it to stdout (the prompt itself is not\n"
     "repeated). Afterwards one line of statistics goes to stderr:\n"
@@ -24,6 +27,8 @@ constexpr const char* kUsage =
     "  -m, --model FILE        GGUF model file\n"
     "  -p, --prompt TEXT       prompt (BOS added by the model's convention; special tokens\n"
     "                          in the text are plain text)\n"
+    "      --prompt-ids IDS    the prompt as comma-separated token ids, used as given (no\n"
+    "                          tokenizer, no BOS added: include it yourself)\n"
     "  -n, --n-predict N       tokens to generate (default 128)\n"
     "      --temp T            temperature; 0 = greedy (default 0.8)\n"
     "      --top-k K           (default 40; 0 = off)\n"
@@ -69,11 +74,31 @@ bool write_logits(const std::string& path, std::span<const int32_t> prompt,
     return std::fclose(f) == 0;
 }
 
+// "1,25,300" -> {1, 25, 300}; false on anything else (empty items, signs, overflow).
+bool parse_ids(const std::string& text, std::vector<int32_t>& out) {
+    out.clear();
+    size_t i = 0;
+    while (i <= text.size()) {
+        const size_t end = std::min(text.find(',', i), text.size());
+        if (end == i || end - i > 10) return false;
+        long long v = 0;
+        for (size_t j = i; j < end; ++j) {
+            if (text[j] < '0' || text[j] > '9') return false;
+            v = v * 10 + (text[j] - '0');
+        }
+        if (v > 2147483647LL) return false;
+        out.push_back(static_cast<int32_t>(v));
+        i = end + 1;
+    }
+    return !out.empty();
+}
+
 int run(std::span<const std::string> argv) {
     using hearth::cli::OptionSpec;
     const OptionSpec specs[] = {
         {"model", 'm', true},
         {"prompt", 'p', true},
+        {"prompt-ids", 0, true},
         {"n-predict", 'n', true},
         {"temp", 0, true},
         {"top-k", 0, true},
@@ -103,9 +128,26 @@ int run(std::span<const std::string> argv) {
         std::fprintf(stderr, "hearth-cli run: %s\n%s", err.c_str(), kUsage);
         return 2;
     }
-    if (!args->has("model") || !args->has("prompt")) {
-        std::fprintf(stderr, "hearth-cli run: -m MODEL and -p PROMPT are required\n%s", kUsage);
+    if (!args->has("model") || args->has("prompt") == args->has("prompt-ids")) {
+        std::fprintf(stderr,
+                     "hearth-cli run: -m MODEL and one of -p PROMPT or --prompt-ids are "
+                     "required\n%s",
+                     kUsage);
         return 2;
+    }
+    std::vector<int32_t> prompt_ids;
+    if (auto list = args->value("prompt-ids")) {
+        if (args->has("chat")) {
+            std::fprintf(stderr, "hearth-cli run: --chat needs -p PROMPT, not --prompt-ids\n");
+            return 2;
+        }
+        if (!parse_ids(*list, prompt_ids)) {
+            std::fprintf(stderr,
+                         "hearth-cli run: --prompt-ids: expected comma-separated token ids "
+                         "(0..2147483647), got '%s'\n",
+                         list->c_str());
+            return 2;
+        }
     }
     hearth::SamplingParams sp;
     hearth::ContextOptions co;
@@ -164,9 +206,10 @@ int run(std::span<const std::string> argv) {
     }
     std::vector<hearth::ChatTurn> turns;
     if (auto system = args->value("system")) turns.push_back({"system", *system});
-    turns.push_back({"user", *args->value("prompt")});
+    if (args->has("prompt")) turns.push_back({"user", *args->value("prompt")});
     std::vector<std::string> chat_stops;
     auto prompt = [&]() -> hearth::Result<std::vector<int32_t>> {
+        if (!prompt_ids.empty()) return prompt_ids;  // ids are checked by feed()
         if (!args->has("chat")) return (*model)->tokenize(*args->value("prompt"), true, false);
         auto chat = hearth::build_chat_prompt(**model, turns);
         if (!chat) return chat.status();
