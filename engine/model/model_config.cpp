@@ -255,7 +255,14 @@ Result<ModelConfig> config_from_metadata(const GgufFile& f) {
     auto finite_pos = [](const std::optional<float>& v) {
         return v && *v > 0 && std::isfinite(*v);
     };
-    if (finite_pos(a_scale)) c.attn_scale = *a_scale;
+    if (finite_pos(a_scale)) {
+        c.attn_scale = *a_scale;
+    } else if ((c.arch == Arch::Gemma2 && c.n_layer == 46) ||
+               (c.arch == Arch::Gemma3 && c.n_layer == 62)) {
+        // The 27B Gemmas scale queries by 1/sqrt(n_embd / n_head) (168 or 144), not by the
+        // head size (128); their files carry no key for it, so llama.cpp keys it on the depth.
+        c.attn_scale = static_cast<float>(1.0 / std::sqrt(double(c.n_embd) / double(c.n_head)));
+    }
     if (c.arch == Arch::Gemma2) {  // the soft-caps are gemma2's (gemma3 files may carry none)
         if (finite_pos(a_cap)) c.attn_softcap = *a_cap;
         if (finite_pos(f_cap)) c.final_softcap = *f_cap;
