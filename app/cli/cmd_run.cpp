@@ -9,8 +9,10 @@
 
 #include "args.h"
 #include "command_registry.h"
+#include "gguf/gguf_file.h"
 #include "hearth/chat_prompt.h"
 #include "hearth/engine.h"
+#include "model/int4_convert.h"
 
 namespace {
 
@@ -45,7 +47,9 @@ constexpr const char* kUsage =
     "      --backend NAME      auto, cpu, vulkan or cuda (default auto)\n"
     "      --int4              INT4 weights: convert linear layers wider than 5 bits to 4-bit\n"
     "                          (AWQ, cached; see hearth-cli convert); prints one stderr line\n"
-    "                          \"int4: converted|cache hit|not needed (SOURCE_TYPES)\"\n"
+    "                          \"int4: converted|cache hit|not needed|not supported for this\n"
+    "                          architecture (SOURCE_TYPES)\"; llama and qwen2 without experts\n"
+    "                          only, other models load as stored\n"
     "      --int4-cache DIR    cache directory (default ~/.cache/hearth; entries in DIR/int4)\n"
     "      --ids               print the generated token ids (space separated) instead of text\n"
     "      --logits-out FILE   write the logits at the last prompt position as JSON:\n"
@@ -193,10 +197,13 @@ int run(std::span<const std::string> argv) {
     }
     if (lo.int4_weights) {
         const auto& mi = (*model)->info();
+        auto file = hearth::gguf::GgufFile::open(*args->value("model"));
+        const bool supported = file && hearth::model::int4_supported(**file);
         std::fprintf(stderr, "int4: %s (%s)\n",
-                     !mi.int4_converted  ? "not needed"
-                     : mi.int4_cache_hit ? "cache hit"
-                                         : "converted",
+                     !supported           ? "not supported for this architecture"
+                     : !mi.int4_converted ? "not needed"
+                     : mi.int4_cache_hit  ? "cache hit"
+                                          : "converted",
                      mi.int4_converted ? mi.int4_source_types.c_str() : mi.weight_types.c_str());
     }
     auto ctx = hearth::Context::create(*model, co);

@@ -341,7 +341,14 @@ std::string Int4Settings::key_text() const {
            ";stok=" + std::to_string(search.max_tokens);
 }
 
+bool int4_supported(const gguf::GgufFile& file) {
+    const auto arch = file.get_string("general.architecture").value_or("");
+    if (arch != "llama" && arch != "qwen2") return false;
+    return file.find(std::string(arch) + ".expert_count") == nullptr;
+}
+
 bool needs_int4_conversion(const gguf::GgufFile& file) {
+    if (!int4_supported(file)) return false;
     for (const auto& t : file.tensors())
         if (is_linear(t.name) && bits_per_weight(t.type) > 5.0) return true;
     return false;
