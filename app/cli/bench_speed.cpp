@@ -12,6 +12,7 @@
 #include "hearth/engine.h"
 #include "kernels/bandwidth.h"
 #include "kernels/kernels.h"
+#include "model/model_config.h"
 #include "thread_pool.h"
 
 namespace hearth::cli {
@@ -51,8 +52,9 @@ double kv_bytes_per_value(KvType kv) {
 }
 
 // Bytes a single decode step streams from memory: every weight matrix once (the token
-// embedding only for its one row, unless the output projection reuses it), plus the KV cache
-// read by attention, averaged over the generated positions.
+// embedding only for its one row, unless the output projection reuses it; of a mixture of
+// experts only the expert_used_count experts a token runs), plus the KV cache read by
+// attention, averaged over the generated positions.
 struct DecodeTraffic {
     double weight_bytes = 0;
     double kv_bytes_avg = 0;
@@ -64,16 +66,22 @@ Result<DecodeTraffic> decode_traffic(const std::string& path, const ModelInfo& i
     auto file = gguf::GgufFile::open(path);
     if (!file) return file.status();
     DecodeTraffic t;
-    const bool tied = (*file)->find_tensor("output.weight") == nullptr;
+    auto config = hearth::model::load_model_config(**file);
+    if (!config) return config.status();
+    const bool tied = config->tied_embeddings;
+    const double active = config->n_expert > 0 ? static_cast<double>(config->n_expert_used) /
+                                                     static_cast<double>(config->n_expert)
+                                               : 1.0;
     for (const auto& tensor : (*file)->tensors()) {
         if (tensor.name == "token_embd.weight" && !tied) {
             t.weight_bytes += static_cast<double>(tensor.nbytes) /
                               static_cast<double>(std::max<uint64_t>(tensor.ne[1], 1));
             continue;
         }
-        t.weight_bytes += static_cast<double>(tensor.nbytes);
+        const bool expert = tensor.name.ends_with("_exps.weight");
+        t.weight_bytes += static_cast<double>(tensor.nbytes) * (expert ? active : 1.0);
     }
-    const double head_dim = info.n_head > 0 ? static_cast<double>(info.n_embd) / info.n_head : 0;
+    const double head_dim = static_cast<double>(config->head_dim);
     const double bytes_per_pos = 2.0 * static_cast<double>(info.n_layer) *
                                  static_cast<double>(info.n_head_kv) * head_dim *
                                  kv_bytes_per_value(kv);
@@ -214,7 +222,7 @@ int run_bench_speed(const Args& args) {
     std::printf("|---|---:|---:|---:|---|---|---:|\n");
     const double mib = static_cast<double>(info.file_bytes) / (1024.0 * 1024.0);
     const std::string size = mib >= 1024 ? std::to_string(mib / 1024).substr(0, 5) + " GiB"
-                                          : std::to_string(mib).substr(0, 6) + " MiB";
+                                         : std::to_string(mib).substr(0, 6) + " MiB";
     const double params = static_cast<double>(info.n_params);
     const std::string count = params >= 1e9 ? std::to_string(params / 1e9).substr(0, 4) + " B"
                                             : std::to_string(params / 1e6).substr(0, 5) + " M";

@@ -18,7 +18,9 @@ batch (pp) and generation of -n tokens one step at a time (tg), each repeated -r
 a warm-up, reported as mean ± sample standard deviation in tokens per second:
   | model | size | params | threads | isa | test | t/s |
 followed by the decode floor: bytes streamed per generated token (every weight matrix once,
-the token embedding's one row unless the output reuses it, plus the average KV cache read)
+the token embedding's one row unless the output reuses it, of a mixture of experts only the
+experts a token uses: expert_used_count / expert_count of the expert tensors, plus the
+average KV cache read)
 divided by the read bandwidth measured now with the same number of threads, and the share
 of that floor the tg run reached. --json prints one object with the same figures
 (pp_tok_s, pp_tok_s_sd, tg_tok_s, tg_tok_s_sd, read_bandwidth_gb_s, decode_bytes_per_token,

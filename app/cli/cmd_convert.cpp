@@ -64,6 +64,15 @@ int convert(std::span<const std::string> argv) {
                      file.error_message().c_str());
         return 1;
     }
+    if (!hearth::model::int4_supported(**file)) {
+        std::fprintf(
+            stderr,
+            "hearth-cli convert: %s: INT4 conversion supports llama and qwen2 models "
+            "without experts only (this is %s)\n",
+            in.c_str(),
+            std::string((*file)->get_string("general.architecture").value_or("?")).c_str());
+        return 1;
+    }
     if (!hearth::model::needs_int4_conversion(**file))
         std::fprintf(stderr,
                      "hearth-cli convert: note: no linear layer is wider than 5 bits; "

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,7 +25,8 @@ training context if smaller) with an F16 KV cache. Vocab-only files report what 
 
 Text output: one "label: value" line each for file, file size, gguf (version, key count, open
 time), architecture (family), name, parameters, tensors (count per type, weight bytes),
-context length, shape, rope, norm epsilon, embeddings (tied or not, QKV bias), vocabulary,
+context length, shape, rope, experts and active parameters (mixture of experts), features
+(family switches such as qk-norm, geglu, sliding-window=WINDOW,LOCAL:1, longrope), norm epsilon, embeddings (tied or not, QKV bias), vocabulary,
 special tokens, chat template and memory; a file that is not a loadable model prints
 "model: not loadable: REASON" in place of the model lines.
 
@@ -35,7 +37,10 @@ Options:
                    config {n_vocab, n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff,
                    n_ctx_train, n_rot, rope_style, rope_freq_base, rope_scaling,
                    rope_freq_scale, rope_freq_factors, rms_eps, tied_embeddings,
-                   qkv_bias, file_type}, vocab {model, kind, pre, size, add_bos, add_eos,
+                   qkv_bias, file_type, n_expert, n_expert_used, n_ff_exp,
+                   sliding_window, sliding_window_period, features [...]},
+                   active_parameters (with only the used experts; = parameters when
+                   dense), vocab {model, kind, pre, size, add_bos, add_eos,
                    special [{role, id, text}]}, chat_template_bytes,
                    memory {context, kv_type, weights, kv_cache, compute, total} (bytes)
   --ctx N          context length for the memory estimate
@@ -43,6 +48,33 @@ Options:
 
 Exit status: 0 when the file opens and is a loadable model or a vocab-only file, 1 when it is
 broken or not loadable (the problem is printed), 2 on a usage error.)";
+
+// The family switches of a config, as short words for people and scripts.
+std::vector<std::string> features(const hearth::model::ModelConfig& c) {
+    std::vector<std::string> f;
+    auto num = [](double v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g", v);
+        return std::string(b);
+    };
+    if (c.qk_norm) f.push_back("qk-norm");
+    if (c.post_norms) f.push_back("post-norms");
+    if (c.gelu_ffn) f.push_back("geglu");
+    if (c.embd_scale) f.push_back("embedding-scale");
+    if (c.fused_qkv) f.push_back("fused-qkv");
+    if (c.fused_gate_up) f.push_back("fused-gate-up");
+    if (c.attn_softcap > 0) f.push_back("attn-softcap=" + num(c.attn_softcap));
+    if (c.final_softcap > 0) f.push_back("final-softcap=" + num(c.final_softcap));
+    if (c.n_swa > 0)
+        f.push_back("sliding-window=" + std::to_string(c.n_swa) + "," +
+                    std::to_string(c.swa_period - 1) + ":1");
+    if (c.arch == hearth::model::Arch::Gemma3)
+        f.push_back("rope-base-local=" + num(c.rope_freq_base_swa));
+    if (!c.rope_long_factors.empty()) f.push_back("longrope");
+    if (c.n_expert > 0)
+        f.push_back("moe=" + std::to_string(c.n_expert_used) + "/" + std::to_string(c.n_expert));
+    return f;
+}
 
 std::string human_bytes(uint64_t b) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -109,7 +141,14 @@ nlohmann::json to_json(const std::string& path, double open_ms, const ModelInfo&
             {"tied_embeddings", c.tied_embeddings},
             {"qkv_bias", c.has_qkv_bias},
             {"file_type", c.file_type},
+            {"n_expert", c.n_expert},
+            {"n_expert_used", c.n_expert_used},
+            {"n_ff_exp", c.n_ff_exp},
+            {"sliding_window", c.n_swa},
+            {"sliding_window_period", c.swa_period},
+            {"features", features(c)},
         };
+        j["active_parameters"] = hearth::model::active_parameter_count(c);
     } else {
         j["family"] = nullptr;
         j["config"] = nullptr;
@@ -173,6 +212,15 @@ void print_text(const std::string& path, double open_ms, const ModelInfo& m) {
             std::printf(", rope_freqs (%zu factors, %g..%g)", c.rope_freq_factors.size(),
                         c.rope_freq_factors.front(), c.rope_freq_factors.back());
         std::printf("\n");
+        if (c.n_expert > 0)
+            std::printf("experts:         %u x FFN %u, %u used per token; active parameters %s\n",
+                        c.n_expert, c.n_ff_exp, c.n_expert_used,
+                        human_count(hearth::model::active_parameter_count(c)).c_str());
+        if (const auto f = features(c); !f.empty()) {
+            std::printf("features:       ");
+            for (const auto& x : f) std::printf(" %s", x.c_str());
+            std::printf("\n");
+        }
         std::printf("norm epsilon:    %g\n", c.rms_eps);
         std::printf("embeddings:      %s; QKV bias: %s\n",
                     c.tied_embeddings ? "tied (output uses token_embd)" : "separate output",

@@ -30,6 +30,14 @@ Shapes:
   tiny-llama3     as tiny-llama, tied, RoPE base 500000 with rope_freqs
   tiny-llama-1k   as tiny-llama with 1024 vocabulary rows (token arrays padded)
   small-llama     llama, 256 wide, 2 layers, 4 heads, 2 KV heads, FFN 512 (K-quants apply)
+  qwen3-0.6b      qwen3, 1024 wide, 28 layers, 16 heads of 128, 8 KV heads, FFN 3072,
+                  vocab 151936, Q/K norms, tied, RoPE base 1e6 (ggml-vocab-qwen2.gguf)
+  gemma3-1b       gemma3, 1152 wide, 26 layers, 4 heads of 256, 1 KV head, FFN 6912,
+                  vocab 262144 (padded), sliding window 512 on 5 of 6 layers, tied
+                  (ggml-vocab-llama-spm.gguf)
+  qwen3-moe-small qwen3moe, Qwen3-30B-A3B's widths with 2 of its 48 layers: 2048 wide,
+                  32 heads of 128, 4 KV heads, 128 experts of FFN 768, 8 used per token,
+                  vocab 151936, separate output (ggml-vocab-qwen2.gguf)
 
 Types: F32, F16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_K_M (Q4_K; Q6_K for the output and for attn_v /
 ffn_down of even layers). Norms and biases stay F32. Rows that a K-quant block does not divide

@@ -1,19 +1,24 @@
 // hearth-cli run: generate a continuation of a prompt and print it with the speeds.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "args.h"
 #include "command_registry.h"
+#include "gguf/gguf_file.h"
 #include "hearth/chat_prompt.h"
 #include "hearth/engine.h"
+#include "model/int4_convert.h"
 
 namespace {
 
 constexpr const char* kUsage =
     "Usage: hearth-cli run -m MODEL -p PROMPT [options]\n"
+    "       hearth-cli run -m MODEL --prompt-ids 1,25,300 [options]\n"
     "\n"
     "Generates a continuation of PROMPT and streams it to stdout (the prompt itself is not\n"
     "repeated). Afterwards one line of statistics goes to stderr:\n"
@@ -24,6 +29,8 @@ constexpr const char* kUsage =
     "  -m, --model FILE        GGUF model file\n"
     "  -p, --prompt TEXT       prompt (BOS added by the model's convention; special tokens\n"
     "                          in the text are plain text)\n"
+    "      --prompt-ids IDS    the prompt as comma-separated token ids, used as given (no\n"
+    "                          tokenizer, no BOS added: include it yourself)\n"
     "  -n, --n-predict N       tokens to generate (default 128)\n"
     "      --temp T            temperature; 0 = greedy (default 0.8)\n"
     "      --top-k K           (default 40; 0 = off)\n"
@@ -40,7 +47,9 @@ constexpr const char* kUsage =
     "      --backend NAME      auto, cpu, vulkan or cuda (default auto)\n"
     "      --int4              INT4 weights: convert linear layers wider than 5 bits to 4-bit\n"
     "                          (AWQ, cached; see hearth-cli convert); prints one stderr line\n"
-    "                          \"int4: converted|cache hit|not needed (SOURCE_TYPES)\"\n"
+    "                          \"int4: converted|cache hit|not needed|not supported for this\n"
+    "                          architecture (SOURCE_TYPES)\"; llama and qwen2 without experts\n"
+    "                          only, other models load as stored\n"
     "      --int4-cache DIR    cache directory (default ~/.cache/hearth; entries in DIR/int4)\n"
     "      --ids               print the generated token ids (space separated) instead of text\n"
     "      --logits-out FILE   write the logits at the last prompt position as JSON:\n"
@@ -69,11 +78,31 @@ bool write_logits(const std::string& path, std::span<const int32_t> prompt,
     return std::fclose(f) == 0;
 }
 
+// "1,25,300" -> {1, 25, 300}; false on anything else (empty items, signs, overflow).
+bool parse_ids(const std::string& text, std::vector<int32_t>& out) {
+    out.clear();
+    size_t i = 0;
+    while (i <= text.size()) {
+        const size_t end = std::min(text.find(',', i), text.size());
+        if (end == i || end - i > 10) return false;
+        long long v = 0;
+        for (size_t j = i; j < end; ++j) {
+            if (text[j] < '0' || text[j] > '9') return false;
+            v = v * 10 + (text[j] - '0');
+        }
+        if (v > 2147483647LL) return false;
+        out.push_back(static_cast<int32_t>(v));
+        i = end + 1;
+    }
+    return !out.empty();
+}
+
 int run(std::span<const std::string> argv) {
     using hearth::cli::OptionSpec;
     const OptionSpec specs[] = {
         {"model", 'm', true},
         {"prompt", 'p', true},
+        {"prompt-ids", 0, true},
         {"n-predict", 'n', true},
         {"temp", 0, true},
         {"top-k", 0, true},
@@ -103,9 +132,26 @@ int run(std::span<const std::string> argv) {
         std::fprintf(stderr, "hearth-cli run: %s\n%s", err.c_str(), kUsage);
         return 2;
     }
-    if (!args->has("model") || !args->has("prompt")) {
-        std::fprintf(stderr, "hearth-cli run: -m MODEL and -p PROMPT are required\n%s", kUsage);
+    if (!args->has("model") || args->has("prompt") == args->has("prompt-ids")) {
+        std::fprintf(stderr,
+                     "hearth-cli run: -m MODEL and one of -p PROMPT or --prompt-ids are "
+                     "required\n%s",
+                     kUsage);
         return 2;
+    }
+    std::vector<int32_t> prompt_ids;
+    if (auto list = args->value("prompt-ids")) {
+        if (args->has("chat")) {
+            std::fprintf(stderr, "hearth-cli run: --chat needs -p PROMPT, not --prompt-ids\n");
+            return 2;
+        }
+        if (!parse_ids(*list, prompt_ids)) {
+            std::fprintf(stderr,
+                         "hearth-cli run: --prompt-ids: expected comma-separated token ids "
+                         "(0..2147483647), got '%s'\n",
+                         list->c_str());
+            return 2;
+        }
     }
     hearth::SamplingParams sp;
     hearth::ContextOptions co;
@@ -151,10 +197,13 @@ int run(std::span<const std::string> argv) {
     }
     if (lo.int4_weights) {
         const auto& mi = (*model)->info();
+        auto file = hearth::gguf::GgufFile::open(*args->value("model"));
+        const bool supported = file && hearth::model::int4_supported(**file);
         std::fprintf(stderr, "int4: %s (%s)\n",
-                     !mi.int4_converted  ? "not needed"
-                     : mi.int4_cache_hit ? "cache hit"
-                                         : "converted",
+                     !supported           ? "not supported for this architecture"
+                     : !mi.int4_converted ? "not needed"
+                     : mi.int4_cache_hit  ? "cache hit"
+                                          : "converted",
                      mi.int4_converted ? mi.int4_source_types.c_str() : mi.weight_types.c_str());
     }
     auto ctx = hearth::Context::create(*model, co);
@@ -164,9 +213,10 @@ int run(std::span<const std::string> argv) {
     }
     std::vector<hearth::ChatTurn> turns;
     if (auto system = args->value("system")) turns.push_back({"system", *system});
-    turns.push_back({"user", *args->value("prompt")});
+    if (args->has("prompt")) turns.push_back({"user", *args->value("prompt")});
     std::vector<std::string> chat_stops;
     auto prompt = [&]() -> hearth::Result<std::vector<int32_t>> {
+        if (!prompt_ids.empty()) return prompt_ids;  // ids are checked by feed()
         if (!args->has("chat")) return (*model)->tokenize(*args->value("prompt"), true, false);
         auto chat = hearth::build_chat_prompt(**model, turns);
         if (!chat) return chat.status();

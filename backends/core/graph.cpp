@@ -1,5 +1,6 @@
 #include "hearth/backend/graph.h"
 
+#include <cmath>
 #include <string>
 
 #include "hearth/backend/buffer.h"
@@ -24,6 +25,18 @@ const char* op_name(Op op) {
             return "attention";
         case Op::SwiGlu:
             return "swiglu";
+        case Op::GeGlu:
+            return "geglu";
+        case Op::Scale:
+            return "scale";
+        case Op::SoftCap:
+            return "softcap";
+        case Op::MoeRoute:
+            return "moe_route";
+        case Op::MoeMatMul:
+            return "moe_mat_mul";
+        case Op::MoeCombine:
+            return "moe_combine";
     }
     return "?";
 }
@@ -112,6 +125,57 @@ void Graph::swiglu(const Tensor& dst, const Tensor& a, const Tensor& b, const ch
     n.label = label;
 }
 
+void Graph::geglu(const Tensor& dst, const Tensor& a, const Tensor& b, const char* label) {
+    swiglu(dst, a, b, label);
+    nodes_.back().op = Op::GeGlu;
+}
+
+void Graph::scale(const Tensor& dst, const Tensor& a, float alpha, const char* label) {
+    Node& n = nodes_.emplace_back();
+    n.op = Op::Scale;
+    n.dst = dst;
+    n.src[0] = a;
+    n.alpha = alpha;
+    n.label = label;
+}
+
+void Graph::softcap(const Tensor& dst, const Tensor& a, float cap, const char* label) {
+    scale(dst, a, cap, label);
+    nodes_.back().op = Op::SoftCap;
+}
+
+void Graph::moe_route(const Tensor& weights, const Tensor& ids, const Tensor& logits, int32_t k,
+                      bool renorm, const char* label) {
+    Node& n = nodes_.emplace_back();
+    n.op = Op::MoeRoute;
+    n.dst = weights;
+    n.aux = ids;
+    n.src[0] = logits;
+    n.k = k;
+    n.renorm = renorm;
+    n.label = label;
+}
+
+void Graph::moe_mat_mul(const Tensor& dst, const Tensor& w, const Tensor& x, const Tensor& ids,
+                        const char* label) {
+    Node& n = nodes_.emplace_back();
+    n.op = Op::MoeMatMul;
+    n.dst = dst;
+    n.src[0] = w;
+    n.src[1] = x;
+    n.src[2] = ids;
+    n.label = label;
+}
+
+void Graph::moe_combine(const Tensor& dst, const Tensor& a, const Tensor& w, const char* label) {
+    Node& n = nodes_.emplace_back();
+    n.op = Op::MoeCombine;
+    n.dst = dst;
+    n.src[0] = a;
+    n.src[1] = w;
+    n.label = label;
+}
+
 bool is_kv_dtype(DType t) {
     return t == DType::F32 || t == DType::F16 || t == DType::Q8_0 || t == DType::Q4_0;
 }
@@ -180,11 +244,47 @@ Status validate_node(const Node& n) {
             return Status::ok();
         case Op::Add:
         case Op::SwiGlu:
+        case Op::GeGlu:
             if (!is(a, DType::F32) || !is(b, DType::F32)) return fail(n, "inputs must be F32");
             if (!flat(a) || !flat(b) || !flat(d) || !same_shape(a, d) || b.ne[0] != a.ne[0])
                 return fail(n, "shape mismatch");
             if (b.ne[1] != a.ne[1] && !(n.op == Op::Add && b.ne[1] == 1))
                 return fail(n, "row count mismatch");
+            return Status::ok();
+        case Op::Scale:
+        case Op::SoftCap:
+            if (!is(a, DType::F32) || !flat(a) || !flat(d) || !same_shape(a, d))
+                return fail(n, "input must be F32 of the destination's shape");
+            if (!std::isfinite(n.alpha) || (n.op == Op::SoftCap && !(n.alpha > 0.f)))
+                return fail(n, "bad factor");
+            return Status::ok();
+        case Op::MoeRoute: {
+            const Tensor& ids = n.aux;
+            if (!is(a, DType::F32) || !flat(a) || !flat(d)) return fail(n, "logits must be F32");
+            if (!is(ids, DType::I32) || !flat(ids) || ids.ne[0] != d.ne[0] || ids.ne[1] != d.ne[1])
+                return fail(n, "ids must be I32 [k, T]");
+            if (ids.buffer->read_only()) return fail(n, "ids are read-only");
+            if (n.k < 1 || n.k > a.ne[0] || d.ne[0] != n.k || d.ne[1] != a.ne[1])
+                return fail(n, "shape mismatch");
+            return Status::ok();
+        }
+        case Op::MoeMatMul: {
+            const Tensor& ids = n.src[2];
+            if (!sane(a) || !is_weight_dtype(a.type) || a.ne[3] != 1) return fail(n, "bad weight");
+            if (!is(b, DType::F32) || b.ne[3] != 1 || d.ne[3] != 1) return fail(n, "bad input");
+            if (!is(ids, DType::I32) || !flat(ids)) return fail(n, "ids must be I32 [k, T]");
+            const int64_t k = ids.ne[0], T = ids.ne[1];
+            if (b.ne[0] != a.ne[0] || d.ne[0] != a.ne[1] || d.ne[1] != k || d.ne[2] != T ||
+                b.ne[2] != T || (b.ne[1] != k && b.ne[1] != 1))
+                return fail(n, "shape mismatch");
+            return Status::ok();
+        }
+        case Op::MoeCombine:
+            if (!is(a, DType::F32) || !is(b, DType::F32) || !flat(b) || !flat(d) || a.ne[3] != 1)
+                return fail(n, "inputs must be F32");
+            if (a.ne[0] != d.ne[0] || a.ne[2] != d.ne[1] || b.ne[0] != a.ne[1] ||
+                b.ne[1] != a.ne[2])
+                return fail(n, "shape mismatch");
             return Status::ok();
         case Op::RmsNorm:
             if (!is(a, DType::F32) || !is(b, DType::F32)) return fail(n, "inputs must be F32");
@@ -198,6 +298,7 @@ Status validate_node(const Node& n) {
             if (!is(b, DType::I32) || b.ne[0] != a.ne[2]) return fail(n, "positions must be [T]");
             const int32_t r = n.rope.n_rot;
             if (r <= 0 || r % 2 != 0 || r > a.ne[0]) return fail(n, "bad n_rot");
+            if (!std::isfinite(n.rope.attn_factor)) return fail(n, "bad attn_factor");
             const Tensor& ff = n.src[2];
             if (ff.valid() && (!is(ff, DType::F32) || ff.ne[0] < r / 2))
                 return fail(n, "freq_factors must be F32 [n_rot/2]");
@@ -222,6 +323,8 @@ Status validate_node(const Node& n) {
             const int64_t h_kv = kc.ne[0] / hd;
             if (h_kv == 0 || a.ne[1] % h_kv != 0)
                 return fail(n, "heads not a multiple of kv heads");
+            if (!(n.kvp.softcap >= 0.f) || n.kvp.window < 0)
+                return fail(n, "bad soft-cap or window");
             return validate_kv(n, a.ne[2]);
         }
     }

@@ -12,8 +12,6 @@
 
 namespace hearth::backend::cpu_ops {
 
-namespace {
-
 // Handing a chunk to another thread costs microseconds; give each chunk at least this much
 // work (multiply-adds or element updates) so small models and decode steps of tiny ops stay
 // on one thread.
@@ -22,6 +20,8 @@ constexpr size_t kMinChunkWork = 64 * 1024;
 size_t grain_for(size_t work_per_item) {
     return std::max<size_t>(1, kMinChunkWork / std::max<size_t>(1, work_per_item));
 }
+
+namespace {
 
 Status get_rows(const Node& n, cpu::ThreadPool& pool) {
     const Tensor& table = n.src[0];
@@ -161,8 +161,8 @@ void rope(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
                         double(pos[t]) * double(p.freq_scale) *
                         std::pow(double(p.freq_base), -2.0 * double(i) / double(p.n_rot));
                     if (ff) theta /= double(ff[i]);
-                    cs[2 * i] = static_cast<float>(std::cos(theta));
-                    cs[2 * i + 1] = static_cast<float>(std::sin(theta));
+                    cs[2 * i] = static_cast<float>(std::cos(theta) * double(p.attn_factor));
+                    cs[2 * i + 1] = static_cast<float>(std::sin(theta) * double(p.attn_factor));
                 }
                 for (int64_t h = 0; h < nd.src[0].ne[1]; ++h) {
                     const float* x = f32_row(nd.src[0], h, static_cast<int64_t>(t));
@@ -329,12 +329,20 @@ HEARTH_INLINE void attend_body(const Node& n, const KvLookup& lk, int64_t t0, in
     std::fill(l, l + rows, 0.f);
     const int64_t s = lk.seq(t0);
     int64_t n_kv = 0;
-    for (int64_t t = t0; t < t1; ++t) n_kv = std::max(n_kv, int64_t(lk.position(t)) + 1);
+    const int64_t window = n.kvp.window;
+    // With a sliding window the cells before the earliest window of the tile are never read.
+    int64_t j_first = INT64_MAX;
+    for (int64_t t = t0; t < t1; ++t) {
+        n_kv = std::max(n_kv, int64_t(lk.position(t)) + 1);
+        j_first = std::min(j_first, window > 0 ? int64_t(lk.position(t)) + 1 - window : 0);
+    }
+    j_first = std::max<int64_t>(0, j_first);
+    const float cap = n.kvp.softcap;
     const int64_t h0 = kvh * group;
     const float* kp[kChunk];
     const float* vp[kChunk];
     float sc[kChunk];
-    for (int64_t j0 = 0; j0 < n_kv; j0 += kChunk) {
+    for (int64_t j0 = j_first; j0 < n_kv; j0 += kChunk) {
         const int64_t jn = std::min(kChunk, n_kv - j0);
         for (int64_t c = 0; c < jn; ++c) {
             const int64_t cell = lk.cell(s, j0 + c);
@@ -343,13 +351,16 @@ HEARTH_INLINE void attend_body(const Node& n, const KvLookup& lk, int64_t t0, in
         }
         for (int64_t t = t0; t < t1; ++t) {
             const int64_t lim = std::min(jn, int64_t(lk.position(t)) + 1 - j0);
-            if (lim <= 0) continue;
+            const int64_t lo =
+                window > 0 ? std::max<int64_t>(0, int64_t(lk.position(t)) + 1 - window - j0) : 0;
+            if (lim <= lo) continue;
             for (int64_t g = 0; g < group; ++g) {
                 const int64_t r = (t - t0) * group + g;
                 const float* qr = f32_row(q, h0 + g, t);
                 float mx = m[r];
-                for (int64_t c = 0; c < lim; ++c) {
+                for (int64_t c = lo; c < lim; ++c) {
                     sc[c] = dot(qr, kp[c], hd) * n.kvp.scale;
+                    if (cap > 0.f) sc[c] = cap * std::tanh(sc[c] / cap);
                     mx = std::max(mx, sc[c]);
                 }
                 float* ar = acc + r * hd;
@@ -360,8 +371,8 @@ HEARTH_INLINE void attend_body(const Node& n, const KvLookup& lk, int64_t t0, in
                     for (int64_t i = 0; i < hd; ++i) ar[i] *= corr;
                     m[r] = mx;
                 }
-                for (int64_t c = 0; c < lim; ++c) sc[c] = exp_neg(sc[c] - mx);
-                for (int64_t c = 0; c < lim; ++c) {
+                for (int64_t c = lo; c < lim; ++c) sc[c] = exp_neg(sc[c] - mx);
+                for (int64_t c = lo; c < lim; ++c) {
                     const float w = sc[c];
                     l[r] += w;
                     const float* vr = vp[c];
@@ -432,7 +443,10 @@ Status attention(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
     static const AttendFn attend = pick_attend();
     AttentionArgs args{&n, &scratch, &lookup.value(), &tiles, kv_heads, attend};
     const AttentionArgs* a = &args;
-    const size_t work = size_t(max_pos + 1) * size_t(hd) * 2 * group * size_t(kTile);
+    const size_t seen = n.kvp.window > 0
+                            ? std::min<size_t>(size_t(max_pos) + 1, size_t(n.kvp.window))
+                            : size_t(max_pos) + 1;
+    const size_t work = seen * size_t(hd) * 2 * group * size_t(kTile);
     pool.parallel_for(n_tiles * kv_heads, grain_for(work), [a](size_t b, size_t e, int th) {
         float* tmp = a->scratch->per_thread.data() + size_t(th) * a->scratch->per_thread_floats;
         const std::vector<int64_t>& tl = *a->tiles;
@@ -448,6 +462,7 @@ Status attention(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
 }  // namespace
 
 size_t activation_bytes(const Node& n) {
+    if (n.op == Op::MoeMatMul) return moe_activation_bytes(n);
     if (n.op != Op::MatMul) return 0;
     const quant::Type wt = quant_type(n.src[0].type);
     if (!cpu::supports_weight_type(wt)) return 0;
@@ -486,6 +501,18 @@ Status run_node(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
             return attention(n, pool, scratch);
         case Op::SwiGlu:
             swiglu(n, pool);
+            return Status::ok();
+        case Op::GeGlu:
+        case Op::Scale:
+        case Op::SoftCap:
+            elementwise(n, pool);
+            return Status::ok();
+        case Op::MoeRoute:
+            return moe_route(n, pool);
+        case Op::MoeMatMul:
+            return moe_mat_mul(n, pool, scratch);
+        case Op::MoeCombine:
+            moe_combine(n, pool);
             return Status::ok();
     }
     return Status::error("unknown op");

@@ -18,6 +18,8 @@ struct Scratch {
     std::vector<float> per_thread;       // per-thread rows for attention and RoPE
     size_t per_thread_floats = 0;        // floats reserved per thread in per_thread
     std::vector<int64_t> tiles;          // attention: token tiles of one graph node
+    std::vector<int32_t> moe_pairs;      // MoE: (slot, token) pairs grouped by expert
+    std::vector<float> moe_out;          // MoE: an expert's gemm output before the scatter
 };
 
 // Bytes/floats the scratch needs for one node (the stream takes the max over a graph).
@@ -25,5 +27,14 @@ size_t activation_bytes(const Node& node);
 size_t per_thread_floats(const Node& node);
 
 Status run_node(const Node& node, cpu::ThreadPool& pool, Scratch& scratch);
+
+// cpu_ops_moe.cpp: GeGLU, scaling, soft-capping and the mixture-of-experts ops.
+void elementwise(const Node& node, cpu::ThreadPool& pool);
+Status moe_route(const Node& node, cpu::ThreadPool& pool);
+Status moe_mat_mul(const Node& node, cpu::ThreadPool& pool, Scratch& scratch);
+void moe_combine(const Node& node, cpu::ThreadPool& pool);
+size_t moe_activation_bytes(const Node& node);
+// Items per parallel chunk so that each chunk has about the given work.
+size_t grain_for(size_t work_per_item);
 
 }  // namespace hearth::backend::cpu_ops

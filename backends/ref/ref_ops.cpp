@@ -102,7 +102,8 @@ Status rope(const Node& n) {
                 double theta = double(pos[t]) * double(p.freq_scale) *
                                std::pow(double(p.freq_base), -2.0 * double(i) / double(p.n_rot));
                 if (ff) theta /= double(ff[i]);
-                const double c = std::cos(theta), s = std::sin(theta);
+                const double c = std::cos(theta) * double(p.attn_factor),
+                             s = std::sin(theta) * double(p.attn_factor);
                 const int64_t i0 = p.mode == RopeMode::Adjacent ? 2 * i : i;
                 const int64_t i1 = p.mode == RopeMode::Adjacent ? 2 * i + 1 : i + half;
                 const double x0 = row[i0], x1 = row[i1];
@@ -145,28 +146,126 @@ Status attention(const Node& n) {
     for (int64_t t = 0; t < q.ne[2]; ++t) {
         const int64_t s = lookup->seq(t);
         const int64_t n_kv = int64_t(lookup->position(t)) + 1;
+        // Sliding window: only the last `window` positions; the rest get weight 0.
+        const int64_t j0 = n.kvp.window > 0 ? std::max<int64_t>(0, n_kv - n.kvp.window) : 0;
+        const double cap = n.kvp.softcap;
         scores.assign(static_cast<size_t>(n_kv), 0.0);
         for (int64_t h = 0; h < q.ne[1]; ++h) {
             const float* qr = f32_row(q, h, t);
             const int64_t off = (h / group) * hd;
             double mx = -INFINITY;
-            for (int64_t j = 0; j < n_kv; ++j) {
+            for (int64_t j = j0; j < n_kv; ++j) {
                 load_row(kc.type, row_ptr(kc, lookup->cell(s, j)), kc.ne[0], kr);
                 double dot = 0;
                 for (int64_t i = 0; i < hd; ++i) dot += double(qr[i]) * double(kr[size_t(off + i)]);
-                scores[size_t(j)] = dot * double(n.kvp.scale);
-                mx = std::max(mx, scores[size_t(j)]);
+                double sc = dot * double(n.kvp.scale);
+                if (cap > 0) sc = cap * std::tanh(sc / cap);
+                scores[size_t(j)] = sc;
+                mx = std::max(mx, sc);
             }
             double sum = 0;
-            for (double& sc : scores) sum += (sc = std::exp(sc - mx));
+            for (int64_t j = j0; j < n_kv; ++j)
+                sum += (scores[size_t(j)] = std::exp(scores[size_t(j)] - mx));
             std::fill(out.begin(), out.end(), 0.0);
-            for (int64_t j = 0; j < n_kv; ++j) {
+            for (int64_t j = j0; j < n_kv; ++j) {
                 load_row(vc.type, row_ptr(vc, lookup->cell(s, j)), vc.ne[0], vr);
                 for (int64_t i = 0; i < hd; ++i)
                     out[size_t(i)] += scores[size_t(j)] / sum * double(vr[size_t(off + i)]);
             }
             float* d = f32_row(n.dst, h, t);
             for (int64_t i = 0; i < hd; ++i) d[i] = static_cast<float>(out[size_t(i)]);
+        }
+    }
+    return Status::ok();
+}
+
+Status elementwise(const Node& n) {
+    constexpr double kC = 0.79788456080286535588;  // sqrt(2 / pi)
+    for (int64_t t = 0; t < n.dst.ne[1]; ++t) {
+        const float* a = f32_row(n.src[0], t);
+        float* d = f32_row(n.dst, t);
+        for (int64_t i = 0; i < n.dst.ne[0]; ++i) {
+            const double x = a[i];
+            double y = 0;
+            if (n.op == Op::GeGlu)
+                y = 0.5 * x * (1.0 + std::tanh(kC * (x + 0.044715 * x * x * x))) *
+                    double(f32_row(n.src[1], t)[i]);
+            else if (n.op == Op::Scale)
+                y = x * double(n.alpha);
+            else
+                y = double(n.alpha) * std::tanh(x / double(n.alpha));
+            d[i] = static_cast<float>(y);
+        }
+    }
+    return Status::ok();
+}
+
+Status moe_route(const Node& n) {
+    const Tensor& lg = n.src[0];
+    const int64_t n_exp = lg.ne[0];
+    std::vector<double> p(static_cast<size_t>(n_exp));
+    for (int64_t t = 0; t < lg.ne[1]; ++t) {
+        const float* x = f32_row(lg, t);
+        double mx = -INFINITY, sum = 0;
+        for (int64_t e = 0; e < n_exp; ++e) mx = std::max(mx, double(x[e]));
+        for (int64_t e = 0; e < n_exp; ++e) sum += (p[size_t(e)] = std::exp(double(x[e]) - mx));
+        std::vector<bool> taken(static_cast<size_t>(n_exp), false);
+        std::vector<int32_t> pick;
+        double chosen = 0;
+        for (int32_t j = 0; j < n.k; ++j) {  // k passes: the largest not yet taken, lowest id
+            int32_t best = -1;
+            for (int32_t e = 0; e < n_exp; ++e)
+                if (!taken[size_t(e)] && (best < 0 || p[size_t(e)] > p[size_t(best)])) best = e;
+            taken[size_t(best)] = true;
+            pick.push_back(best);
+            chosen += p[size_t(best)] / sum;
+        }
+        float* w = f32_row(n.dst, t);
+        auto* ids = reinterpret_cast<int32_t*>(row_ptr(n.aux, t));
+        for (int32_t j = 0; j < n.k; ++j) {
+            ids[j] = pick[size_t(j)];
+            const double pj = p[size_t(pick[size_t(j)])] / sum;
+            w[j] = static_cast<float>(n.renorm ? pj / chosen : pj);
+        }
+    }
+    return Status::ok();
+}
+
+Status moe_mat_mul(const Node& n) {
+    const Tensor& w = n.src[0];
+    const Tensor& x = n.src[1];
+    const Tensor& ids = n.src[2];
+    const int64_t k = w.ne[0];
+    std::vector<float> wrow(static_cast<size_t>(k));
+    for (int64_t t = 0; t < ids.ne[1]; ++t) {
+        const int32_t* id = reinterpret_cast<const int32_t*>(row_ptr(ids, t));
+        for (int64_t j = 0; j < ids.ne[0]; ++j) {
+            if (id[j] < 0 || id[j] >= w.ne[2])
+                return Status::error("moe_mat_mul: expert id " + std::to_string(id[j]) +
+                                     " outside 0.." + std::to_string(w.ne[2] - 1));
+            const float* xr = f32_row(x, x.ne[1] == 1 ? 0 : j, t);
+            float* d = f32_row(n.dst, j, t);
+            for (int64_t i = 0; i < w.ne[1]; ++i) {
+                dequantize_row(quant_type(w.type), row_ptr(w, i, id[j]), wrow.data(),
+                               static_cast<size_t>(k));
+                double sum = 0;
+                for (int64_t c = 0; c < k; ++c) sum += double(wrow[size_t(c)]) * double(xr[c]);
+                d[i] = static_cast<float>(sum);
+            }
+        }
+    }
+    return Status::ok();
+}
+
+Status moe_combine(const Node& n) {
+    const Tensor& a = n.src[0];
+    for (int64_t t = 0; t < n.dst.ne[1]; ++t) {
+        const float* w = f32_row(n.src[1], t);
+        float* d = f32_row(n.dst, t);
+        for (int64_t i = 0; i < a.ne[0]; ++i) {
+            double sum = 0;
+            for (int64_t j = 0; j < a.ne[1]; ++j) sum += double(w[j]) * double(f32_row(a, j, t)[i]);
+            d[i] = static_cast<float>(sum);
         }
     }
     return Status::ok();
@@ -192,6 +291,16 @@ Status run_node(const Node& n) {
             return attention(n);
         case Op::SwiGlu:
             return swiglu(n);
+        case Op::GeGlu:
+        case Op::Scale:
+        case Op::SoftCap:
+            return elementwise(n);
+        case Op::MoeRoute:
+            return moe_route(n);
+        case Op::MoeMatMul:
+            return moe_mat_mul(n);
+        case Op::MoeCombine:
+            return moe_combine(n);
     }
     return Status::error("unknown op");
 }

@@ -281,6 +281,10 @@ Status Converter::run(const fs::path& tmp, std::span<const int32_t> calibration,
     auto cfg = load_model_config(src_);
     if (!cfg) return Status::error(cfg.error_message());
     cfg_ = std::move(cfg.value());
+    // The AWQ search runs its own llama-style forward pass: other families are not converted.
+    if ((cfg_.arch != Arch::Llama && cfg_.arch != Arch::Qwen2) || cfg_.n_expert > 0)
+        return Status::error("INT4 conversion supports llama and qwen2 models only, not " +
+                             cfg_.arch_name + (cfg_.n_expert > 0 ? " with experts" : ""));
     for (int32_t id : calibration)
         if (id < 0 || uint32_t(id) >= cfg_.n_vocab)
             return Status::error("calibration token " + std::to_string(id) + " out of range");
@@ -337,7 +341,14 @@ std::string Int4Settings::key_text() const {
            ";stok=" + std::to_string(search.max_tokens);
 }
 
+bool int4_supported(const gguf::GgufFile& file) {
+    const auto arch = file.get_string("general.architecture").value_or("");
+    if (arch != "llama" && arch != "qwen2") return false;
+    return file.find(std::string(arch) + ".expert_count") == nullptr;
+}
+
 bool needs_int4_conversion(const gguf::GgufFile& file) {
+    if (!int4_supported(file)) return false;
     for (const auto& t : file.tensors())
         if (is_linear(t.name) && bits_per_weight(t.type) > 5.0) return true;
     return false;

@@ -53,7 +53,11 @@ struct ConvertReport {
     uint64_t out_bytes = 0;
 };
 
-// Whether any attention/FFN matrix is stored wider than 5 bits per weight.
+// Whether the converter handles the file's architecture (llama and qwen2 without experts: its
+// calibration runs a llama-style forward pass).
+bool int4_supported(const gguf::GgufFile& file);
+// Whether any attention/FFN matrix is stored wider than 5 bits per weight, for a supported
+// architecture (other families load as stored).
 bool needs_int4_conversion(const gguf::GgufFile& file);
 // "F16", "Q8_0+Q6_K", ...: the types of the linear layers.
 std::string linear_weight_types(const gguf::GgufFile& file);

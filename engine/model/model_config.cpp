@@ -66,7 +66,7 @@ std::string lower(std::string_view s) {
 }
 
 std::string guess_family(const GgufFile& f, const ModelConfig& c) {
-    if (c.arch == Arch::Qwen2) return "qwen2";
+    if (c.arch != Arch::Llama) return std::string(arch_name(c.arch));
     const std::string name = lower(c.name);
     const std::string pre = std::string(f.get_string("tokenizer.ggml.pre").value_or(""));
     if (name.find("tinyllama") != std::string::npos) return "tinyllama";
@@ -82,7 +82,23 @@ std::string guess_family(const GgufFile& f, const ModelConfig& c) {
 }  // namespace
 
 std::string_view arch_name(Arch a) {
-    return a == Arch::Qwen2 ? "qwen2" : "llama";
+    switch (a) {
+        case Arch::Llama:
+            return "llama";
+        case Arch::Qwen2:
+            return "qwen2";
+        case Arch::Qwen3:
+            return "qwen3";
+        case Arch::Qwen3Moe:
+            return "qwen3moe";
+        case Arch::Gemma2:
+            return "gemma2";
+        case Arch::Gemma3:
+            return "gemma3";
+        case Arch::Phi3:
+            return "phi3";
+    }
+    return "?";
 }
 
 std::string_view rope_scaling_name(RopeScaling s) {
@@ -112,16 +128,26 @@ Result<ModelConfig> config_from_metadata(const GgufFile& f) {
     if (arch->type() != ValueType::String)
         return Result<ModelConfig>::error(type_error("general.architecture", *arch, "STRING"));
     c.arch_name = std::string(*arch->as_string());
-    if (c.arch_name == "llama") {
-        c.arch = Arch::Llama;
-        c.rope_style = RopeStyle::Adjacent;
-    } else if (c.arch_name == "qwen2") {
-        c.arch = Arch::Qwen2;
-        c.rope_style = RopeStyle::Neox;
-    } else {
-        return Result<ModelConfig>::error("architecture '" + c.arch_name +
-                                          "' is not supported yet (supported: llama, qwen2)");
-    }
+    bool known = false;
+    for (Arch a : {Arch::Llama, Arch::Qwen2, Arch::Qwen3, Arch::Qwen3Moe, Arch::Gemma2,
+                   Arch::Gemma3, Arch::Phi3})
+        if (c.arch_name == arch_name(a)) {
+            c.arch = a;
+            known = true;
+        }
+    if (!known)
+        return Result<ModelConfig>::error(
+            "architecture '" + c.arch_name +
+            "' is not supported yet (supported: llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
+            "phi3)");
+    c.rope_style = c.arch == Arch::Llama ? RopeStyle::Adjacent : RopeStyle::Neox;
+    c.qk_norm = c.arch == Arch::Qwen3 || c.arch == Arch::Qwen3Moe || c.arch == Arch::Gemma3;
+    const bool gemma = c.arch == Arch::Gemma2 || c.arch == Arch::Gemma3;
+    c.post_norms = c.gelu_ffn = c.embd_scale = gemma;
+    c.fused_qkv = c.fused_gate_up = c.arch == Arch::Phi3;
+    // llama.cpp's fixed layer patterns (no GGUF key): gemma2 alternates, gemma3 has 5 : 1.
+    if (c.arch == Arch::Gemma2) c.swa_period = 2;
+    if (c.arch == Arch::Gemma3) c.swa_period = 6;
     if (const Value* n = f.find("general.name"); n && n->type() == ValueType::String)
         c.name = std::string(*n->as_string());
 
@@ -145,6 +171,17 @@ Result<ModelConfig> config_from_metadata(const GgufFile& f) {
     HEARTH_TRY(get_f32(f, p + "attention.layer_norm_rms_epsilon", eps));
     HEARTH_TRY(get_f32(f, p + "rope.scaling.factor", factor));
     HEARTH_TRY(get_f32(f, p + "rope.scale_linear", scale_linear));
+    std::optional<uint32_t> n_exp, n_exp_used, ff_exp, swa;
+    std::optional<float> a_scale, a_cap, f_cap, base_swa, attn_factor;
+    HEARTH_TRY(get_u32(f, p + "expert_count", n_exp));
+    HEARTH_TRY(get_u32(f, p + "expert_used_count", n_exp_used));
+    HEARTH_TRY(get_u32(f, p + "expert_feed_forward_length", ff_exp));
+    HEARTH_TRY(get_u32(f, p + "attention.sliding_window", swa));
+    HEARTH_TRY(get_f32(f, p + "attention.scale", a_scale));
+    HEARTH_TRY(get_f32(f, p + "attn_logit_softcapping", a_cap));
+    HEARTH_TRY(get_f32(f, p + "final_logit_softcapping", f_cap));
+    HEARTH_TRY(get_f32(f, p + "rope.freq_base_swa", base_swa));
+    HEARTH_TRY(get_f32(f, p + "rope.scaling.attn_factor", attn_factor));
 
     auto missing = [&](const std::string& key) {
         return Result<ModelConfig>::error("required key '" + key + "' is missing");
@@ -212,6 +249,47 @@ Result<ModelConfig> config_from_metadata(const GgufFile& f) {
             c.rope_scaling = RopeScaling::LongRope;
         else
             return bad("unknown " + p + "rope.scaling.type '" + std::string(s) + "'");
+    }
+
+    // Family features read from keys.
+    auto finite_pos = [](const std::optional<float>& v) {
+        return v && *v > 0 && std::isfinite(*v);
+    };
+    if (finite_pos(a_scale)) {
+        c.attn_scale = *a_scale;
+    } else if ((c.arch == Arch::Gemma2 && c.n_layer == 46) ||
+               (c.arch == Arch::Gemma3 && c.n_layer == 62)) {
+        // The 27B Gemmas scale queries by 1/sqrt(n_embd / n_head) (168 or 144), not by the
+        // head size (128); their files carry no key for it, so llama.cpp keys it on the depth.
+        c.attn_scale = static_cast<float>(1.0 / std::sqrt(double(c.n_embd) / double(c.n_head)));
+    }
+    if (c.arch == Arch::Gemma2) {  // the soft-caps are gemma2's (gemma3 files may carry none)
+        if (finite_pos(a_cap)) c.attn_softcap = *a_cap;
+        if (finite_pos(f_cap)) c.final_softcap = *f_cap;
+    }
+    if (c.swa_period > 0) {
+        c.n_swa = swa.value_or(0);
+        if (c.n_swa == 0) c.swa_period = 0;  // no window: every layer is global
+    }
+    c.rope_freq_base_swa = c.arch == Arch::Gemma3 ? base_swa.value_or(10000.f) : c.rope_freq_base;
+    if (!(c.rope_freq_base_swa > 0.f) || !std::isfinite(c.rope_freq_base_swa))
+        return bad(p + "rope.freq_base_swa must be a positive number");
+    if (attn_factor && std::isfinite(*attn_factor) && *attn_factor > 0)
+        c.rope_attn_factor = *attn_factor;
+    if (n_exp && *n_exp > 0) {
+        if (c.arch != Arch::Llama && c.arch != Arch::Qwen3Moe)
+            return bad(p +
+                       "expert_count is set, but experts are supported only for llama and "
+                       "qwen3moe");
+        c.n_expert = *n_exp;
+        c.n_expert_used = n_exp_used.value_or(0);
+        if (c.n_expert_used == 0 || c.n_expert_used > c.n_expert)
+            return bad(p + "expert_used_count must be between 1 and expert_count (" +
+                       std::to_string(c.n_expert) + ")");
+        c.n_ff_exp = ff_exp.value_or(c.n_ff);
+        if (c.n_ff_exp == 0) return bad(p + "expert_feed_forward_length is 0");
+    } else if (c.arch == Arch::Qwen3Moe) {
+        return bad("qwen3moe without " + p + "expert_count");
     }
 
     // Vocabulary: the explicit key, else the tokens array, else the embedding's rows.

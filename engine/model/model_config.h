@@ -13,8 +13,13 @@
 namespace hearth::model {
 
 enum class Arch {
-    Llama,  // "llama": Llama 1/2/3/3.1/3.2, Mistral 7B, TinyLlama, SmolLM/SmolLM2
-    Qwen2,  // "qwen2": Qwen2 / Qwen2.5 (QKV biases, often tied embeddings)
+    Llama,     // "llama": Llama 1/2/3/3.1/3.2, Mistral 7B, TinyLlama, SmolLM/SmolLM2
+    Qwen2,     // "qwen2": Qwen2 / Qwen2.5 (QKV biases, often tied embeddings)
+    Qwen3,     // "qwen3": per-head RMS norm of Q and K before RoPE
+    Qwen3Moe,  // "qwen3moe": the qwen3 attention with a mixture-of-experts FFN
+    Gemma2,    // "gemma2": GeGLU, scaled embeddings, post-norms, soft-capping, sliding window
+    Gemma3,    // "gemma3": gemma2 without soft-capping, Q/K norms, 5 local : 1 global layers
+    Phi3,      // "phi3": Phi-3 / Phi-4-mini (fused QKV and gate/up, partial rotary, LongRoPE)
 };
 std::string_view arch_name(Arch a);
 
@@ -57,6 +62,31 @@ struct ModelConfig {
     std::vector<float> rope_freq_factors;
 
     float rms_eps = 1e-5f;  // RMSNorm epsilon (attention.layer_norm_rms_epsilon, required)
+
+    // Family features (set from the architecture; see each Arch above).
+    bool qk_norm = false;        // blk.N.attn_{q,k}_norm.weight {head_dim}, before RoPE
+    bool post_norms = false;     // blk.N.post_attention_norm / post_ffw_norm {n_embd}
+    bool gelu_ffn = false;       // GeGLU (tanh GELU) instead of SwiGLU
+    bool embd_scale = false;     // embeddings multiplied by sqrt(n_embd)
+    bool fused_qkv = false;      // blk.N.attn_qkv.weight {n_embd, q + k + v}
+    bool fused_gate_up = false;  // blk.N.ffn_up.weight {n_embd, 2 n_ff}: gate rows, then up
+    float attn_scale = 0.f;      // attention.scale: Q scaling (0: 1/sqrt(head_dim))
+    float attn_softcap = 0.f;    // attn_logit_softcapping (0: none)
+    float final_softcap = 0.f;   // final_logit_softcapping (0: none)
+    uint32_t n_swa = 0;          // attention.sliding_window (0: every layer is global)
+    // Layer il uses the sliding window when il % swa_period < swa_period - 1 (gemma2: 2,
+    // gemma3: 6); 0 when no layer does.
+    uint32_t swa_period = 0;
+    float rope_freq_base_swa = 10000.f;  // RoPE base of sliding layers (gemma3), unscaled
+    float rope_attn_factor = 1.f;        // rope.scaling.attn_factor (LongRoPE magnitude)
+    // LongRoPE per-frequency divisors (phi3): rope_factors_{long,short}.weight {n_rot/2}; the
+    // long ones apply when the context exceeds rope_orig_ctx. Empty when absent.
+    std::vector<float> rope_long_factors, rope_short_factors;
+
+    // Mixture of experts (0 experts: a dense FFN).
+    uint32_t n_expert = 0;       // expert_count
+    uint32_t n_expert_used = 0;  // expert_used_count (top-k)
+    uint32_t n_ff_exp = 0;       // expert FFN width (expert_feed_forward_length, or n_ff)
 
     // Filled by check_tensors() (false until then):
     bool tied_embeddings = false;  // no output.weight: logits use token_embd.weight

@@ -21,8 +21,11 @@ std::optional<KvType> kv_type_from_name(std::string_view name);  // "f16", "Q8_0
 uint32_t default_context(const ModelConfig& c);
 
 // Parameters implied by the config alone (embeddings, output unless tied, norms, layers,
-// biases when present).
+// biases when present, every expert of a mixture-of-experts model).
 uint64_t parameter_count(const ModelConfig& c);
+// Parameters one token uses: as above with only expert_used_count experts per layer (equal to
+// parameter_count for a dense model).
+uint64_t active_parameter_count(const ModelConfig& c);
 // Parameters actually stored in a file: the sum of its tensors' element counts.
 uint64_t parameter_count(const gguf::GgufFile& f);
 // Bytes of tensor data in a file.

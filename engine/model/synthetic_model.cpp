@@ -44,6 +44,15 @@ constexpr std::array kShapes = {
     // Rows of 256 so the K-quants apply without fallback.
     SyntheticShape{"small-llama", Arch::Llama, 256, 2, 4, 2, 512, 0, false, false, 10000.0f, false,
                    1024, 1e-5f, "ggml-vocab-llama-spm.gguf"},
+    // Qwen3-0.6B (all 28 layers), Gemma 3 1B (all 26 layers; the vocabulary padded to Gemma's
+    // 262144 rows) and the widths of Qwen3-30B-A3B (128 experts of 768, 8 used) with 2 of its
+    // 48 layers so that it fits a small machine.
+    SyntheticShape{"qwen3-0.6b", Arch::Qwen3, 1024, 28, 16, 8, 3072, 151936, false, true,
+                   1000000.0f, false, 40960, 1e-6f, "ggml-vocab-qwen2.gguf", 128},
+    SyntheticShape{"gemma3-1b", Arch::Gemma3, 1152, 26, 4, 1, 6912, 262144, false, true, 1000000.0f,
+                   false, 32768, 1e-6f, "ggml-vocab-llama-spm.gguf", 256, 0, 0, 512},
+    SyntheticShape{"qwen3-moe-small", Arch::Qwen3Moe, 2048, 2, 32, 4, 768, 151936, false, false,
+                   1000000.0f, false, 40960, 1e-6f, "ggml-vocab-qwen2.gguf", 128, 128, 8},
 };
 
 constexpr uint64_t kChunkRows = 16;  // RNG stream granularity; fixed so output is reproducible
@@ -83,7 +92,11 @@ struct Plan {
 
 std::vector<Plan> plan_tensors(const SyntheticShape& s, uint32_t n_vocab, WeightType wt) {
     std::vector<Plan> p;
-    const uint64_t E = s.n_embd, V = n_vocab, F = s.n_ff, hd = s.n_embd / s.n_head;
+    const uint64_t E = s.n_embd, V = n_vocab, F = s.n_ff;
+    const uint64_t hd = s.head_dim ? s.head_dim : s.n_embd / s.n_head;
+    const bool qk_norm =
+        s.arch == Arch::Qwen3 || s.arch == Arch::Qwen3Moe || s.arch == Arch::Gemma3;
+    const bool post_norms = s.arch == Arch::Gemma2 || s.arch == Arch::Gemma3;
     const uint64_t q = s.n_head * hd, kv = s.n_head_kv * hd;
     auto add = [&](std::string name, std::vector<uint64_t> ne, Fill fill) {
         const quant::Type t =
@@ -103,8 +116,24 @@ std::vector<Plan> plan_tensors(const SyntheticShape& s, uint32_t n_vocab, Weight
             add(b + "attn_k.bias", {kv}, Fill::Normal);
             add(b + "attn_v.bias", {kv}, Fill::Normal);
         }
+        if (qk_norm) {
+            add(b + "attn_q_norm.weight", {hd}, Fill::Ones);
+            add(b + "attn_k_norm.weight", {hd}, Fill::Ones);
+        }
         add(b + "attn_output.weight", {q, E}, Fill::Normal);
+        if (post_norms) {
+            add(b + "post_attention_norm.weight", {E}, Fill::Ones);
+            add(b + "post_ffw_norm.weight", {E}, Fill::Ones);
+        }
         add(b + "ffn_norm.weight", {E}, Fill::Ones);
+        if (s.n_expert > 0) {
+            const uint64_t X = s.n_expert;
+            add(b + "ffn_gate_inp.weight", {E, X}, Fill::Normal);
+            add(b + "ffn_gate_exps.weight", {E, F, X}, Fill::Normal);
+            add(b + "ffn_up_exps.weight", {E, F, X}, Fill::Normal);
+            add(b + "ffn_down_exps.weight", {F, E, X}, Fill::Normal);
+            continue;
+        }
         add(b + "ffn_gate.weight", {E, F}, Fill::Normal);
         add(b + "ffn_up.weight", {E, F}, Fill::Normal);
         add(b + "ffn_down.weight", {F, E}, Fill::Normal);
@@ -377,7 +406,7 @@ Status write_synthetic_model(const SyntheticSpec& spec, const std::filesystem::p
 
     gguf::GgufWriter w;
     const std::string a(arch_name(shape->arch));
-    const uint32_t hd = shape->n_embd / shape->n_head;
+    const uint32_t hd = shape->head_dim ? shape->head_dim : shape->n_embd / shape->n_head;
     w.set_string("general.architecture", a);
     w.set_string("general.name",
                  "Hearth synthetic " + spec.shape + " " + std::string(weight_type_name(spec.type)));
@@ -395,6 +424,19 @@ Status write_synthetic_model(const SyntheticSpec& spec, const std::filesystem::p
     w.set_u32(a + ".rope.dimension_count", hd);
     w.set_f32(a + ".rope.freq_base", shape->rope_base);
     w.set_f32(a + ".attention.layer_norm_rms_epsilon", shape->rms_eps);
+    if (shape->head_dim) {
+        w.set_u32(a + ".attention.key_length", shape->head_dim);
+        w.set_u32(a + ".attention.value_length", shape->head_dim);
+    }
+    if (shape->n_expert) {
+        w.set_u32(a + ".expert_count", shape->n_expert);
+        w.set_u32(a + ".expert_used_count", shape->n_expert_used);
+        w.set_u32(a + ".expert_feed_forward_length", shape->n_ff);
+    }
+    if (shape->n_swa) {
+        w.set_u32(a + ".attention.sliding_window", shape->n_swa);
+        w.set_f32(a + ".rope.freq_base_swa", 10000.0f);
+    }
 
     // Tokenizer: every tokenizer.* key; token arrays padded as the HF converter pads them.
     const uint64_t pad = n_vocab - n_tokens;

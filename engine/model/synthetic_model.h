@@ -31,6 +31,10 @@ struct SyntheticShape {
     uint32_t n_ctx;    // <arch>.context_length
     float rms_eps;
     std::string_view vocab_hint;  // the shared vocab file this shape is meant for
+    uint32_t head_dim = 0;        // attention.key_length; 0: n_embd / n_head (no key written)
+    uint32_t n_expert = 0;        // experts (0: dense FFN); n_ff is then the expert width
+    uint32_t n_expert_used = 0;
+    uint32_t n_swa = 0;  // gemma: attention.sliding_window
 };
 
 std::span<const SyntheticShape> synthetic_shapes();

@@ -88,8 +88,28 @@ Status check_tensors(const GgufFile& f, ModelConfig& c) {
     const uint64_t E = c.n_embd, V = c.n_vocab, F = c.n_ff;
     ck.need("token_embd.weight", {E, V});
     ck.need("output_norm.weight", {E});
-    c.tied_embeddings =
-        ck.maybe("output.weight", {E, V}) == nullptr && f.find_tensor("output.weight") == nullptr;
+    // Gemma always uses token_embd as its output head (an output.weight is then unexpected).
+    const bool gemma = c.arch == Arch::Gemma2 || c.arch == Arch::Gemma3;
+    c.tied_embeddings = gemma || (ck.maybe("output.weight", {E, V}) == nullptr &&
+                                  f.find_tensor("output.weight") == nullptr);
+    auto factors = [&](const std::string& name, std::vector<float>& out) {
+        out.clear();
+        const TensorInfo* t = ck.maybe(name, {uint64_t{c.n_rot} / 2});
+        if (!t) return;
+        if (t->type != quant::Type::F32) {
+            ck.fail(name + ": expected type F32, file has " +
+                    std::string(quant::traits(t->type).name));
+            return;
+        }
+        out.resize(c.n_rot / 2);
+        quant::dequantize_row(quant::Type::F32, t->data.data(), out.data(), out.size());
+    };
+    if (c.arch == Arch::Phi3) {
+        factors("rope_factors_long.weight", c.rope_long_factors);
+        factors("rope_factors_short.weight", c.rope_short_factors);
+        if (c.rope_long_factors.empty() != c.rope_short_factors.empty())
+            ck.fail("rope_factors_long/short.weight: only one of the two is present");
+    }
     c.rope_freq_factors.clear();
     if (const TensorInfo* rf = ck.maybe("rope_freqs.weight", {uint64_t{c.n_rot} / 2})) {
         if (rf->type != quant::Type::F32) {
@@ -105,14 +125,37 @@ Status check_tensors(const GgufFile& f, ModelConfig& c) {
     for (uint32_t i = 0; i < c.n_layer; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         ck.need(b + "attn_norm.weight", {E});
-        ck.need(b + "attn_q.weight", {E, c.q_dim()});
-        ck.need(b + "attn_k.weight", {E, c.k_dim()});
-        ck.need(b + "attn_v.weight", {E, c.v_dim()});
+        if (c.fused_qkv) {
+            ck.need(b + "attn_qkv.weight", {E, uint64_t{c.q_dim()} + c.k_dim() + c.v_dim()});
+        } else {
+            ck.need(b + "attn_q.weight", {E, c.q_dim()});
+            ck.need(b + "attn_k.weight", {E, c.k_dim()});
+            ck.need(b + "attn_v.weight", {E, c.v_dim()});
+        }
+        if (c.qk_norm) {
+            ck.need(b + "attn_q_norm.weight", {c.head_dim});
+            ck.need(b + "attn_k_norm.weight", {c.head_dim});
+        }
         ck.need(b + "attn_output.weight", {uint64_t{c.n_head} * c.head_dim_v, E});
+        if (c.post_norms) {
+            ck.need(b + "post_attention_norm.weight", {E});
+            ck.need(b + "post_ffw_norm.weight", {E});
+        }
         ck.need(b + "ffn_norm.weight", {E});
-        ck.need(b + "ffn_gate.weight", {E, F});
-        ck.need(b + "ffn_up.weight", {E, F});
-        ck.need(b + "ffn_down.weight", {F, E});
+        if (c.n_expert > 0) {
+            const uint64_t X = c.n_expert, FE = c.n_ff_exp;
+            ck.need(b + "ffn_gate_inp.weight", {E, X});
+            ck.need(b + "ffn_gate_exps.weight", {E, FE, X});
+            ck.need(b + "ffn_up_exps.weight", {E, FE, X});
+            ck.need(b + "ffn_down_exps.weight", {FE, E, X});
+        } else if (c.fused_gate_up) {
+            ck.need(b + "ffn_up.weight", {E, 2 * F});
+            ck.need(b + "ffn_down.weight", {F, E});
+        } else {
+            ck.need(b + "ffn_gate.weight", {E, F});
+            ck.need(b + "ffn_up.weight", {E, F});
+            ck.need(b + "ffn_down.weight", {F, E});
+        }
         const bool q = ck.maybe(b + "attn_q.bias", {c.q_dim()}) != nullptr;
         const bool k = ck.maybe(b + "attn_k.bias", {c.k_dim()}) != nullptr;
         const bool v = ck.maybe(b + "attn_v.bias", {c.v_dim()}) != nullptr;

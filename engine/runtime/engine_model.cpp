@@ -114,6 +114,15 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     info.architecture = m->params.arch_name;
     info.file_bytes = m->file->file_size();
     info.n_params = m->weights.n_params;
+    info.n_expert = m->params.n_expert;
+    info.n_expert_used = m->params.n_expert_used;
+    info.n_params_active = info.n_params;
+    for (const auto& L : m->weights.layers)  // the unused share of each expert tensor
+        for (const auto* t : {&L.gate_exps, &L.up_exps, &L.down_exps})
+            if (t->valid())
+                info.n_params_active -= static_cast<uint64_t>(t->n_elements()) /
+                                        static_cast<uint64_t>(info.n_expert) *
+                                        static_cast<uint64_t>(info.n_expert - info.n_expert_used);
     info.n_vocab = m->params.n_vocab;
     info.n_embd = m->params.n_embd;
     info.n_layer = m->params.n_layer;

@@ -1,5 +1,6 @@
 #include "runtime/forward.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -23,10 +24,26 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
 
     // One buffer for all activations; offsets are laid out once here.
     const int64_t B = max_batch;
-    const int64_t widths[] = {p.n_embd,    p.n_embd, p.q_width(), p.kv_width(), p.kv_width(),
-                              p.q_width(), p.n_embd, p.n_ff,      p.n_ff,       p.n_vocab};
-    Tensor* slots[] = {&f->x_,   &f->xn_,  &f->q_,    &f->k_,  &f->v_,
-                       &f->att_, &f->tmp_, &f->gate_, &f->up_, &f->logits_};
+    const int64_t F = p.ffn_width(), X = std::max<int64_t>(1, p.n_expert);
+    const int64_t K = std::max<int64_t>(1, p.n_expert_used);
+    const int64_t moe_out = p.n_expert > 0 ? p.n_embd * K : 1;
+    const int64_t widths[] = {p.n_embd,
+                              p.n_embd,
+                              p.q_width(),
+                              p.kv_width(),
+                              p.kv_width(),
+                              p.q_width(),
+                              p.n_embd,
+                              F,
+                              F,
+                              p.n_vocab,
+                              X,
+                              K,
+                              K,
+                              moe_out};
+    Tensor* slots[] = {&f->x_,      &f->xn_,      &f->q_,         &f->k_,      &f->v_,
+                       &f->att_,    &f->tmp_,     &f->gate_,      &f->up_,     &f->logits_,
+                       &f->router_, &f->route_w_, &f->route_ids_, &f->moe_out_};
     size_t total = 0;
     for (int64_t wd : widths) total += static_cast<size_t>(wd * B) * sizeof(float);
     auto act = device.allocate(total);
@@ -34,9 +51,13 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
     f->act_ = std::move(act.value());
     size_t off = 0;
     for (size_t i = 0; i < std::size(widths); ++i) {
-        *slots[i] = Tensor::dense(f->act_.get(), off, DType::F32, {widths[i], B});
+        const DType t = slots[i] == &f->route_ids_ ? DType::I32 : DType::F32;
+        *slots[i] = Tensor::dense(f->act_.get(), off, t, {widths[i], B});
         off += static_cast<size_t>(widths[i] * B) * sizeof(float);
     }
+    // LongRoPE: the long factors once the context exceeds the original training context.
+    f->rope_factors_ = w.rope_freqs;
+    if (p.longrope) f->rope_factors_ = n_ctx > p.rope_orig_ctx ? w.rope_long : w.rope_short;
     const int64_t n_inputs = 2 * B + f->n_blocks_;
     auto inputs = device.allocate(static_cast<size_t>(n_inputs) * sizeof(int32_t));
     if (!inputs) return inputs.status();
@@ -58,18 +79,22 @@ void Forward::record(int64_t T, const KvView& kv, bool all_logits) {
     Tensor pos = pos_;
     pos.ne[0] = T;
     const backend::KvIndex kvi{pos, table_, Tensor{}};
-    const backend::KvParams kvp{kv.block_size,
-                                static_cast<float>(1.0 / std::sqrt(double(p.head_dim)))};
+    backend::KvParams kvp{kv.block_size, p.attention_scale(), p.attn_softcap, 0};
     const Tensor x = x_.rows(0, T), xn = xn_.rows(0, T), tmp = tmp_.rows(0, T);
     const Tensor q = q_.rows(0, T), k = k_.rows(0, T), v = v_.rows(0, T);
     const Tensor att = att_.rows(0, T), gate = gate_.rows(0, T), up = up_.rows(0, T);
     const Tensor q3 = q.reshaped({p.head_dim, p.n_head, T});
     const Tensor k3 = k.reshaped({p.head_dim, p.n_head_kv, T});
     const Tensor att3 = att.reshaped({p.head_dim, p.n_head, T});
+    // Per-head views for the Q/K norms: one row per (head, token).
+    const Tensor q_heads = q.reshaped({p.head_dim, p.n_head * T});
+    const Tensor k_heads = k.reshaped({p.head_dim, p.n_head_kv * T});
 
     g.get_rows(x, w_.tok_embd, ids, "token_embd");
+    if (p.embd_scale > 0.f) g.scale(x, x, p.embd_scale, "embd_scale");
     for (int64_t l = 0; l < p.n_layer; ++l) {
         const LayerWeights& L = w_.layers[static_cast<size_t>(l)];
+        const bool swa = p.is_swa_layer(l);
         g.rms_norm(xn, x, L.attn_norm, p.rms_eps, "attn_norm");
         g.mat_mul(q, L.wq, xn, "attn_q");
         g.mat_mul(k, L.wk, xn, "attn_k");
@@ -77,21 +102,50 @@ void Forward::record(int64_t T, const KvView& kv, bool all_logits) {
         if (L.bq.valid()) g.add(q, q, L.bq, "attn_q_bias");
         if (L.bk.valid()) g.add(k, k, L.bk, "attn_k_bias");
         if (L.bv.valid()) g.add(v, v, L.bv, "attn_v_bias");
-        g.rope(q3, q3, pos, w_.rope_freqs, p.rope, "rope_q");
-        g.rope(k3, k3, pos, w_.rope_freqs, p.rope, "rope_k");
+        if (L.q_norm.valid()) g.rms_norm(q_heads, q_heads, L.q_norm, p.rms_eps, "attn_q_norm");
+        if (L.k_norm.valid()) g.rms_norm(k_heads, k_heads, L.k_norm, p.rms_eps, "attn_k_norm");
+        const backend::RopeParams& rp = swa ? p.rope_swa : p.rope;
+        g.rope(q3, q3, pos, rope_factors_, rp, "rope_q");
+        g.rope(k3, k3, pos, rope_factors_, rp, "rope_k");
         const Tensor& kc = kv.k[static_cast<size_t>(l)];
         const Tensor& vc = kv.v[static_cast<size_t>(l)];
         g.kv_append(kc, k, kvi, kv.block_size, "k_cache");
         g.kv_append(vc, v, kvi, kv.block_size, "v_cache");
+        kvp.window = swa ? static_cast<int32_t>(p.n_swa) : 0;
         g.attention(att3, q3, kc, vc, kvi, kvp, "attention");
         g.mat_mul(tmp, L.wo, att, "attn_output");
         if (L.bo.valid()) g.add(tmp, tmp, L.bo, "attn_output_bias");
+        if (L.attn_post_norm.valid())
+            g.rms_norm(tmp, tmp, L.attn_post_norm, p.rms_eps, "post_attention_norm");
         g.add(x, x, tmp, "attn_residual");
         g.rms_norm(xn, x, L.ffn_norm, p.rms_eps, "ffn_norm");
-        g.mat_mul(gate, L.w_gate, xn, "ffn_gate");
-        g.mat_mul(up, L.w_up, xn, "ffn_up");
-        g.swiglu(gate, gate, up, "ffn_swiglu");
-        g.mat_mul(tmp, L.w_down, gate, "ffn_down");
+        if (p.n_expert > 0) {
+            // Router, then per token the chosen experts only; their outputs are summed with
+            // the routing weights.
+            const int64_t K = p.n_expert_used, FE = p.n_ff_exp;
+            const Tensor router = router_.rows(0, T), rw = route_w_.rows(0, T);
+            const Tensor rid = route_ids_.rows(0, T);
+            const Tensor g3 = gate.reshaped({FE, K, T}), u3 = up.reshaped({FE, K, T});
+            const Tensor out3 = moe_out_.rows(0, T).reshaped({p.n_embd, K, T});
+            const Tensor xn3 = xn.reshaped({p.n_embd, 1, T});
+            g.mat_mul(router, L.router, xn, "ffn_gate_inp");
+            g.moe_route(rw, rid, router, static_cast<int32_t>(K), true, "moe_route");
+            g.moe_mat_mul(g3, L.gate_exps, xn3, rid, "ffn_gate_exps");
+            g.moe_mat_mul(u3, L.up_exps, xn3, rid, "ffn_up_exps");
+            g.swiglu(gate, gate, up, "ffn_swiglu");
+            g.moe_mat_mul(out3, L.down_exps, g3, rid, "ffn_down_exps");
+            g.moe_combine(tmp, out3, rw, "moe_combine");
+        } else {
+            g.mat_mul(gate, L.w_gate, xn, "ffn_gate");
+            g.mat_mul(up, L.w_up, xn, "ffn_up");
+            if (p.gelu_ffn)
+                g.geglu(gate, gate, up, "ffn_geglu");
+            else
+                g.swiglu(gate, gate, up, "ffn_swiglu");
+            g.mat_mul(tmp, L.w_down, gate, "ffn_down");
+        }
+        if (L.ffn_post_norm.valid())
+            g.rms_norm(tmp, tmp, L.ffn_post_norm, p.rms_eps, "post_ffw_norm");
         g.add(x, x, tmp, "ffn_residual");
     }
     // Only the rows whose logits are wanted go through the output head.
@@ -100,6 +154,8 @@ void Forward::record(int64_t T, const KvView& kv, bool all_logits) {
     g.rms_norm(xn.rows(first, n_out), x.rows(first, n_out), w_.output_norm, p.rms_eps,
                "output_norm");
     g.mat_mul(logits_.rows(0, n_out), w_.output, xn.rows(first, n_out), "output");
+    if (p.final_softcap > 0.f)
+        g.softcap(logits_.rows(0, n_out), logits_.rows(0, n_out), p.final_softcap, "final_softcap");
 }
 
 Status Forward::run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,

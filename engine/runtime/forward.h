@@ -1,5 +1,7 @@
-// The forward pass of the llama family (llama, mistral, qwen2: RMS norm, RoPE, grouped-query
-// attention, SwiGLU), written once against the backend interface. A step records one graph for
+// The forward pass of the supported transformer families (llama, mistral, qwen2, qwen3,
+// qwen3moe, gemma2, gemma3, phi3, llama with experts: RMS norm, RoPE, grouped-query
+// attention, SwiGLU/GeGLU or experts; the family differences are switches of ModelParams),
+// written once against the backend interface. A step records one graph for
 // a batch of tokens of one sequence and runs it on the device; only the logits come back.
 #pragma once
 
@@ -64,7 +66,10 @@ private:
     int64_t n_blocks_ = 0;
     // Dense activation tensors for max_batch tokens; a step uses their first rows.
     backend::Tensor x_, xn_, q_, k_, v_, att_, tmp_, gate_, up_, logits_;
+    // Mixture of experts: router logits, chosen weights and ids, expert outputs [n_embd, k, T].
+    backend::Tensor router_, route_w_, route_ids_, moe_out_;
     backend::Tensor ids_, pos_, table_;
+    backend::Tensor rope_factors_;  // Llama 3.1 rope_freqs, or LongRoPE's set for this context
     std::vector<int32_t> host_inputs_;
     std::vector<float> host_logits_;
     uint64_t tokens_computed_ = 0;

@@ -90,24 +90,60 @@ Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& sour
     } while (0)
     HEARTH_BIND("token_embd.weight", {E, V}, false, false, w.tok_embd);
     HEARTH_BIND("output_norm.weight", {E}, true, false, w.output_norm);
-    HEARTH_BIND("output.weight", {E, V}, false, true, w.output);
+    const bool gemma = p.arch == Arch::Gemma2 || p.arch == Arch::Gemma3;
+    if (!gemma) HEARTH_BIND("output.weight", {E, V}, false, true, w.output);
     if (!w.output.valid()) w.output = w.tok_embd;  // tied embeddings
     HEARTH_BIND("rope_freqs.weight", {p.rope.n_rot / 2}, true, true, w.rope_freqs);
+    if (p.longrope) {
+        HEARTH_BIND("rope_factors_long.weight", {p.rope.n_rot / 2}, true, false, w.rope_long);
+        HEARTH_BIND("rope_factors_short.weight", {p.rope.n_rot / 2}, true, false, w.rope_short);
+    }
+    const int64_t HD = p.head_dim, FE = p.n_ff_exp, X = p.n_expert;
     for (int64_t l = 0; l < p.n_layer; ++l) {
         LayerWeights& L = w.layers.emplace_back();
         const std::string pre = "blk." + std::to_string(l) + ".";
         HEARTH_BIND(pre + "attn_norm.weight", {E}, true, false, L.attn_norm);
-        HEARTH_BIND(pre + "attn_q.weight", {E, Q}, false, false, L.wq);
-        HEARTH_BIND(pre + "attn_k.weight", {E, KV}, false, false, L.wk);
-        HEARTH_BIND(pre + "attn_v.weight", {E, KV}, false, false, L.wv);
+        if (p.fused_qkv) {  // one matrix: Q rows, then K, then V
+            Tensor qkv;
+            HEARTH_BIND(pre + "attn_qkv.weight", {E, Q + 2 * KV}, false, false, qkv);
+            L.wq = qkv.rows(0, Q);
+            L.wk = qkv.rows(Q, KV);
+            L.wv = qkv.rows(Q + KV, KV);
+        } else {
+            HEARTH_BIND(pre + "attn_q.weight", {E, Q}, false, false, L.wq);
+            HEARTH_BIND(pre + "attn_k.weight", {E, KV}, false, false, L.wk);
+            HEARTH_BIND(pre + "attn_v.weight", {E, KV}, false, false, L.wv);
+        }
+        if (p.qk_norm) {
+            HEARTH_BIND(pre + "attn_q_norm.weight", {HD}, true, false, L.q_norm);
+            HEARTH_BIND(pre + "attn_k_norm.weight", {HD}, true, false, L.k_norm);
+        }
+        if (p.post_norms) {
+            HEARTH_BIND(pre + "post_attention_norm.weight", {E}, true, false, L.attn_post_norm);
+            HEARTH_BIND(pre + "post_ffw_norm.weight", {E}, true, false, L.ffn_post_norm);
+        }
         HEARTH_BIND(pre + "attn_q.bias", {Q}, true, true, L.bq);
         HEARTH_BIND(pre + "attn_k.bias", {KV}, true, true, L.bk);
         HEARTH_BIND(pre + "attn_v.bias", {KV}, true, true, L.bv);
         HEARTH_BIND(pre + "attn_output.weight", {Q, E}, false, false, L.wo);
         HEARTH_BIND(pre + "attn_output.bias", {E}, true, true, L.bo);
         HEARTH_BIND(pre + "ffn_norm.weight", {E}, true, false, L.ffn_norm);
-        HEARTH_BIND(pre + "ffn_gate.weight", {E, F}, false, false, L.w_gate);
-        HEARTH_BIND(pre + "ffn_up.weight", {E, F}, false, false, L.w_up);
+        if (p.n_expert > 0) {
+            HEARTH_BIND(pre + "ffn_gate_inp.weight", {E, X}, false, false, L.router);
+            HEARTH_BIND(pre + "ffn_gate_exps.weight", {E, FE, X}, false, false, L.gate_exps);
+            HEARTH_BIND(pre + "ffn_up_exps.weight", {E, FE, X}, false, false, L.up_exps);
+            HEARTH_BIND(pre + "ffn_down_exps.weight", {FE, E, X}, false, false, L.down_exps);
+            continue;
+        }
+        if (p.fused_gate_up) {  // gate rows, then up rows
+            Tensor gu;
+            HEARTH_BIND(pre + "ffn_up.weight", {E, 2 * F}, false, false, gu);
+            L.w_gate = gu.rows(0, F);
+            L.w_up = gu.rows(F, F);
+        } else {
+            HEARTH_BIND(pre + "ffn_gate.weight", {E, F}, false, false, L.w_gate);
+            HEARTH_BIND(pre + "ffn_up.weight", {E, F}, false, false, L.w_up);
+        }
         HEARTH_BIND(pre + "ffn_down.weight", {F, E}, false, false, L.w_down);
     }
 #undef HEARTH_BIND

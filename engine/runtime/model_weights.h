@@ -32,13 +32,19 @@ struct TensorSource {
 };
 
 struct LayerWeights {
-    backend::Tensor attn_norm;     // [n_embd]
-    backend::Tensor wq, wk, wv;    // [n_embd, q_width], [n_embd, kv_width] x2
+    backend::Tensor attn_norm;  // [n_embd]
+    // [n_embd, q_width], [n_embd, kv_width] x2; with a fused attn_qkv these are row ranges of it
+    backend::Tensor wq, wk, wv;
+    backend::Tensor q_norm, k_norm;                 // optional [head_dim] (qwen3, gemma3)
+    backend::Tensor attn_post_norm, ffn_post_norm;  // optional [n_embd] (gemma)
+    // Mixture of experts (empty for a dense FFN): router [n_embd, n_expert], experts
+    // [n_embd, n_ff_exp, n_expert] (gate, up) and [n_ff_exp, n_embd, n_expert] (down).
+    backend::Tensor router, gate_exps, up_exps, down_exps;
     backend::Tensor bq, bk, bv;    // optional biases (qwen2): [q_width], [kv_width]
     backend::Tensor wo;            // [q_width, n_embd]
     backend::Tensor bo;            // optional bias [n_embd]
     backend::Tensor ffn_norm;      // [n_embd]
-    backend::Tensor w_gate, w_up;  // [n_embd, n_ff]
+    backend::Tensor w_gate, w_up;  // [n_embd, n_ff]; row ranges of a fused ffn_up (phi3)
     backend::Tensor w_down;        // [n_ff, n_embd]
 };
 
@@ -48,6 +54,7 @@ struct ModelWeights {
     backend::Tensor output_norm;              // [n_embd]
     backend::Tensor output;                   // [n_embd, n_vocab]; token_embd when tied
     backend::Tensor rope_freqs;               // optional [n_rot / 2] (Llama 3.1)
+    backend::Tensor rope_long, rope_short;    // LongRoPE factors [n_rot / 2] (phi3)
     std::vector<LayerWeights> layers;
     uint64_t n_params = 0;
 };

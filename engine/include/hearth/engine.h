@@ -56,9 +56,13 @@ struct BackendReport {
 struct ModelInfo {
     std::string path;
     std::string name;          // general.name, else the file name
-    std::string architecture;  // "llama", "qwen2"
+    std::string architecture;  // "llama", "qwen2", "qwen3", "qwen3moe", "gemma2", ...
     uint64_t file_bytes = 0;
     uint64_t n_params = 0;
+    // Mixture of experts: experts per layer and how many a token uses (0 for dense models);
+    // n_params_active counts only the used experts (n_params for a dense model).
+    int64_t n_expert = 0, n_expert_used = 0;
+    uint64_t n_params_active = 0;
     int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
     int64_t n_ctx_train = 0;
     std::string weight_types;  // "F32", "Q4_K+Q6_K", ...

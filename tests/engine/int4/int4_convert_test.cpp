@@ -108,6 +108,32 @@ TEST(Int4Convert, SyntheticSmallLlamaF16) {
     EXPECT_GT(dr.agreement, 0.25);
 }
 
+// Families the converter does not handle (its calibration is a llama-style forward pass) load
+// as stored with the INT4 option on, and an explicit conversion is refused.
+TEST(Int4Convert, OtherFamiliesLoadAsStored) {
+    HEARTH_REQUIRE_SHARED(gemma, "models/archs/gemma2.gguf");
+    HEARTH_REQUIRE_SHARED(moe, "models/archs/llama-moe.gguf");
+    for (const auto& path : {gemma, moe}) {
+        SCOPED_TRACE(path.string());
+        auto f = gguf::GgufFile::open(path);
+        ASSERT_TRUE(f.is_ok());
+        EXPECT_FALSE(model::int4_supported(**f));
+        EXPECT_FALSE(model::needs_int4_conversion(**f));  // F32 weights, yet nothing to do
+        test::TempDir dir;
+        LoadOptions lo;
+        lo.int4_weights = true;
+        lo.int4_cache_dir = dir.path() / "cache";
+        auto m = Model::load(path, lo);
+        ASSERT_TRUE(m.is_ok()) << m.error_message();
+        EXPECT_FALSE((*m)->info().int4_converted);
+        model::Int4Settings settings;
+        auto r = model::convert_to_int4(**f, dir.path() / "out.gguf", settings, {}, {}, nullptr);
+        ASSERT_FALSE(r.is_ok());
+        EXPECT_NE(r.error_message().find("supports llama and qwen2 models only"), std::string::npos)
+            << r.error_message();
+    }
+}
+
 TEST(Int4Convert, FourBitFilesNeedNoConversion) {
     HEARTH_REQUIRE_SHARED(vocab, "testdata/vocab/ggml-vocab-llama-spm.gguf");
     test::TempDir dir;

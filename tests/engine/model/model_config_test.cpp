@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gguf/gguf_file.h"
@@ -90,8 +91,9 @@ struct TinyModel {
             if (t.first == name) t.second = std::move(ne);
     }
 
-    // Writes the file and returns load_model_config's result.
-    Result<ModelConfig> load() {
+    // Writes the file and returns load_model_config's result (config_from_metadata's with
+    // metadata_only: the tensors are not checked).
+    Result<ModelConfig> load(bool metadata_only = false) {
         test::TempDir dir;
         gguf::GgufWriter w;
         for (const auto& [k, fn] : keys) fn(w, k);
@@ -104,7 +106,7 @@ struct TinyModel {
         EXPECT_TRUE(w.finish().is_ok());
         auto f = gguf::GgufFile::open(path);
         if (!f) return f.status();
-        return load_model_config(**f);
+        return metadata_only ? config_from_metadata(**f) : load_model_config(**f);
     }
 };
 
@@ -163,11 +165,85 @@ TEST(ModelConfig, FamilyFromNameAndVocabulary) {
 }
 
 TEST(ModelConfig, UnsupportedArchitecture) {
-    TinyModel m("gemma3");
-    expect_error(m, "architecture 'gemma3' is not supported yet (supported: llama, qwen2)");
+    TinyModel m("falcon");
+    expect_error(m,
+                 "architecture 'falcon' is not supported yet (supported: llama, qwen2, qwen3, "
+                 "qwen3moe, gemma2, gemma3, phi3)");
     TinyModel none;
     none.keys.erase("general.architecture");
     expect_error(none, "general.architecture is missing: not a model file");
+}
+
+// Gemma's query scale: 1/sqrt(head_dim), except the 27B models (46 or 62 layers), which use
+// 1/sqrt(n_embd / n_head); an attention.scale key wins over both.
+TEST(ModelConfig, GemmaQueryScale) {
+    for (auto [arch, layers, want] : {std::tuple<const char*, uint32_t, float>{"gemma2", 2, 0.f},
+                                      {"gemma2", 46, 0.25f},
+                                      {"gemma3", 46, 0.f},
+                                      {"gemma3", 62, 0.25f},
+                                      {"qwen3", 62, 0.f}}) {
+        SCOPED_TRACE(std::string(arch) + " " + std::to_string(layers));
+        TinyModel m(arch);
+        const std::string p = std::string(arch) + ".";
+        m.keys[p + "block_count"] = [layers](gguf::GgufWriter& w, const std::string& k) {
+            w.set_u32(k, layers);
+        };
+        m.keys[p + "attention.key_length"] = [](gguf::GgufWriter& w, const std::string& k) {
+            w.set_u32(k, 32);  // 64 wide / 4 heads = 16: the 27B rule gives 1/sqrt(16)
+        };
+        auto c = m.load(/*metadata_only=*/true);
+        ASSERT_TRUE(c.is_ok()) << c.error_message();
+        EXPECT_EQ(c->attn_scale, want);
+        m.keys[p + "attention.scale"] = [](gguf::GgufWriter& w, const std::string& k) {
+            w.set_f32(k, 0.125f);
+        };
+        c = m.load(true);
+        ASSERT_TRUE(c.is_ok());
+        EXPECT_EQ(c->attn_scale, 0.125f);
+    }
+}
+
+TEST(ModelConfig, ExpertKeysAndTensors) {
+    TinyModel m("qwen3moe");
+    expect_error(m, "qwen3moe without qwen3moe.expert_count");
+    auto u32 = [](uint32_t v) {
+        return [v](gguf::GgufWriter& w, const std::string& k) { w.set_u32(k, v); };
+    };
+    m.keys["qwen3moe.expert_count"] = u32(4);
+    m.keys["qwen3moe.expert_used_count"] = u32(5);
+    expect_error(m, "qwen3moe.expert_used_count must be between 1 and expert_count (4)");
+    m.keys["qwen3moe.expert_used_count"] = u32(2);
+    m.keys["qwen3moe.expert_feed_forward_length"] = u32(48);
+    // The dense FFN tensors are no part of it; the expert tensors are required.
+    expect_error(m, "blk.0.attn_q_norm.weight: missing (expected shape [16])");
+    for (int i = 0; i < 2; ++i) {
+        const std::string b = "blk." + std::to_string(i) + ".";
+        m.tensors.push_back({b + "attn_q_norm.weight", {16}});
+        m.tensors.push_back({b + "attn_k_norm.weight", {16}});
+    }
+    expect_error(m, "blk.0.ffn_gate_inp.weight: missing (expected shape [64, 4])");
+    for (int i = 0; i < 2; ++i) {
+        const std::string b = "blk." + std::to_string(i) + ".";
+        for (const char* t : {"ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"})
+            m.remove_tensor(b + t);
+        m.tensors.push_back({b + "ffn_gate_inp.weight", {64, 4}});
+        m.tensors.push_back({b + "ffn_gate_exps.weight", {64, 48, 4}});
+        m.tensors.push_back({b + "ffn_up_exps.weight", {64, 48, 4}});
+        m.tensors.push_back({b + "ffn_down_exps.weight", {48, 64, 3}});
+    }
+    expect_error(m, "blk.0.ffn_down_exps.weight: expected [48, 64, 4], file has [48, 64, 3]");
+    for (int i = 0; i < 2; ++i)
+        m.set_shape("blk." + std::to_string(i) + ".ffn_down_exps.weight", {48, 64, 4});
+    auto c = m.load();
+    ASSERT_TRUE(c.is_ok()) << c.error_message();
+    EXPECT_EQ(c->n_expert, 4u);
+    EXPECT_EQ(c->n_ff_exp, 48u);
+    // Experts on an architecture that has none in llama.cpp are refused.
+    TinyModel q("qwen2");
+    q.keys["qwen2.expert_count"] = u32(4);
+    expect_error(q,
+                 "qwen2.expert_count is set, but experts are supported only for llama and "
+                 "qwen3moe");
 }
 
 TEST(ModelConfig, StrictKeyTypes) {

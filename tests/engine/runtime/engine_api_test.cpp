@@ -25,6 +25,20 @@ GenerateOptions greedy(int32_t n) {
     return o;
 }
 
+// A mixture of experts reports all its parameters and the ones a token uses.
+TEST(EngineApi, ExpertModelReportsActiveParameters) {
+    HEARTH_REQUIRE_SHARED(model_path, "models/archs/qwen3moe.gguf");
+    auto model = Model::load(model_path);
+    ASSERT_TRUE(model.is_ok()) << model.error_message();
+    const ModelInfo& info = (*model)->info();
+    EXPECT_EQ(info.architecture, "qwen3moe");
+    EXPECT_EQ(info.n_params, 213952u);  // ../shared/models/archs/README.md
+    EXPECT_EQ(info.n_expert, 4);
+    EXPECT_EQ(info.n_expert_used, 2);
+    // 2 layers x 2 unused experts x (gate + up + down) x 64 x 64.
+    EXPECT_EQ(info.n_params_active, 213952u - 2 * 2 * 3 * 64 * 64);
+}
+
 TEST(EngineApi, GreedyGenerationMatchesGoldenAndStreams) {
     HEARTH_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
     HEARTH_REQUIRE_SHARED(golden_path, "models/stories260K.golden.json");
@@ -36,6 +50,8 @@ TEST(EngineApi, GreedyGenerationMatchesGoldenAndStreams) {
     EXPECT_EQ(model->info().weight_types, "F32");
     ASSERT_FALSE(model->info().backends.empty());
     EXPECT_TRUE(model->info().backends.back().used);
+    EXPECT_EQ(model->info().n_expert, 0);
+    EXPECT_EQ(model->info().n_params_active, model->info().n_params);
     for (const auto& c : golden["cases"]) {
         auto ctx = Context::create(model, {.n_ctx = 512, .kv_type = KvType::F16, .n_threads = 2});
         ASSERT_TRUE(ctx.is_ok()) << ctx.error_message();

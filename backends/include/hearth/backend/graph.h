@@ -21,6 +21,17 @@ enum class Op : uint8_t {
     KvAppend,   // cache [w, cells] (F32/F16/Q8_0/Q4_0) at the cells of positions [T] := a [w, T]
     Attention,  // dst F32 [d, H, T] = softmax(q k^T * scale, causal) v over the cached cells
     SwiGlu,     // dst F32 [n, T] = silu(a) * b
+    GeGlu,      // dst F32 [n, T] = gelu(a) * b, GELU in its tanh approximation (Gemma)
+    Scale,      // dst F32 [n, T] = a * alpha
+    SoftCap,    // dst F32 [n, T] = alpha * tanh(a / alpha) (Gemma 2 final logits)
+    // Mixture of experts. MoeRoute: dst F32 [k, T] = weights of the k largest router
+    // probabilities softmax(a [n_expert, T]) (renormalised to sum 1 when `renorm`), aux I32 [k, T]
+    // = their expert ids (largest first, lowest id on ties).
+    MoeRoute,
+    // dst F32 [m, k, T] = W[ids[j, t]] [n, m] x X[:, j or 0, t]: W [n, m, n_expert] (any
+    // weight type), X F32 [n, k or 1, T], ids I32 [k, T]. Only the selected experts are read.
+    MoeMatMul,
+    MoeCombine,  // dst F32 [n, T] = sum_j w[j, t] * a[:, j, t]: a F32 [n, k, T], w F32 [k, T]
 };
 const char* op_name(Op op);
 
@@ -38,7 +49,8 @@ struct RopeParams {
     RopeMode mode = RopeMode::Adjacent;
     int32_t n_rot = 0;  // rotated dims per head (<= d, even); the rest pass through
     float freq_base = 10000.f;
-    float freq_scale = 1.f;  // linear scaling: angles are multiplied by this
+    float freq_scale = 1.f;   // linear scaling: angles are multiplied by this
+    float attn_factor = 1.f;  // cos and sin are multiplied by this (LongRoPE's magnitude scaling)
 };
 
 // How attention and KV append find a token's cache cell: sequence s, position p lives in cell
@@ -47,6 +59,11 @@ struct RopeParams {
 struct KvParams {
     int32_t block_size = 1;
     float scale = 1.f;  // attention only: usually 1/sqrt(d)
+    // Attention only. softcap > 0: scores s become softcap * tanh(s / softcap) (Gemma 2).
+    // window > 0: a token at position p sees only positions p' with p - p' < window (sliding
+    // window attention); cells further back are not read.
+    float softcap = 0.f;
+    int32_t window = 0;
 };
 
 // Inputs of every KV op: positions [T] (I32), block_table [max_blocks, n_seq] (I32) and
@@ -64,10 +81,16 @@ struct Node {
     Tensor src[3];           // GetRows: table, ids. MatMul: W, X. Add/SwiGlu: a, b.
                              // RmsNorm: a, w. Rope: a, positions, freq_factors (optional).
                              // KvAppend: a (new rows). Attention: q, k cache, v cache.
+                             // GeGlu: a, b. Scale/SoftCap/MoeRoute: a. MoeMatMul: W, X, ids.
+                             // MoeCombine: a, w.
     KvIndex kv;              // KvAppend and Attention
     float eps = 0.f;         // RmsNorm
     RopeParams rope;         // Rope
     KvParams kvp;            // KvAppend and Attention
+    float alpha = 1.f;       // Scale, SoftCap
+    int32_t k = 0;           // MoeRoute: experts per token
+    bool renorm = true;      // MoeRoute: weights of the chosen experts sum to 1
+    Tensor aux;              // MoeRoute: the I32 [k, T] expert ids it writes
     const char* label = "";  // "blk.3.attn_q", for dumps and error messages
 };
 
@@ -91,6 +114,14 @@ public:
     void attention(const Tensor& dst, const Tensor& q, const Tensor& k_cache, const Tensor& v_cache,
                    const KvIndex& kv, const KvParams& p, const char* label);
     void swiglu(const Tensor& dst, const Tensor& a, const Tensor& b, const char* label);
+    void geglu(const Tensor& dst, const Tensor& a, const Tensor& b, const char* label);
+    void scale(const Tensor& dst, const Tensor& a, float alpha, const char* label);
+    void softcap(const Tensor& dst, const Tensor& a, float cap, const char* label);
+    void moe_route(const Tensor& weights, const Tensor& ids, const Tensor& logits, int32_t k,
+                   bool renorm, const char* label);
+    void moe_mat_mul(const Tensor& dst, const Tensor& w, const Tensor& x, const Tensor& ids,
+                     const char* label);
+    void moe_combine(const Tensor& dst, const Tensor& a, const Tensor& w, const char* label);
 
 private:
     std::vector<Node> nodes_;
