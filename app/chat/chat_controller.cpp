@@ -184,6 +184,7 @@ void ChatController::setDataDir(const QString& dir) {
         m_ready = true;
         emit readyChanged();
         refreshChats();
+        refreshPresets();
         if (m_pendingOpen != 0) openChat(std::exchange(m_pendingOpen, 0));
     });
     emit dataDirChanged();
@@ -484,6 +485,31 @@ void ChatController::setChatSampling(const QString& key, const QVariant& value) 
     const qint64 id = m_chatId;
     m_store->write([id, overrides](ChatStore& s) { return s.setSamplingOverrides(id, overrides); });
     emit chatSettingsChanged();
+}
+
+void ChatController::refreshPresets() {
+    if (!m_store) return;
+    m_store->run([](ChatStore& s) { return s.listPresets(); },
+                 [this](const Result<QList<hearth::storage::Preset>>& presets) {
+                     if (!presets) return;
+                     m_presets.clear();
+                     for (const auto& p : *presets)
+                         m_presets.append(QVariantMap{{QStringLiteral("name"), p.name},
+                                                      {QStringLiteral("prompt"), p.prompt}});
+                     emit presetsChanged();
+                 });
+}
+
+void ChatController::savePreset(const QString& name, const QString& prompt) {
+    if (!m_ready || name.simplified().isEmpty()) return;
+    m_store->write([name, prompt](ChatStore& s) { return s.savePreset(name, prompt); });
+    refreshPresets();
+}
+
+void ChatController::deletePreset(const QString& name) {
+    if (!m_ready) return;
+    m_store->write([name](ChatStore& s) { return s.deletePreset(name); });
+    refreshPresets();
 }
 
 void ChatController::renameChat(qint64 chatId, const QString& rawTitle) {

@@ -65,6 +65,8 @@ class ChatController : public QObject {
     // Overflow: the id of the newest message the model no longer sees in this chat (0: none);
     // the chat shows a quiet notice after it.
     Q_PROPERTY(qint64 contextDroppedUpTo READ contextDroppedUpTo NOTIFY contextNoticeChanged)
+    // Named system prompts: [{name, prompt}], by name.
+    Q_PROPERTY(QVariantList presets READ presets NOTIFY presetsChanged)
 
 public:
     explicit ChatController(QObject* parent = nullptr);
@@ -101,6 +103,7 @@ public:
     QString undoTitle() const { return m_undoTitle; }
     QVariantMap chatSettings() const { return m_chatSettings; }
     qint64 contextDroppedUpTo() const { return m_droppedUpTo; }
+    QVariantList presets() const { return m_presets; }
     // The statistics of the last finished reply (tests read the engine's numbers here).
     GenerationReport lastReport() const { return m_lastReport; }
 
@@ -133,6 +136,9 @@ public:
     // Saved at once; applied from the next message.
     Q_INVOKABLE void setChatSystemPrompt(const QString& text);
     Q_INVOKABLE void setChatSampling(const QString& key, const QVariant& value);
+    // Saves (or replaces) a named system prompt; deletes one.
+    Q_INVOKABLE void savePreset(const QString& name, const QString& prompt);
+    Q_INVOKABLE void deletePreset(const QString& name);
     Q_INVOKABLE void deleteChat(qint64 chatId);
     Q_INVOKABLE void undoDelete();
     Q_INVOKABLE void search(const QString& query);
@@ -157,6 +163,7 @@ signals:
     void undoChanged();
     void chatSettingsChanged();
     void contextNoticeChanged();
+    void presetsChanged();
     // For tests and QML reactions.
     void modelLoaded();
     void modelLoadFailed(const QString& message);
@@ -186,6 +193,7 @@ private:
     void setNotice(const QString& message);
     void setStatsFrom(const GenerationReport& report);
     void loadChatSettings();
+    void refreshPresets();
     bool canStartTurn() const;
     EngineConfig engineConfig() const;
 
@@ -233,6 +241,7 @@ private:
     QString m_undoTitle;
     QTimer m_undoTimer;
     QVariantMap m_chatSettings;
+    QVariantList m_presets;
     qint64 m_droppedUpTo = 0;
     QList<qint64> m_requestMessageIds;  // the request's messages (0: the system prompt)
 };

@@ -248,6 +248,26 @@ int run_bench_chat(const Args& args) {
 
     std::filesystem::remove(saved);
 
+    // A second chat with the same system prompt on the same store: its first turn reuses the
+    // system prompt's blocks, so it costs about as much as its own message.
+    {
+        auto second = Session::create(*store, {.n_threads = c.threads});
+        if (!second) return 1;
+        const auto user = script(rng, c.user_tokens, V);
+        const Turn turns[] = {{parts.front(), true}, {user, false}};
+        const auto t0 = Clock::now();
+        auto rep = (*second)->prefill(turns);
+        if (!rep || !(*second)->generate(first_token())) return 1;
+        const double shared = ms_since(t0);
+        const double alone = cold_ttft(*model, c, user);
+        std::printf(
+            "second chat, same system prompt (%d tokens): TTFT %.1f ms (reused %lld, computed "
+            "%lld) | its message alone: %.1f ms | %.2fx\n",
+            c.system_tokens, shared, static_cast<long long>(rep->n_reused),
+            static_cast<long long>(rep->n_computed), alone, shared / alone);
+        std::fflush(stdout);
+    }
+
     // Restore vs re-prefill of a long chat.
     const auto chat = script(rng, c.restore_tokens, V);
     const auto file = std::filesystem::temp_directory_path() / "hearth_bench_chat.hkv";

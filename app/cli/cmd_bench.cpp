@@ -33,7 +33,9 @@ same in a new hearth-cli process that restores the chat saved before the turn (r
 prefill + first token; its model load is not counted), TTFT full the same on a fresh cache
 (whole chat re-prefilled), new-only a fresh prefill of just the new message. Restart and full
 are measured on the turns --full-every selects (others print "-"; restart from turn 2).
-Then: restore N tokens (S MiB file): R ms | re-prefill: P ms | Kx
+Then: second chat, same system prompt (N tokens): TTFT X ms (reused, computed) | its message
+alone: Y ms | X/Y (a new Session on the same store, its first turn after the system prompt);
+restore N tokens (S MiB file): R ms | re-prefill: P ms | Kx
 
 Options:
   -m, --model FILE         GGUF model file

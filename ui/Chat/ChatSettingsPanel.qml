@@ -44,6 +44,7 @@ Popup {
                 label: qsTr("System prompt")
                 note: qsTr("Applies from the next message. New chats start with the one in Settings.")
                 TextArea {
+                    id: systemPrompt
                     objectName: "chatSystemPrompt"
                     Layout.fillWidth: true
                     Layout.preferredHeight: 90
@@ -54,6 +55,41 @@ Popup {
                     placeholderText: qsTr("No system prompt")
                     Accessible.name: qsTr("System prompt of this chat")
                     onEditingFinished: if (text !== panel.cs.systemPrompt) panel.controller.setChatSystemPrompt(text)
+                }
+            }
+            SettingRow {
+                label: qsTr("Presets")
+                note: qsTr("Named system prompts: pick one for this chat, or save this chat's under a name.")
+                ComboBox {
+                    objectName: "presetChoice"
+                    Layout.fillWidth: true
+                    model: panel.controller.presets
+                    textRole: "name"
+                    displayText: count > 0 ? qsTr("Pick a preset…") : qsTr("No presets yet")
+                    enabled: count > 0
+                    Accessible.name: qsTr("Use a saved system prompt")
+                    onActivated: index => panel.controller.setChatSystemPrompt(panel.controller.presets[index].prompt)
+                }
+            }
+            RowLayout {
+                Layout.fillWidth: true
+                TextField {
+                    id: presetName
+                    objectName: "presetName"
+                    Layout.fillWidth: true
+                    placeholderText: qsTr("Preset name")
+                    color: Theme.c.text
+                    Accessible.name: qsTr("Name for the preset")
+                }
+                Button {
+                    objectName: "savePresetButton"
+                    text: qsTr("Save as preset")
+                    enabled: presetName.text.trim().length > 0
+                    Accessible.name: qsTr("Save this chat's system prompt as a preset")
+                    onClicked: {
+                        panel.controller.savePreset(presetName.text, systemPrompt.text)
+                        presetName.text = ""
+                    }
                 }
             }
             Repeater {

@@ -327,6 +327,99 @@ private slots:
         QCOMPARE(c->modelError(), QString());
     }
 
+    // A chat's own system prompt and sampling survive a restart and are what the engine gets;
+    // a new chat takes the global settings.
+    void perChatSettingsPersistAndReachTheEngine() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        qint64 chatId = 0;
+        {
+            auto c = hearth::test::openController(dir.path());
+            QVERIFY(c);
+            QVERIFY(hearth::test::loadTinyModel(*c));
+            QVERIFY(c->send(QStringLiteral("Tom had a red ball.")));
+            QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+            chatId = c->currentChatId();
+            QCOMPARE(c->lastReport().sampling.temperature, 0.0);  // the global value
+            QSignalSpy changed(c.get(), &ChatController::chatSettingsChanged);
+            c->setChatSampling(QStringLiteral("temperature"), 0.5);
+            c->setChatSampling(QStringLiteral("maxTokens"), 3);
+            c->setChatSystemPrompt(QStringLiteral("You only talk about balls."));
+            QCOMPARE(c->chatSettings().value("temperature").toDouble(), 0.5);
+            c->savePreset(QStringLiteral("Balls"), QStringLiteral("You only talk about balls."));
+            QTRY_COMPARE(c->presets().size(), 1);
+        }
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QSignalSpy opened(c.get(), &ChatController::chatOpened);
+        c->openChat(chatId);
+        QVERIFY(opened.wait(10000) || !opened.isEmpty());
+        QTRY_COMPARE(c->chatSettings().value("temperature").toDouble(), 0.5);
+        QCOMPARE(c->chatSettings().value("maxTokens").toInt(), 3);
+        QCOMPARE(c->chatSettings().value("systemPrompt").toString(),
+                 QStringLiteral("You only talk about balls."));
+        QVERIFY(!c->chatSettings().contains("topK"));  // follows Settings
+        QTRY_COMPARE(c->presets().size(), 1);
+        QCOMPARE(c->presets().first().toMap().value("prompt").toString(),
+                 QStringLiteral("You only talk about balls."));
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("More")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto r = c->lastReport();
+        QCOMPARE(r.sampling.temperature, 0.5);
+        QCOMPARE(r.sampling.maxTokens, 3);
+        QCOMPARE(r.sampling.topK, c->settings()->samplingConfig().topK);
+        QVERIFY(r.generatedTokens <= 3);
+        // The new system prompt leads the conversation, so nothing before it was reusable.
+        QCOMPARE(r.restoredTokens, 0);
+        QCOMPARE(r.reusedTokens, 0);
+
+        // Back to Settings for this chat; a new chat has no overrides.
+        c->setChatSampling(QStringLiteral("temperature"), QVariant());
+        QVERIFY(!c->chatSettings().contains("temperature"));
+        c->newChat();
+        QVERIFY(c->send(QStringLiteral("Hello")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->lastReport().sampling.temperature, 0.0);
+        QCOMPARE(c->lastReport().sampling.maxTokens, 24);
+    }
+
+    // Over the context: old messages are left out, the system prompt stays, and the chat
+    // names the newest message no longer seen.
+    void overflowKeepsTheSystemPromptAndShowsTheNotice() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("contextLength"), 256);
+        c->settings()->insert(QStringLiteral("maxTokens"), 8);
+        c->settings()->insert(QStringLiteral("systemPrompt"), QStringLiteral("Tell tales."));
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        for (int i = 0; i < 8 && c->contextDroppedUpTo() == 0; ++i) {
+            QVERIFY(c->send(QStringLiteral("Turn %1: Lily and Tom went to the park with their "
+                                           "dog and played until the sun went down.")
+                                .arg(i)));
+            const QString reason = hearth::test::waitForReply(*c);
+            QVERIFY2(!reason.isEmpty() && reason != QLatin1String("error"),
+                     qPrintable(c->notice()));
+        }
+        QVERIFY(c->contextDroppedUpTo() != 0);
+        const auto r = c->lastReport();
+        QVERIFY(!r.droppedMessages.isEmpty());
+        QVERIFY(!r.droppedMessages.contains(0));  // the system prompt
+        QVERIFY(r.promptTokens <= 256);
+        // The message named is one of the chat's (the newest of those left out).
+        const qint64 upTo = c->contextDroppedUpTo();
+        bool found = false;
+        for (int row = 0; row < c->messages()->rowCount(); ++row)
+            found = found || c->messages()
+                                     ->data(c->messages()->index(row), MessageModel::MessageIdRole)
+                                     .toLongLong() == upTo;
+        QVERIFY(found);
+        QVERIFY(c->stats().value("contextUsed").toLongLong() <= 256);
+        QCOMPARE(c->stats().value("contextSize").toLongLong(), 256);
+    }
+
     void regenerateCreatesASibling() {
         REQUIRE_MODEL();
         QTemporaryDir dir;
