@@ -420,6 +420,67 @@ private slots:
         QCOMPARE(c->stats().value("contextSize").toLongLong(), 256);
     }
 
+    // Regenerate samples again from the cached prompt; an edit of the second message reuses
+    // everything before it; switching back to the first branch reuses its cached blocks.
+    void editRegenerateAndBranchSwitchReuseTheSharedPrefix() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("Lily and Tom went to the park with their big dog.")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto first = c->lastReport();
+        QVERIFY(c->send(QStringLiteral("What did they find under the old green tree there?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto second = c->lastReport();
+
+        const qint64 reply =
+            c->messages()->data(c->messages()->index(3), MessageModel::MessageIdRole).toLongLong();
+        QVERIFY(c->regenerate(reply));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->lastReport().computedTokens, 0);
+        QCOMPARE(c->lastReport().reusedTokens, second.promptTokens);
+
+        const qint64 user =
+            c->messages()->data(c->messages()->index(2), MessageModel::MessageIdRole).toLongLong();
+        QVERIFY(c->editMessage(user, QStringLiteral("Where did they go after the park?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto edited = c->lastReport();
+        QVERIFY2(edited.reusedTokens >= first.promptTokens,
+                 qPrintable(QString::number(edited.reusedTokens)));
+        QCOMPARE(edited.computedTokens, edited.promptTokens - edited.reusedTokens);
+
+        // Back to the first version of the second message, and one more turn there: the old
+        // branch's full blocks are still cached, so more than the shared part is reused.
+        c->switchBranch(user, -1);
+        QTRY_COMPARE(text(*c, 2),
+                     QStringLiteral("What did they find under the old green tree there?"));
+        QVERIFY(c->send(QStringLiteral("And then?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto back = c->lastReport();
+        QVERIFY2(back.reusedTokens >= (second.promptTokens / 16) * 16,
+                 qPrintable(QStringLiteral("reused %1, second prompt %2")
+                                .arg(back.reusedTokens)
+                                .arg(second.promptTokens)));
+        QVERIFY(back.sharedPrefixBlocks > 0);
+    }
+
+    // A KV type the engine does not know is an error with the reply, not a silent F16.
+    void unknownKvTypeIsAnError() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("kvType"), QStringLiteral("q5_9"));
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QSignalSpy failed(c.get(), &ChatController::errorOccurred);
+        QVERIFY(c->send(QStringLiteral("Hello")));
+        QCOMPARE(hearth::test::waitForReply(*c), QStringLiteral("error"));
+        QVERIFY(c->notice().contains(QStringLiteral("q5_9")));
+        QCOMPARE(failed.size(), 1);
+    }
+
     void regenerateCreatesASibling() {
         REQUIRE_MODEL();
         QTemporaryDir dir;
