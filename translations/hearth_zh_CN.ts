@@ -832,8 +832,8 @@
     </message>
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="104"/>
-        <source>Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory. Applies from the next message.</source>
-        <translation>所有打开的对话共用的上下文内存；用满时，最久未使用的对话会保存到磁盘。0 表示使用空闲内存的四分之一。从下一条消息起生效。</translation>
+        <source>Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory, at most eight full contexts. Applies from the next message.</source>
+        <translation>所有打开的对话共用的上下文内存；用满时，最久未使用的对话会保存到磁盘。0 表示使用空闲内存的四分之一，最多八个完整上下文。从下一条消息起生效。</translation>
     </message>
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="110"/>

@@ -101,8 +101,8 @@ Drawer {
             NumberRow {
                 objectName: "kvMemorySetting"
                 label: qsTr("KV memory (MB)")
-                note: qsTr("Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory. Applies from the next message.")
-                from: 0; to: 1048576
+                note: qsTr("Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory, at most eight full contexts. Applies from the next message.")
+                from: 0; to: 262144
                 value: panel.st ? panel.st.kvMemoryMB : 0
                 onEdited: v => panel.st.kvMemoryMB = v
             }
