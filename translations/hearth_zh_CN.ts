@@ -93,42 +93,62 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="19"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="21"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="29"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="32"/>
+        <source>%1 / %2 tokens</source>
+        <translation>%1 / %2 词元</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="35"/>
+        <source>Context used: %1 of %2 tokens</source>
+        <translation>已用上下文：%1 / %2 词元</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="40"/>
+        <source>Chat settings</source>
+        <translation>对话设置</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="41"/>
+        <source>This chat&apos;s system prompt and sampling</source>
+        <translation>此对话的系统提示词和采样设置</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="55"/>
         <source>Export ▾</source>
         <translation>导出 ▾</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="30"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="56"/>
         <source>Save this chat as Markdown or JSON</source>
         <translation>将此对话保存为 Markdown 或 JSON</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="36"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="62"/>
         <source>Markdown (.md)</source>
         <translation>Markdown (.md)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="40"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="66"/>
         <source>JSON (.json)</source>
         <translation>JSON (.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="47"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="73"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="50"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="76"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="50"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="76"/>
         <source>Markdown files (*.md)</source>
         <translation>Markdown 文件 (*.md)</translation>
     </message>
@@ -164,6 +184,134 @@
         <location filename="../ui/Sidebar/ChatListItem.qml" line="70"/>
         <source>Delete</source>
         <translation>删除</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsPanel</name>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="36"/>
+        <source>Chat settings</source>
+        <translation>对话设置</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="38"/>
+        <source>This chat</source>
+        <translation>此对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="44"/>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="45"/>
+        <source>Applies from the next message. New chats start with the one in Settings.</source>
+        <translation>从下一条消息起生效。新对话使用“设置”中的系统提示词。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="55"/>
+        <source>No system prompt</source>
+        <translation>无系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="56"/>
+        <source>System prompt of this chat</source>
+        <translation>此对话的系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="61"/>
+        <source>Presets</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="62"/>
+        <source>Named system prompts: pick one for this chat, or save this chat&apos;s under a name.</source>
+        <translation>命名的系统提示词：为此对话选择一个，或将此对话的提示词以某个名称保存。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="68"/>
+        <source>Pick a preset…</source>
+        <translation>选择预设…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="68"/>
+        <source>No presets yet</source>
+        <translation>尚无预设</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="70"/>
+        <source>Use a saved system prompt</source>
+        <translation>使用已保存的系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="80"/>
+        <source>Preset name</source>
+        <translation>预设名称</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="82"/>
+        <source>Name for the preset</source>
+        <translation>预设的名称</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="86"/>
+        <source>Save as preset</source>
+        <translation>保存为预设</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="88"/>
+        <source>Save this chat&apos;s system prompt as a preset</source>
+        <translation>将此对话的系统提示词保存为预设</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="97"/>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="98"/>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="99"/>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="100"/>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="101"/>
+        <source>Repeat penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="102"/>
+        <source>Longest reply (tokens)</source>
+        <translation>最长回复（词元）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="107"/>
+        <source>(as in Settings)</source>
+        <translation>（同“设置”）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="117"/>
+        <source>Use Settings</source>
+        <translation>使用“设置”中的值</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="118"/>
+        <source>Use the sampling from Settings for this chat</source>
+        <translation>此对话使用“设置”中的采样设置</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="125"/>
+        <source>Close</source>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>
@@ -412,6 +560,11 @@
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="137"/>
+        <source>Earlier messages up to here are no longer seen by the model: the chat is longer than its context. The system prompt is kept.</source>
+        <translation>到此为止的较早消息模型已看不到：对话超出了上下文长度。系统提示词仍会保留。</translation>
+    </message>
 </context>
 <context>
     <name>MessageEditor</name>
@@ -614,211 +767,251 @@
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="32"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="38"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="33"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="39"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="46"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="47"/>
         <source>Backend</source>
         <translation>后端</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="47"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="65"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="48"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="69"/>
         <source>Applies when the model is loaded again.</source>
         <translation>重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="49"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="50"/>
         <source>Auto</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="55"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="56"/>
         <source>KV cache</source>
         <translation>KV 缓存</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="56"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="57"/>
         <source>Applies from the next message. Q8 and Q4 hold longer chats in less memory.</source>
         <translation>从下一条消息起生效。Q8 和 Q4 能用更少的内存容纳更长的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="63"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="59"/>
+        <source>Q4 changes the model&apos;s answers noticeably on small models (it agrees with F16 far less often than Q8).</source>
+        <translation>Q4 会明显改变小模型的回答（与 F16 的一致程度远低于 Q8）。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="67"/>
         <source>4-bit weights</source>
         <translation>4 位权重</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="64"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="68"/>
         <source>Converts 16/8-bit models to 4-bit when loading: about a quarter of the memory, faster replies; the first load takes longer, then it is cached.</source>
         <translation>加载时将 16/8 位模型转换为 4 位：内存约为原来的四分之一，回复更快；首次加载较慢，之后会使用缓存。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="68"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
         <source>On</source>
         <translation>开</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="68"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
         <source>Off</source>
         <translation>关</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="71"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="75"/>
         <source>Convert weights to 4-bit when loading</source>
         <translation>加载时将权重转换为 4 位</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="76"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="80"/>
         <source>Clear 4-bit cache</source>
         <translation>清除 4 位缓存</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="77"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="81"/>
         <source>Delete the cached 4-bit conversions</source>
         <translation>删除已缓存的 4 位转换结果</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="91"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="95"/>
         <source>Context length (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="92"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="96"/>
         <source>0 uses the model&apos;s own length, at most 4096. Applies from the next message.</source>
         <translation>0 表示使用模型自身的长度，最多 4096。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="98"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="103"/>
+        <source>KV memory (MB)</source>
+        <translation>KV 内存（MB）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="104"/>
+        <source>Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory, at most eight full contexts. Applies from the next message.</source>
+        <translation>所有打开的对话共用的上下文内存；用满时，最久未使用的对话会保存到磁盘。0 表示使用空闲内存的四分之一，最多八个完整上下文。从下一条消息起生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="110"/>
+        <source>Saved context</source>
+        <translation>已保存的上下文</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="111"/>
+        <source>Chats&apos; context is kept on disk so they continue at once after a restart. Oldest are deleted past the limit (MB).</source>
+        <translation>对话的上下文保存在磁盘上，重启后可立即继续。超过上限（MB）时删除最旧的。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="116"/>
+        <source>Saved context limit in megabytes</source>
+        <translation>已保存上下文的上限（MB）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="121"/>
+        <source>Clear saved context (%1)</source>
+        <translation>清除已保存的上下文（%1）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="122"/>
+        <source>Delete the chats&apos; saved context</source>
+        <translation>删除对话已保存的上下文</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="127"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="99"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="128"/>
         <source>0 uses all cores. Applies from the next message.</source>
         <translation>0 表示使用全部核心。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="106"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="135"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="107"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="136"/>
         <source>0 always picks the most likely word. Applies from the next message.</source>
         <translation>0 表示总是选择可能性最大的词。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="113"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="142"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="119"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="148"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="125"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="154"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="131"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="160"/>
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="137"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="166"/>
         <source>Longest reply (tokens)</source>
         <translation>最长回复（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="143"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="154"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="172"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="183"/>
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="144"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="173"/>
         <source>Used by new chats.</source>
         <translation>用于新建的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="151"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="180"/>
         <source>e.g. You are a concise assistant.</source>
         <translation>例如：你是一个简洁的助手。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="160"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="189"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="161"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="179"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="190"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="208"/>
         <source>Applies at once.</source>
         <translation>立即生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="163"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="192"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="163"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="192"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="164"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="193"/>
         <source>Follow system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="169"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="198"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="170"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="199"/>
         <source>Applies after Hearth is restarted.</source>
         <translation>重新启动 Hearth 后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="172"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="201"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="178"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="207"/>
         <source>Text size</source>
         <translation>文字大小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="181"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
         <source>Small</source>
         <translation>小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="181"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
         <source>Normal</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="182"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
         <source>Large</source>
         <translation>大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="182"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
         <source>Larger</source>
         <translation>更大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="187"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="216"/>
         <source>Restore defaults</source>
         <translation>恢复默认设置</translation>
     </message>
@@ -879,17 +1072,22 @@
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="33"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="34"/>
+        <source>%1 · KV %2</source>
+        <translation>%1 · KV %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="40"/>
         <source>memory %1</source>
         <translation>内存 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="40"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="47"/>
         <source>context %1 / %2</source>
         <translation>上下文 %1 / %2</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="51"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="58"/>
         <source>Context used</source>
         <translation>已用上下文</translation>
     </message>
@@ -897,47 +1095,47 @@
 <context>
     <name>hearth::app::ChatController</name>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="61"/>
+        <location filename="../app/chat/chat_controller.cpp" line="104"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="66"/>
+        <location filename="../app/chat/chat_controller.cpp" line="109"/>
         <source>Freed %1.</source>
         <translation>已释放 %1。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="127"/>
+        <location filename="../app/chat/chat_controller.cpp" line="175"/>
         <source>Saving the chat failed: %1</source>
         <translation>保存对话失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="193"/>
+        <location filename="../app/chat/chat_controller.cpp" line="237"/>
         <source>The chat could not be opened: %1</source>
         <translation>无法打开对话：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="304"/>
+        <location filename="../app/chat/chat_controller.cpp" line="322"/>
         <source>The message could not be saved: %1</source>
         <translation>无法保存消息：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="357"/>
+        <location filename="../app/chat/chat_controller.cpp" line="381"/>
         <source>The reply could not be generated: %1</source>
         <translation>无法生成回复：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="437"/>
+        <location filename="../app/chat/chat_controller.cpp" line="532"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="494"/>
+        <location filename="../app/chat/chat_controller.cpp" line="589"/>
         <source>Chat exported to %1</source>
         <translation>对话已导出到 %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="495"/>
+        <location filename="../app/chat/chat_controller.cpp" line="590"/>
         <source>The chat could not be exported: %1</source>
         <translation>无法导出对话：%1</translation>
     </message>
@@ -964,37 +1162,37 @@ Details: %3</source>
 详细信息：%3</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="68"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="69"/>
         <source>Converting to 4-bit… %1%</source>
         <translation>正在转换为 4 位… %1%</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="69"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="70"/>
         <source>Loading… %1%</source>
         <translation>正在加载… %1%</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="118"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="143"/>
         <source>%1: in use (%2)</source>
         <translation>%1：正在使用（%2）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="121"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="146"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="122"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="147"/>
         <source>available, not chosen</source>
         <translation>可用，但未选用</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="129"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="154"/>
         <source>4-bit (converted)</source>
         <translation>4 位（已转换）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="129"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="154"/>
         <source>4-bit (converted from %1)</source>
         <translation>4 位（由 %1 转换）</translation>
     </message>
@@ -1025,7 +1223,12 @@ Details: %3</source>
 <context>
     <name>hearth::app::EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="166"/>
+        <location filename="../app/engine/engine_worker.cpp" line="201"/>
+        <source>The KV cache type “%1” in Settings is not known (f16, f32, q8_0, q4_0).</source>
+        <translation>“设置”中的 KV 缓存类型“%1”无法识别（f16、f32、q8_0、q4_0）。</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="291"/>
         <source>No model is loaded.</source>
         <translation>未加载模型。</translation>
     </message>

@@ -18,6 +18,8 @@ const QList<Default>& defaults() {
         {"int4Weights", false},               // convert 16/8-bit models to 4-bit on load
         {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)
         {"threads", 0},                       // 0: all
+        {"kvMemoryMB", 0},                    // the KV cache all chats share; 0: automatic
+        {"savedContextLimitMB", 4096},        // chats' KV files on disk; LRU past this
         {"temperature", 0.8},
         {"topK", 40},
         {"topP", 0.95},
@@ -60,7 +62,8 @@ bool AppSettings::needsReload(const QString& key) {
 
 bool AppSettings::needsNewContext(const QString& key) {
     return key == QLatin1String("kvType") || key == QLatin1String("contextLength") ||
-           key == QLatin1String("threads");
+           key == QLatin1String("threads") || key == QLatin1String("kvMemoryMB") ||
+           key == QLatin1String("savedContextLimitMB");
 }
 
 QVariant AppSettings::updateValue(const QString& key, const QVariant& input) {
@@ -113,6 +116,8 @@ EngineConfig AppSettings::engineConfig() const {
     c.kvType = value(QStringLiteral("kvType")).toString();
     c.threads = value(QStringLiteral("threads")).toInt();
     c.int4Weights = value(QStringLiteral("int4Weights")).toBool();
+    c.kvMemoryBytes = value(QStringLiteral("kvMemoryMB")).toLongLong() << 20;
+    c.savedContextLimitBytes = value(QStringLiteral("savedContextLimitMB")).toLongLong() << 20;
     return c;
 }
 

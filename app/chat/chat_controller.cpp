@@ -4,6 +4,7 @@
 #include <QClipboard>
 #include <QDir>
 #include <QGuiApplication>
+#include <QJsonObject>
 
 #include "chat_export.h"
 #include "engine_worker.h"
@@ -23,7 +24,8 @@ struct ChatController::Turn {
     qint64 replyId = 0;
     QString title;
     QString systemPrompt;
-    QList<Message> path;  // root → the new (empty, streaming) reply
+    QJsonObject samplingOverrides;  // the chat's own sampling settings
+    QList<Message> path;            // root → the new (empty, streaming) reply
 
     static Turn fail(const std::string& message) {
         Turn t;
@@ -43,6 +45,7 @@ struct ChatController::Turn {
         t.replyId = replyId;
         t.title = chat->title;
         t.systemPrompt = chat->systemPrompt;
+        t.samplingOverrides = chat->samplingOverrides;
         t.path = *path;
         return t;
     }
@@ -57,6 +60,25 @@ namespace {
 
 constexpr int kCheckpointMs = 1000;
 constexpr int kUndoMs = 10000;
+
+}  // namespace
+
+// The global sampling with the chat's own values on top (keys as in AppSettings).
+SamplingConfig withOverrides(SamplingConfig s, const QJsonObject& o) {
+    auto num = [&](const char* key, auto& dst) {
+        const QJsonValue v = o.value(QLatin1String(key));
+        if (v.isDouble()) dst = static_cast<std::decay_t<decltype(dst)>>(v.toDouble());
+    };
+    num("temperature", s.temperature);
+    num("topK", s.topK);
+    num("topP", s.topP);
+    num("minP", s.minP);
+    num("repeatPenalty", s.repeatPenalty);
+    num("maxTokens", s.maxTokens);
+    return s;
+}
+
+namespace {
 
 QString titleFrom(const QString& text) {
     QString t = text.simplified();
@@ -86,6 +108,10 @@ ChatController::ChatController(QObject* parent)
     connect(m_worker.get(), &EngineWorker::int4CacheCleared, this, [this](qint64 freed) {
         m_int4CacheNote = tr("Freed %1.").arg(QLocale().formattedDataSize(freed));
         emit int4CacheCleared(freed);
+    });
+    connect(m_worker.get(), &EngineWorker::savedContextCleared, this, [this](qint64 freed) {
+        refreshSavedContext();
+        emit savedContextCleared(freed);
     });
     connect(m_worker.get(), &EngineWorker::modelLoaded, this, &ChatController::onModelLoaded);
     connect(m_worker.get(), &EngineWorker::modelLoadFailed, this,
@@ -140,9 +166,10 @@ void ChatController::setDataDir(const QString& dir) {
     m_settings = std::make_unique<AppSettings>(dir);
     connect(m_settings.get(), &AppSettings::settingChanged, this,
             &ChatController::onSettingChanged);
-    const EngineConfig config = m_settings->engineConfig();
+    const EngineConfig config = engineConfig();
     QMetaObject::invokeMethod(m_worker.get(),
                               [w = m_worker.get(), config] { w->setConfig(config); });
+    refreshSavedContext();
     m_store = std::make_unique<StoreThread>();
     connect(m_store.get(), &StoreThread::writeFailed, this, [this](const QString& message) {
         setNotice(tr("Saving the chat failed: %1").arg(message));
@@ -157,6 +184,7 @@ void ChatController::setDataDir(const QString& dir) {
         m_ready = true;
         emit readyChanged();
         refreshChats();
+        refreshPresets();
         if (m_pendingOpen != 0) openChat(std::exchange(m_pendingOpen, 0));
     });
     emit dataDirChanged();
@@ -172,9 +200,15 @@ void ChatController::refreshChats() {
 
 void ChatController::showPath(qint64 chatId, const QList<Message>& path, const QString& title) {
     const bool changed = chatId != m_chatId || title != m_chatTitle;
+    const bool otherChat = chatId != m_chatId;
     m_chatId = chatId;
     m_chatTitle = title;
     m_messages->setMessages(path);
+    if (otherChat) {
+        m_droppedUpTo = 0;
+        emit contextNoticeChanged();
+        loadChatSettings();
+    }
     if (changed) emit currentChatChanged();
 }
 
@@ -184,8 +218,11 @@ void ChatController::newChat() {
     if (m_chatId != 0 || !m_chatTitle.isEmpty()) {
         m_chatId = 0;
         m_chatTitle.clear();
+        m_droppedUpTo = 0;
+        emit contextNoticeChanged();
         emit currentChatChanged();
     }
+    loadChatSettings();
 }
 
 void ChatController::openChat(qint64 chatId) {
@@ -291,17 +328,22 @@ void ChatController::startGeneration(const Turn& t) {
     GenerationRequest request;
     request.requestId = ++m_requestId;
     request.chatId = t.chatId;
-    if (!t.systemPrompt.trimmed().isEmpty())
+    m_requestMessageIds.clear();
+    if (!t.systemPrompt.trimmed().isEmpty()) {
         request.messages.append({QStringLiteral("system"), t.systemPrompt});
+        m_requestMessageIds.append(0);
+    }
     for (const Message& m : t.path) {
         if (m.id == t.replyId) break;
         request.messages.append({hearth::storage::roleName(m.role), m.content});
+        m_requestMessageIds.append(m.id);
     }
-    request.sampling = m_settings->samplingConfig();
+    request.sampling = withOverrides(m_settings->samplingConfig(), t.samplingOverrides);
     m_replyId = t.replyId;
     m_replyChatId = t.chatId;
     m_replyText.clear();
     m_checkpointedLength = 0;
+    m_requestSent = true;
     if (std::exchange(m_stopBeforeStart, false)) m_worker->requestStop(request.requestId);
     QMetaObject::invokeMethod(m_worker.get(),
                               [w = m_worker.get(), request] { w->generate(request); });
@@ -310,7 +352,8 @@ void ChatController::startGeneration(const Turn& t) {
 
 void ChatController::stop() {
     if (!m_generating) return;
-    if (m_replyId == 0 || m_checkpointTimer.isActive() == false) m_stopBeforeStart = true;
+    // Before the request exists (the DB is still saving the message) the Stop waits for it.
+    if (!m_requestSent) m_stopBeforeStart = true;
     m_worker->requestStop(m_requestId);
 }
 
@@ -341,6 +384,8 @@ void ChatController::onFailed(qint64 requestId, const QString& message) {
 
 void ChatController::finishReply(const QString& text, const GenerationReport& report) {
     m_checkpointTimer.stop();
+    m_requestSent = false;
+    m_stopBeforeStart = false;
     hearth::storage::GenerationStats st;
     st.promptTokens = static_cast<int>(report.promptTokens);
     st.generatedTokens = static_cast<int>(report.generatedTokens);
@@ -358,6 +403,15 @@ void ChatController::finishReply(const QString& text, const GenerationReport& re
     m_messages->updateMessage(done);
     m_lastReport = report;
     if (report.generatedTokens > 0 || report.promptTokens > 0) setStatsFrom(report);
+    if (m_replyChatId == m_chatId) {
+        qint64 upTo = 0;
+        for (int i : report.droppedMessages)
+            if (i >= 0 && i < m_requestMessageIds.size()) upTo = m_requestMessageIds.at(i);
+        if (upTo != m_droppedUpTo) {
+            m_droppedUpTo = upTo;
+            emit contextNoticeChanged();
+        }
+    }
     m_replyText.clear();
     setGenerating(false);
     refreshChats();
@@ -387,6 +441,75 @@ void ChatController::switchBranch(qint64 messageId, int delta) {
         [this](const Turn& t) {
             if (t.error.isEmpty()) showPath(t.chatId, t.path, t.title);
         });
+}
+
+void ChatController::loadChatSettings() {
+    if (!m_ready || m_chatId == 0) {
+        m_chatSettings = {
+            {QStringLiteral("systemPrompt"),
+             m_settings ? m_settings->value(QStringLiteral("systemPrompt")) : QString()}};
+        emit chatSettingsChanged();
+        return;
+    }
+    const qint64 id = m_chatId;
+    m_store->run([id](ChatStore& s) { return s.chat(id); },
+                 [this, id](const Result<hearth::storage::Chat>& chat) {
+                     if (!chat || id != m_chatId) return;
+                     QVariantMap m = chat->samplingOverrides.toVariantMap();
+                     m[QStringLiteral("systemPrompt")] = chat->systemPrompt;
+                     m_chatSettings = m;
+                     emit chatSettingsChanged();
+                 });
+}
+
+void ChatController::setChatSystemPrompt(const QString& text) {
+    if (!m_ready || m_chatId == 0) return;
+    const qint64 id = m_chatId;
+    m_store->write([id, text](ChatStore& s) { return s.setSystemPrompt(id, text); });
+    m_chatSettings[QStringLiteral("systemPrompt")] = text;
+    emit chatSettingsChanged();
+}
+
+void ChatController::setChatSampling(const QString& key, const QVariant& value) {
+    static const QStringList keys = {QStringLiteral("temperature"),   QStringLiteral("topK"),
+                                     QStringLiteral("topP"),          QStringLiteral("minP"),
+                                     QStringLiteral("repeatPenalty"), QStringLiteral("maxTokens")};
+    if (!m_ready || m_chatId == 0 || !keys.contains(key)) return;
+    if (value.isValid() && !value.isNull())
+        m_chatSettings[key] = value.toDouble();
+    else
+        m_chatSettings.remove(key);  // back to the global setting
+    QJsonObject overrides;
+    for (const QString& k : keys)
+        if (m_chatSettings.contains(k)) overrides[k] = m_chatSettings.value(k).toDouble();
+    const qint64 id = m_chatId;
+    m_store->write([id, overrides](ChatStore& s) { return s.setSamplingOverrides(id, overrides); });
+    emit chatSettingsChanged();
+}
+
+void ChatController::refreshPresets() {
+    if (!m_store) return;
+    m_store->run([](ChatStore& s) { return s.listPresets(); },
+                 [this](const Result<QList<hearth::storage::Preset>>& presets) {
+                     if (!presets) return;
+                     m_presets.clear();
+                     for (const auto& p : *presets)
+                         m_presets.append(QVariantMap{{QStringLiteral("name"), p.name},
+                                                      {QStringLiteral("prompt"), p.prompt}});
+                     emit presetsChanged();
+                 });
+}
+
+void ChatController::savePreset(const QString& name, const QString& prompt) {
+    if (!m_ready || name.simplified().isEmpty()) return;
+    m_store->write([name, prompt](ChatStore& s) { return s.savePreset(name, prompt); });
+    refreshPresets();
+}
+
+void ChatController::deletePreset(const QString& name) {
+    if (!m_ready) return;
+    m_store->write([name](ChatStore& s) { return s.deletePreset(name); });
+    refreshPresets();
 }
 
 void ChatController::renameChat(qint64 chatId, const QString& rawTitle) {
@@ -477,6 +600,7 @@ void ChatController::copyLastAnswer() {
 }
 
 void ChatController::setGenerating(bool on) {
+    if (!on) m_stopBeforeStart = false;  // a Stop for this reply must not reach the next
     if (m_generating == on) return;
     m_generating = on;
     emit generatingChanged();

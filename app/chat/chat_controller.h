@@ -3,6 +3,7 @@
 // results arrive through properties and signals.
 #pragma once
 
+#include <QJsonObject>
 #include <QObject>
 #include <QPointer>
 #include <QThread>
@@ -21,6 +22,9 @@
 namespace hearth::app {
 
 class EngineWorker;
+
+// The global sampling with a chat's overrides ({"temperature": 0.2, ...}) on top.
+SamplingConfig withOverrides(SamplingConfig s, const QJsonObject& overrides);
 class StoreThread;
 
 class ChatController : public QObject {
@@ -39,6 +43,9 @@ class ChatController : public QObject {
     Q_PROPERTY(QString loadText READ loadText NOTIFY loadProgressChanged)
     // What the last "Clear 4-bit cache" did (empty until then).
     Q_PROPERTY(QString int4CacheNote READ int4CacheNote NOTIFY int4CacheCleared)
+    // The chats' saved KV caches on disk ("<data dir>/kv"): "1.2 GB" (refreshed by
+    // refreshSavedContext() and after clearSavedContext()).
+    Q_PROPERTY(QString savedContextText READ savedContextText NOTIFY savedContextChanged)
     // name, path, fileBytes, sizeText, architecture, backend, device, backends[], backendTip...
     Q_PROPERTY(QVariantMap modelInfo READ modelInfo NOTIFY modelChanged)
     Q_PROPERTY(QString modelError READ modelError NOTIFY modelErrorChanged)
@@ -52,6 +59,14 @@ class ChatController : public QObject {
     Q_PROPERTY(QVariantList searchResults READ searchResults NOTIFY searchResultsChanged)
     Q_PROPERTY(QString notice READ notice NOTIFY noticeChanged)
     Q_PROPERTY(QString undoTitle READ undoTitle NOTIFY undoChanged)
+    // The open chat's own settings: systemPrompt, and the sampling keys it overrides
+    // (temperature, topK, topP, minP, repeatPenalty, maxTokens); others follow Settings.
+    Q_PROPERTY(QVariantMap chatSettings READ chatSettings NOTIFY chatSettingsChanged)
+    // Overflow: the id of the newest message the model no longer sees in this chat (0: none);
+    // the chat shows a quiet notice after it.
+    Q_PROPERTY(qint64 contextDroppedUpTo READ contextDroppedUpTo NOTIFY contextNoticeChanged)
+    // Named system prompts: [{name, prompt}], by name.
+    Q_PROPERTY(QVariantList presets READ presets NOTIFY presetsChanged)
 
 public:
     explicit ChatController(QObject* parent = nullptr);
@@ -70,6 +85,9 @@ public:
     QString loadPhase() const { return m_loadPhase; }
     QString loadText() const;
     QString int4CacheNote() const { return m_int4CacheNote; }
+    QString savedContextText() const { return m_savedContextText; }
+    // Where chats' KV caches are saved: "<data dir>/kv".
+    QString savedContextDir() const;
     // Where 4-bit conversions are cached: "<data dir>/cache".
     QString int4CacheDir() const;
     QVariantMap modelInfo() const { return m_modelInfo; }
@@ -83,6 +101,9 @@ public:
     QVariantList searchResults() const { return m_searchResults; }
     QString notice() const { return m_notice; }
     QString undoTitle() const { return m_undoTitle; }
+    QVariantMap chatSettings() const { return m_chatSettings; }
+    qint64 contextDroppedUpTo() const { return m_droppedUpTo; }
+    QVariantList presets() const { return m_presets; }
     // The statistics of the last finished reply (tests read the engine's numbers here).
     GenerationReport lastReport() const { return m_lastReport; }
 
@@ -98,6 +119,9 @@ public:
     Q_INVOKABLE void clearNotice();
     // Deletes the cached 4-bit conversions (on the engine thread); int4CacheCleared follows.
     Q_INVOKABLE void clearInt4Cache();
+    // Deletes the chats' saved KV caches (on the engine thread); savedContextCleared follows.
+    Q_INVOKABLE void clearSavedContext();
+    Q_INVOKABLE void refreshSavedContext();
 
     // --- Chats -----------------------------------------------------------------------------
     Q_INVOKABLE void newChat();
@@ -108,6 +132,13 @@ public:
     Q_INVOKABLE bool editMessage(qint64 userMessageId, const QString& text);
     Q_INVOKABLE void switchBranch(qint64 messageId, int delta);
     Q_INVOKABLE void renameChat(qint64 chatId, const QString& title);
+    // The open chat's own system prompt and sampling (an invalid value: back to Settings').
+    // Saved at once; applied from the next message.
+    Q_INVOKABLE void setChatSystemPrompt(const QString& text);
+    Q_INVOKABLE void setChatSampling(const QString& key, const QVariant& value);
+    // Saves (or replaces) a named system prompt; deletes one.
+    Q_INVOKABLE void savePreset(const QString& name, const QString& prompt);
+    Q_INVOKABLE void deletePreset(const QString& name);
     Q_INVOKABLE void deleteChat(qint64 chatId);
     Q_INVOKABLE void undoDelete();
     Q_INVOKABLE void search(const QString& query);
@@ -130,10 +161,15 @@ signals:
     void searchResultsChanged();
     void noticeChanged();
     void undoChanged();
+    void chatSettingsChanged();
+    void contextNoticeChanged();
+    void presetsChanged();
     // For tests and QML reactions.
     void modelLoaded();
     void modelLoadFailed(const QString& message);
     void int4CacheCleared(qint64 bytesFreed);
+    void savedContextChanged();
+    void savedContextCleared(qint64 bytesFreed);
     void replyFinished(qint64 messageId, const QString& stopReason);
     void chatOpened(qint64 chatId);
     void errorOccurred(const QString& message);
@@ -156,7 +192,10 @@ private:
     void setModelError(const QString& message);
     void setNotice(const QString& message);
     void setStatsFrom(const GenerationReport& report);
+    void loadChatSettings();
+    void refreshPresets();
     bool canStartTurn() const;
+    EngineConfig engineConfig() const;
 
     QString m_dataDir;
     bool m_ready = false;
@@ -172,6 +211,7 @@ private:
     QString m_loadBytesText;
     QString m_loadPhase = QStringLiteral("loading");
     QString m_int4CacheNote;
+    QString m_savedContextText;
     QVariantMap m_modelInfo;
     QString m_modelError;
     QString m_templateNote;
@@ -184,6 +224,7 @@ private:
 
     bool m_generating = false;
     bool m_stopBeforeStart = false;  // Stop pressed while the reply was being set up
+    bool m_requestSent = false;      // the reply's request is with the engine
     qint64 m_requestId = 0;
     qint64 m_replyId = 0;
     qint64 m_replyChatId = 0;
@@ -199,6 +240,10 @@ private:
     qint64 m_undoChatId = 0;
     QString m_undoTitle;
     QTimer m_undoTimer;
+    QVariantMap m_chatSettings;
+    QVariantList m_presets;
+    qint64 m_droppedUpTo = 0;
+    QList<qint64> m_requestMessageIds;  // the request's messages (0: the system prompt)
 };
 
 }  // namespace hearth::app

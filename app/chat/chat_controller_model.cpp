@@ -54,8 +54,9 @@ bool ChatController::loadModel(const QUrl& url) {
     emit modelChanged();
     emit loadProgressChanged();
     const QString path = picker.filePath();
-    EngineConfig config = m_settings ? m_settings->engineConfig() : EngineConfig{};
-    config.int4CacheDir = int4CacheDir();
+    const EngineConfig config = engineConfig();
+    // A load or 4-bit conversion still running is abandoned for this one.
+    m_worker->cancelLoad(loadId - 1);
     QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get(), loadId, path, config] {
         w->loadModel(loadId, path, config);
     });
@@ -71,6 +72,30 @@ QString ChatController::loadText() const {
 
 QString ChatController::int4CacheDir() const {
     return m_dataDir.isEmpty() ? QString() : QDir(m_dataDir).filePath(QStringLiteral("cache"));
+}
+
+EngineConfig ChatController::engineConfig() const {
+    EngineConfig config = m_settings ? m_settings->engineConfig() : EngineConfig{};
+    config.int4CacheDir = int4CacheDir();
+    config.savedContextDir = savedContextDir();
+    return config;
+}
+
+QString ChatController::savedContextDir() const {
+    return m_dataDir.isEmpty() ? QString() : QDir(m_dataDir).filePath(QStringLiteral("kv"));
+}
+
+void ChatController::refreshSavedContext() {
+    qint64 bytes = 0;
+    const QDir dir(savedContextDir());
+    if (!m_dataDir.isEmpty())
+        for (const QFileInfo& fi : dir.entryInfoList(QDir::Files)) bytes += fi.size();
+    m_savedContextText = QLocale().formattedDataSize(bytes);
+    emit savedContextChanged();
+}
+
+void ChatController::clearSavedContext() {
+    QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get()] { w->clearSavedContext(); });
 }
 
 void ChatController::clearInt4Cache() {
@@ -155,7 +180,7 @@ void ChatController::onSettingChanged(const QString& key) {
         emit reloadNeededChanged();
     }
     if (AppSettings::needsNewContext(key)) {
-        const EngineConfig config = m_settings->engineConfig();
+        const EngineConfig config = engineConfig();
         QMetaObject::invokeMethod(m_worker.get(),
                                   [w = m_worker.get(), config] { w->setConfig(config); });
     }
@@ -170,6 +195,9 @@ void ChatController::setStatsFrom(const GenerationReport& r) {
         {QStringLiteral("contextSize"), r.contextSize},
         {QStringLiteral("reusedTokens"), r.reusedTokens},
         {QStringLiteral("computedTokens"), r.computedTokens},
+        {QStringLiteral("restoredTokens"), r.restoredTokens},
+        {QStringLiteral("kvType"), r.kvType},
+        {QStringLiteral("backend"), backendLabel(r.backend)},
         {QStringLiteral("memoryText"),
          r.memoryBytes > 0 ? QLocale().formattedDataSize(r.memoryBytes) : QString()},
     };

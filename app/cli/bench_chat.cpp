@@ -3,9 +3,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "hearth/session.h"
 
@@ -59,7 +62,90 @@ double cold_ttft(std::shared_ptr<Model> model, const Config& c, std::span<const 
     return ms_since(t0);
 }
 
+// The restart column: the chat saved before this turn is restored by a new hearth-cli process
+// (`bench --restart-turn`), which then prefills the turn and samples the first token. Returns
+// the child's ms (restore + prefill + first token; the model load is not counted, as the app
+// has the model loaded before the person sends), or < 0.
+double restart_ttft(const std::string& self, const std::string& model, const Config& c,
+                    const std::filesystem::path& kv_file,
+                    std::span<const std::vector<int32_t>> parts) {
+    const auto tok_file = kv_file.string() + ".turns";
+    {
+        std::ofstream out(tok_file, std::ios::binary);
+        for (const auto& p : parts) {
+            const auto n = static_cast<uint32_t>(p.size());
+            out.write(reinterpret_cast<const char*>(&n), sizeof n);
+            out.write(reinterpret_cast<const char*>(p.data()),
+                      static_cast<std::streamsize>(p.size() * sizeof(int32_t)));
+        }
+        if (!out) return -1;
+    }
+    auto quote = [](const std::string& v) {
+        std::string q = "'";
+        for (char ch : v) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+        return q + "'";
+    };
+    const std::string cmd = quote(self) + " bench --restart-turn " + quote(kv_file.string()) +
+                            " -m " + quote(model) + " -t " + std::to_string(c.threads) + " -c " +
+                            std::to_string(c.n_ctx) + " --kv-type " + kv_type_name(c.kv);
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return -1;
+    double ms = -1;
+    char line[256];
+    while (std::fgets(line, sizeof line, pipe)) {
+        double v = 0;
+        if (std::sscanf(line, "restart_ttft_ms=%lf", &v) == 1) ms = v;
+    }
+    if (pclose(pipe) != 0) return -1;
+    std::filesystem::remove(tok_file);
+    return ms;
+}
+
 }  // namespace
+
+// The child of the restart column: restore FILE, prefill the turns in FILE.turns, one token.
+int run_bench_restart_turn(const Args& args) {
+    const auto file = args.value("restart-turn");
+    const auto path = args.value("model");
+    std::string err;
+    const auto threads = args.integer("threads", err);
+    const auto n_ctx = args.integer("ctx-size", err);
+    const auto kv = parse_kv_type(args.value_or("kv-type", "f16"));
+    if (!file || !path || !err.empty() || !kv) return 2;
+    auto model = Model::load(*path);
+    if (!model) return 1;
+    std::vector<std::vector<int32_t>> parts;
+    {
+        std::ifstream in(*file + ".turns", std::ios::binary);
+        uint32_t n = 0;
+        while (in.read(reinterpret_cast<char*>(&n), sizeof n)) {
+            std::vector<int32_t> p(n);
+            if (!in.read(reinterpret_cast<char*>(p.data()), std::streamsize(n * sizeof(int32_t))))
+                return 1;
+            parts.push_back(std::move(p));
+        }
+    }
+    std::vector<Turn> turns;
+    for (size_t i = 0; i < parts.size(); ++i) turns.push_back({parts[i], i == 0});
+    auto store = KvStore::create(*model, {.kv_type = *kv, .n_ctx = n_ctx ? *n_ctx : 4096});
+    if (!store) return 1;
+    auto s = Session::create(*store, {.n_threads = threads ? static_cast<int>(*threads) : 0});
+    if (!s) return 1;
+    const auto t0 = Clock::now();
+    auto restored = (*s)->restore(*file);
+    auto rep = (*s)->prefill(turns);
+    if (!restored || !rep || !(*s)->generate(first_token())) {
+        std::fprintf(stderr, "hearth-cli bench: restart turn failed: %s\n",
+                     !restored ? restored.error_message().c_str()
+                     : !rep    ? rep.error_message().c_str()
+                               : "generate");
+        return 1;
+    }
+    const double ms = ms_since(t0);
+    std::printf("restart_ttft_ms=%.3f restored=%lld computed=%lld\n", ms,
+                static_cast<long long>(*restored), static_cast<long long>(rep->n_computed));
+    return 0;
+}
 
 int run_bench_chat(const Args& args) {
     Config c;
@@ -108,8 +194,11 @@ int run_bench_chat(const Args& args) {
                 (*model)->info().name.c_str(), kv_type_name(c.kv), c.turns, c.system_tokens,
                 c.user_tokens, c.reply_tokens);
     std::printf(
-        "turn | context | new | TTFT reuse ms | TTFT full ms | new-only ms | full/reuse "
-        "| reuse/new-only\n");
+        "turn | context | new | TTFT reuse ms | TTFT restart ms | TTFT full ms | new-only ms "
+        "| full/reuse | restart/reuse | reuse/new-only\n");
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const auto saved = std::filesystem::temp_directory_path() /
+                       ("hearth_bench_restart_" + std::to_string(::getpid()) + ".hkv");
     std::vector<std::vector<int32_t>> parts;
     parts.push_back(script(rng, c.system_tokens, V));
     for (int turn = 1; turn <= c.turns; ++turn) {
@@ -120,6 +209,12 @@ int run_bench_chat(const Args& args) {
             turns.push_back({parts[i], i == 0});
             flat.insert(flat.end(), parts[i].begin(), parts[i].end());
         }
+        const bool measure_full =
+            turn == 1 || turn == c.turns || (c.full_every > 0 && turn % c.full_every == 0);
+        // The chat as it stood before this turn, saved for the restart column.
+        double restart = -1;
+        if (measure_full && turn > 1 && s.save(saved))
+            restart = restart_ttft(self, *path, c, saved, parts);
         const auto t0 = Clock::now();
         auto rep = s.prefill(turns);
         if (!rep || !s.generate(first_token())) {
@@ -128,18 +223,20 @@ int run_bench_chat(const Args& args) {
             return 1;
         }
         const double reuse = ms_since(t0);
-        const bool measure_full =
-            turn == 1 || turn == c.turns || (c.full_every > 0 && turn % c.full_every == 0);
         const double full = measure_full ? cold_ttft(*model, c, flat) : -1;
         const double new_only = cold_ttft(*model, c, parts.back());
-        if (full > 0)
-            std::printf("%4d | %7zu | %3lld | %13.1f | %12.1f | %11.1f | %9.2fx | %13.2f\n", turn,
-                        flat.size(), static_cast<long long>(rep->n_computed), reuse, full, new_only,
-                        full / reuse, reuse / new_only);
-        else
-            std::printf("%4d | %7zu | %3lld | %13.1f | %12s | %11.1f | %10s | %13.2f\n", turn,
-                        flat.size(), static_cast<long long>(rep->n_computed), reuse, "-", new_only,
-                        "-", reuse / new_only);
+        char restart_s[32] = "-", ratio_s[32] = "-", full_s[32] = "-", full_ratio_s[32] = "-";
+        if (restart > 0) {
+            std::snprintf(restart_s, sizeof restart_s, "%.1f", restart);
+            std::snprintf(ratio_s, sizeof ratio_s, "%.2fx", restart / reuse);
+        }
+        if (full > 0) {
+            std::snprintf(full_s, sizeof full_s, "%.1f", full);
+            std::snprintf(full_ratio_s, sizeof full_ratio_s, "%.2fx", full / reuse);
+        }
+        std::printf("%4d | %7zu | %3lld | %13.1f | %15s | %12s | %11.1f | %10s | %13s | %14.2f\n",
+                    turn, flat.size(), static_cast<long long>(rep->n_computed), reuse, restart_s,
+                    full_s, new_only, full_ratio_s, ratio_s, reuse / new_only);
         std::fflush(stdout);
         // The reply, as if generated: evaluated now, outside the timed part.
         parts.push_back(script(rng, c.reply_tokens, V));
@@ -147,6 +244,28 @@ int run_bench_chat(const Args& args) {
             std::fprintf(stderr, "hearth-cli bench: %s\n", st.message().c_str());
             return 1;
         }
+    }
+
+    std::filesystem::remove(saved);
+
+    // A second chat with the same system prompt on the same store: its first turn reuses the
+    // system prompt's blocks, so it costs about as much as its own message.
+    {
+        auto second = Session::create(*store, {.n_threads = c.threads});
+        if (!second) return 1;
+        const auto user = script(rng, c.user_tokens, V);
+        const Turn turns[] = {{parts.front(), true}, {user, false}};
+        const auto t0 = Clock::now();
+        auto rep = (*second)->prefill(turns);
+        if (!rep || !(*second)->generate(first_token())) return 1;
+        const double shared = ms_since(t0);
+        const double alone = cold_ttft(*model, c, user);
+        std::printf(
+            "second chat, same system prompt (%d tokens): TTFT %.1f ms (reused %lld, computed "
+            "%lld) | its message alone: %.1f ms | %.2fx\n",
+            c.system_tokens, shared, static_cast<long long>(rep->n_reused),
+            static_cast<long long>(rep->n_computed), alone, shared / alone);
+        std::fflush(stdout);
     }
 
     // Restore vs re-prefill of a long chat.

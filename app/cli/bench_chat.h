@@ -8,5 +8,7 @@
 namespace hearth::cli {
 
 int run_bench_chat(const Args& args);
+// The restart column's child process (bench --restart-turn FILE).
+int run_bench_restart_turn(const Args& args);
 
 }  // namespace hearth::cli

@@ -28,10 +28,16 @@ decode_floor_tok_s, tg_fraction_of_floor, ...). --no-floor skips the bandwidth m
 
 --chat: a scripted multi-turn chat (seeded random token ids) on one Session. Per turn it
 prints one table row:
-  turn | context | new | TTFT reuse ms | TTFT full ms | new-only ms | full/reuse | reuse/new-only
-where TTFT reuse is prefill (reusing the cached history) + first token, TTFT full the same on
-a fresh cache (whole chat re-prefilled), new-only a fresh prefill of just the new message.
-Then: restore N tokens (S MiB file): R ms | re-prefill: P ms | Kx
+  turn | context | new | TTFT reuse ms | TTFT restart ms | TTFT full ms | new-only ms
+       | full/reuse | restart/reuse | reuse/new-only
+where TTFT reuse is prefill (reusing the cached history) + first token, TTFT restart the
+same in a new hearth-cli process that restores the chat saved before the turn (restore +
+prefill + first token; its model load is not counted), TTFT full the same on a fresh cache
+(whole chat re-prefilled), new-only a fresh prefill of just the new message. Restart and full
+are measured on the turns --full-every selects (others print "-"; restart from turn 2).
+Then: second chat, same system prompt (N tokens): TTFT X ms (reused, computed) | its message
+alone: Y ms | X/Y (a new Session on the same store, its first turn after the system prompt);
+restore N tokens (S MiB file): R ms | re-prefill: P ms | Kx
 
 Options:
   -m, --model FILE         GGUF model file
@@ -61,7 +67,7 @@ int bench(std::span<const std::string> argv) {
         {"restore-tokens", 0, true}, {"ctx-size", 'c', true},    {"kv-type", 0, true},
         {"threads", 't', true},      {"full-every", 0, true},    {"n-prompt", 'p', true},
         {"n-gen", 'n', true},        {"repetitions", 'r', true}, {"json", 0, false},
-        {"no-floor", 0, false},
+        {"no-floor", 0, false},      {"restart-turn", 0, true},
     };
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -69,6 +75,7 @@ int bench(std::span<const std::string> argv) {
         std::fprintf(stderr, "hearth-cli bench: %s\n%s", err.c_str(), kUsage);
         return 2;
     }
+    if (args->has("restart-turn")) return hearth::cli::run_bench_restart_turn(*args);
     if (args->has("chat")) return hearth::cli::run_bench_chat(*args);
     return hearth::cli::run_bench_speed(*args);
 }

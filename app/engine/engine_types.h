@@ -15,6 +15,16 @@ struct EngineConfig {
     int threads = 0;                           // 0: all
     bool int4Weights = false;                  // convert wide weights to 4-bit on load
     QString int4CacheDir;                      // where conversions are kept (empty: default)
+    // The KV cache shared by all chats: bytes of memory (0: automatic, a quarter of the free
+    // memory, at most eight full contexts, at least two).
+    qint64 kvMemoryBytes = 0;
+    QString savedContextDir;            // where chats' KV files are kept (empty: not saved)
+    qint64 savedContextLimitBytes = 0;  // least recently used files deleted past this; 0: none
+
+    bool sameContext(const EngineConfig& o) const {
+        return contextLength == o.contextLength && kvType == o.kvType && threads == o.threads &&
+               kvMemoryBytes == o.kvMemoryBytes;
+    }
 };
 
 struct SamplingConfig {
@@ -52,6 +62,13 @@ struct GenerationReport {
     quint64 tokensComputedTotal = 0;  // forward-pass tokens since the chat's context was made
     qint64 memoryBytes = 0;           // resident memory of the process
     QString stopReason;               // eos, length, stop, context-full, stopped
+    qint64 restoredTokens = 0;        // taken from the chat's saved KV file this turn
+    qint64 sharedPrefixBlocks = 0;    // blocks of 16 positions adopted from other chats/branches
+    QList<int> droppedMessages;       // indices into the request's messages left out (overflow)
+    QString kvType;                   // in effect: f16, f32, q8_0, q4_0
+    QString backend;                  // in effect: cpu, vulkan, cuda
+    qint64 kvMemoryBytes = 0;         // the shared KV cache's memory
+    SamplingConfig sampling;          // what the request asked for (global + the chat's own)
 };
 
 }  // namespace hearth::app

@@ -10,6 +10,8 @@
 
 #include "chat_session.h"
 #include "hearth/engine.h"
+#include "hearth/session.h"
+#include "saved_contexts.h"
 
 namespace hearth::app {
 
@@ -58,12 +60,30 @@ EngineWorker::EngineWorker(QObject* parent) : QObject(parent) {
     qRegisterMetaType<hearth::app::GenerationReport>();
 }
 
-EngineWorker::~EngineWorker() = default;
+EngineWorker::~EngineWorker() {
+    // The app is quitting (the engine thread has stopped): chats continue after a restart.
+    dropSessions(/*save=*/true);
+}
+
+qint64 automaticKvMemory(qint64 contextBytes) {
+    qint64 available = 0;
+    QFile meminfo(QStringLiteral("/proc/meminfo"));
+    if (meminfo.open(QIODevice::ReadOnly)) {
+        for (const QByteArray& line : meminfo.readAll().split('\n')) {
+            if (line.startsWith("MemAvailable:")) {
+                const QList<QByteArray> parts = line.simplified().split(' ');
+                if (parts.size() >= 2) available = parts[1].toLongLong() * 1024;
+            }
+        }
+    }
+    if (available <= 0 || contextBytes <= 0) return 0;  // the engine's default: two contexts
+    return std::clamp(available / 4, 2 * contextBytes, 8 * contextBytes);
+}
 
 void EngineWorker::requestStop(qint64 requestId) {
     raiseTo(m_stopUpTo, requestId);
     std::lock_guard lock(m_activeMutex);
-    if (m_active) m_active->cancel();
+    if (m_activeToken && m_activeId <= requestId) m_activeToken->store(true);
 }
 
 void EngineWorker::cancelLoad(qint64 loadId) {
@@ -76,9 +96,9 @@ bool EngineWorker::stopRequested(qint64 requestId) const {
 }
 
 void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineConfig& config) {
-    dropSessions();
+    dropSessions(/*save=*/true);
     m_model.reset();  // free the old weights before reading the new ones
-    m_config = config;
+    setConfig(config);
     m_loadingId.store(loadId);
     m_loadCancelFlag.store(loadId <= m_cancelLoadUpTo.load());
 
@@ -109,7 +129,7 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
 }
 
 void EngineWorker::unloadModel() {
-    dropSessions();
+    dropSessions(/*save=*/true);
     m_model.reset();
     emit modelUnloaded();
 }
@@ -120,44 +140,149 @@ void EngineWorker::clearInt4Cache(const QString& dir) {
     emit int4CacheCleared(static_cast<qint64>(freed));
 }
 
-void EngineWorker::setConfig(const EngineConfig& config) {
-    m_config = config;
-    dropSessions();
+void EngineWorker::clearSavedContext() {
+    const qint64 freed = m_saved ? m_saved->clear() : 0;
+    // What is in memory is still valid; it is written again when next evicted.
+    for (SessionSlot& slot : m_sessions) slot.dirty = true;
+    emit savedContextCleared(freed);
 }
 
-void EngineWorker::dropSessions() {
-    std::lock_guard lock(m_activeMutex);
-    m_active = nullptr;
+void EngineWorker::setConfig(const EngineConfig& config) {
+    const bool rebuild = !config.sameContext(m_config);
+    const bool newDir = config.savedContextDir != m_config.savedContextDir;
+    if (rebuild || newDir) dropSessions(/*save=*/true);
+    m_config = config;
+    if (newDir)
+        m_saved = config.savedContextDir.isEmpty()
+                      ? nullptr
+                      : std::make_unique<SavedContexts>(config.savedContextDir,
+                                                        config.savedContextLimitBytes);
+    if (m_saved) {
+        m_saved->setLimit(config.savedContextLimitBytes);
+        m_saved->enforceLimit();
+    }
+}
+
+QString EngineWorker::kvTypeName() const {
+    return m_store ? QString::fromLatin1(kv_type_name(m_store->kv_type())) : QString();
+}
+
+void EngineWorker::saveSlot(SessionSlot& slot) {
+    if (!m_saved || !m_store || !slot.dirty || slot.session->tokensInCache() == 0) return;
+    const QString path = m_saved->pathFor(slot.chatId, m_modelKey, kvTypeName());
+    if (Status s = slot.session->save(std::filesystem::path(path.toStdString())); !s) {
+        qWarning("hearth: saving the context of chat %lld failed: %s",
+                 static_cast<long long>(slot.chatId), s.message().c_str());
+        return;
+    }
+    if (m_saved->recordSaved(path, slot.messages)) slot.dirty = false;
+}
+
+void EngineWorker::saveAll() {
+    for (SessionSlot& slot : m_sessions) saveSlot(slot);
+}
+
+void EngineWorker::dropSessions(bool save) {
+    if (save) saveAll();
     m_sessions.clear();
+    m_store.reset();
 }
 
 void EngineWorker::forgetChat(qint64 chatId) {
-    std::lock_guard lock(m_activeMutex);
     m_sessions.remove_if([&](const SessionSlot& s) { return s.chatId == chatId; });
+    if (m_saved) m_saved->removeChat(chatId);
 }
 
-ChatSession* EngineWorker::sessionFor(qint64 chatId, QString& error) {
+bool EngineWorker::ensureStore(QString& error) {
+    if (m_store) return true;
+    KvStoreOptions options;
+    auto kv = parse_kv_type(m_config.kvType.toStdString());
+    if (!kv) {
+        error = tr("The KV cache type “%1” in Settings is not known (f16, f32, q8_0, q4_0).")
+                    .arg(m_config.kvType);
+        return false;
+    }
+    options.kv_type = *kv;
+    const ModelInfo& info = m_model->info();
+    options.n_ctx = m_config.contextLength > 0 ? m_config.contextLength
+                    : info.n_ctx_train > 0     ? std::min<int64_t>(info.n_ctx_train, 4096)
+                                               : 4096;
+    if (m_config.kvMemoryBytes > 0) {
+        options.budget_bytes = static_cast<uint64_t>(m_config.kvMemoryBytes);
+    } else {
+        // One position of every layer's K and V, in bytes of the KV type.
+        const double perValue = *kv == KvType::F32    ? 4.0
+                                : *kv == KvType::F16  ? 2.0
+                                : *kv == KvType::Q8_0 ? 34.0 / 32
+                                                      : 18.0 / 32;
+        const int64_t kvWidth =
+            info.n_head > 0 ? info.n_embd / info.n_head * std::max<int64_t>(info.n_head_kv, 1) : 0;
+        const auto contextBytes =
+            static_cast<qint64>(2.0 * perValue * double(info.n_layer * kvWidth * options.n_ctx));
+        options.budget_bytes = static_cast<uint64_t>(automaticKvMemory(contextBytes));
+    }
+    auto store = KvStore::create(m_model, options);
+    if (!store) {
+        error = QString::fromStdString(store.error_message());
+        return false;
+    }
+    m_store = std::move(*store);
+    m_modelKey = SavedContexts::modelKey(m_store->model_identity());
+    return true;
+}
+
+void EngineWorker::evictFor(int64_t blocks, const SessionSlot* keep) {
+    while (m_store && m_store->stats().n_free < blocks) {
+        auto victim = std::find_if(m_sessions.rbegin(), m_sessions.rend(),
+                                   [&](const SessionSlot& s) { return &s != keep; });
+        if (victim == m_sessions.rend()) return;
+        saveSlot(*victim);
+        m_sessions.erase(std::next(victim).base());
+    }
+}
+
+EngineWorker::SessionSlot* EngineWorker::slotFor(qint64 chatId, const QList<QByteArray>& messages,
+                                                 const CancelToken& cancel, qint64& restored,
+                                                 QString& error) {
     auto it = std::find_if(m_sessions.begin(), m_sessions.end(),
                            [&](const SessionSlot& s) { return s.chatId == chatId; });
     if (it != m_sessions.end()) {
         m_sessions.splice(m_sessions.begin(), m_sessions, it);
-        return m_sessions.front().session.get();
+        return &m_sessions.front();
     }
-    ContextOptions options;
-    options.n_ctx = m_config.contextLength;
+    SessionOptions options;
     options.n_threads = m_config.threads;
-    // An unknown name (an old or hand-edited settings file) falls back to the default F16.
-    auto kv = parse_kv_type(m_config.kvType.toStdString());
-    options.kv_type = kv ? *kv : KvType::F16;
-    auto session = ChatSession::create(m_model, options);
+    // Room left for the reply when old turns must be dropped: an eighth of the context (a
+    // longer reply stops at the context's end and the next turn drops more).
+    options.reply_reserve = std::clamp<int64_t>(m_store->n_ctx() / 8, 16, 256);
+    auto session = ChatSession::create(m_model, m_store, options);
     if (!session) {
         error = QString::fromStdString(session.error_message());
         return nullptr;
     }
-    std::lock_guard lock(m_activeMutex);
-    while (static_cast<int>(m_sessions.size()) >= kMaxSessions) m_sessions.pop_back();
-    m_sessions.push_front({chatId, std::move(*session)});
-    return m_sessions.front().session.get();
+    m_sessions.push_front({chatId, std::move(*session), {}, false});
+    SessionSlot& slot = m_sessions.front();
+    if (!m_saved) return &slot;
+    QString why;
+    const auto path = m_saved->find(chatId, m_modelKey, kvTypeName(), messages, &why);
+    if (!path) return &slot;
+    // Room for the saved chat: colder chats are saved and closed first.
+    evictFor(static_cast<int64_t>(
+                 QFileInfo(*path).size() /
+                 std::max<qint64>(1, static_cast<qint64>(m_store->stats().block_bytes))) +
+                 1,
+             &slot);
+    auto n = slot.session->restore(std::filesystem::path(path->toStdString()), cancel);
+    if (!n) {
+        // Another model or KV type, damaged, or no room: never trusted, recomputed instead.
+        qWarning("hearth: the saved context of chat %lld was not used: %s",
+                 static_cast<long long>(chatId), n.error_message().c_str());
+        if (!cancel || !cancel->load()) SavedContexts::remove(*path);
+        return &slot;
+    }
+    SavedContexts::touch(*path);
+    restored = *n;
+    return &slot;
 }
 
 void EngineWorker::generate(const GenerationRequest& request) {
@@ -167,57 +292,109 @@ void EngineWorker::generate(const GenerationRequest& request) {
         return;
     }
     GenerationReport report;
-    if (stopRequested(id)) {
+    report.sampling = request.sampling;
+    QElapsedTimer sinceStart;
+    sinceStart.start();
+    auto token = std::make_shared<std::atomic<bool>>(false);
+    {
+        std::lock_guard lock(m_activeMutex);
+        m_activeId = id;
+        m_activeToken = token;
+    }
+    // A Stop raised before the token was registered.
+    if (stopRequested(id)) token->store(true);
+    auto clearActive = [this] {
+        std::lock_guard lock(m_activeMutex);
+        m_activeToken.reset();
+    };
+    auto stopped = [&] {
+        clearActive();
         report.stopReason = QStringLiteral("stopped");
         emit finished(id, QString(), report);
-        return;
-    }
+    };
+    if (token->load()) return stopped();
     QString error;
-    ChatSession* session = sessionFor(request.chatId, error);
-    if (!session) {
+    if (!ensureStore(error)) {
+        clearActive();
         emit failed(id, error);
         return;
     }
-    {
-        std::lock_guard lock(m_activeMutex);
-        m_active = session;
-    }
-    auto clearActive = [this] {
-        std::lock_guard lock(m_activeMutex);
-        m_active = nullptr;
-    };
+    report.kvType = kvTypeName();
+    report.backend = QString::fromStdString(
+        m_model->info().device.empty() ? std::string("cpu") : m_model->info().device);
+    for (const BackendReport& b : m_model->info().backends)
+        if (b.used) report.backend = QString::fromStdString(b.name);
+    report.kvMemoryBytes = static_cast<qint64>(m_store->stats().bytes);
 
     std::vector<SessionMessage> messages;
-    for (const PromptEntry& m : request.messages)
+    QList<QByteArray> keys;
+    for (const PromptEntry& m : request.messages) {
         messages.push_back({m.role.toStdString(), m.content.toStdString()});
-    session->resetStats();
-    auto turn = session->prepare(messages);
-    if (!turn) {
+        keys.append(SavedContexts::messageKey(m.role, m.content));
+    }
+    auto chat = ChatSession::render(*m_model, messages);
+    if (!chat) {
         clearActive();
-        if (stopRequested(id)) {
-            report.stopReason = QStringLiteral("stopped");
-            emit finished(id, QString(), report);
-        } else {
-            emit failed(id, QString::fromStdString(turn.error_message()));
-        }
+        emit failed(id, QString::fromStdString(chat.error_message()));
         return;
     }
-    if (!turn->templateNote.empty())
-        emit templateNote(request.chatId, QString::fromStdString(turn->templateNote));
+    if (!chat->templateNote.empty())
+        emit templateNote(request.chatId, QString::fromStdString(chat->templateNote));
+
+    SessionSlot* slot = slotFor(request.chatId, keys, token, report.restoredTokens, error);
+    if (!slot) {
+        clearActive();
+        emit failed(id, error);
+        return;
+    }
+    ChatSession* session = slot->session.get();
+    session->resetStats();
+    const auto hitsBefore = m_store->stats().prefix_hit_blocks;
+    // Room for the new part and the reply; colder chats are saved and closed first.
+    {
+        const auto cached = session->cachedTokens();
+        std::vector<int32_t> flat;
+        for (const auto& t : chat->turns) flat.insert(flat.end(), t.begin(), t.end());
+        const auto mis = std::mismatch(cached.begin(), cached.end(), flat.begin(), flat.end());
+        const int64_t fresh =
+            static_cast<int64_t>(flat.end() - mis.second) + std::max(1, request.sampling.maxTokens);
+        evictFor(std::min<int64_t>(fresh / 16 + 2, m_store->stats().n_blocks), slot);
+    }
+    auto turn = session->prefill(*chat, token);
+    // The cache may still be short of blocks when others' prefixes were counted as free.
+    while (!turn && turn.error_message().find("exhausted") != std::string::npos &&
+           m_sessions.size() > 1 && !token->load()) {
+        evictFor(m_store->stats().n_free + 1, slot);
+        turn = session->prefill(*chat, token);
+    }
+    slot->dirty = true;
+    slot->messages = keys;
 
     auto fillReport = [&] {
         const GenerationStats& st = session->stats();
-        report.promptTokens = turn->promptTokens;
-        report.reusedTokens = turn->reusedTokens;
         report.computedTokens = st.prompt_tokens;
         report.generatedTokens = st.generated_tokens;
         report.promptTokensPerSecond = st.prompt_tokens_per_second();
         report.tokensPerSecond = st.generate_tokens_per_second();
-        report.timeToFirstTokenMs = st.time_to_first_token * 1000.0;
         report.contextUsed = session->tokensInCache();
         report.contextSize = session->contextSize();
         report.tokensComputedTotal = st.tokens_computed;
+        report.sharedPrefixBlocks =
+            static_cast<qint64>(m_store->stats().prefix_hit_blocks - hitsBefore);
     };
+    if (!turn) {
+        fillReport();
+        if (token->load() || stopRequested(id)) {
+            // What was computed before the Stop stays in the cache for the next turn.
+            return stopped();
+        }
+        clearActive();
+        emit failed(id, QString::fromStdString(turn.error_message()));
+        return;
+    }
+    report.promptTokens = turn->promptTokens;
+    report.reusedTokens = turn->reusedTokens;
+    for (size_t i : turn->droppedMessages) report.droppedMessages.append(static_cast<int>(i));
 
     GenerateOptions options;
     const SamplingConfig& s = request.sampling;
@@ -241,12 +418,18 @@ void EngineWorker::generate(const GenerationRequest& request) {
         emit progress(id, report);
         sinceFlush.restart();
     };
-    options.on_token = [&](int32_t, std::string_view delta) {
+    bool first = true;
+    options.on_token = [&](int32_t tok, std::string_view delta) {
+        if (first && tok >= 0) {
+            // From the request's arrival: restore, prompt and the first token.
+            report.timeToFirstTokenMs = static_cast<double>(sinceStart.nsecsElapsed()) / 1e6;
+            first = false;
+        }
         pending.append(delta);
         if (sinceFlush.elapsed() >= kFlushMs) flush();
         return !stopRequested(id);
     };
-    auto result = session->generate(options);
+    auto result = session->generate(options, token);
     flush();
     clearActive();
     if (!result) {
@@ -257,6 +440,9 @@ void EngineWorker::generate(const GenerationRequest& request) {
     report.memoryBytes = residentMemoryBytes();
     report.stopReason =
         stopRequested(id) ? QStringLiteral("stopped") : stopReasonText(result->reason);
+    // The reply is part of the chat the session holds (for the saved file's message list).
+    slot->messages.append(SavedContexts::messageKey(QStringLiteral("assistant"),
+                                                    QString::fromStdString(result->text)));
     emit finished(id, QString::fromStdString(result->text), report);
 }
 

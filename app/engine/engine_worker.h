@@ -1,7 +1,11 @@
-// EngineWorker: owns the engine (one Model, a few ChatSessions) on its own thread. The GUI
-// talks to it only through queued calls of its slots and its signals; token text comes out
-// coalesced (at most one signal per ~33 ms), never one signal per token. Stopping and
-// cancelling a load are thread-safe calls that set atomics the engine checks between steps.
+// EngineWorker: owns the engine on its own thread: one Model, one KvStore (the paged KV cache
+// all chats share, sized by the "KV memory" setting) and a ChatSession per chat in use. When
+// the cache is full the least recently used chat is saved to disk (SavedContexts) and closed;
+// chats are saved as well when the model is unloaded or replaced and when the app quits, and
+// restored when they are used again, also in a new process. The GUI talks to it only through
+// queued calls of its slots and its signals; token text comes out coalesced (at most one signal
+// per ~33 ms). Stopping and cancelling a load are thread-safe calls: each request has its own
+// cancel token that the engine reads and never resets.
 #pragma once
 
 #include <QElapsedTimer>
@@ -16,13 +20,16 @@
 
 #include "engine_types.h"
 
+#include "hearth/engine.h"
+
 namespace hearth {
-class Model;
+class KvStore;
 }
 
 namespace hearth::app {
 
 class ChatSession;
+class SavedContexts;
 
 class EngineWorker : public QObject {
     Q_OBJECT
@@ -36,8 +43,6 @@ public:
     // Thread-safe. Abandons every load request with an id up to loadId.
     void cancelLoad(qint64 loadId);
 
-    // How many chat sessions are kept (least recently used are dropped).
-    static constexpr int kMaxSessions = 3;
     // Token deltas are held back at most this long.
     static constexpr int kFlushMs = 33;
 
@@ -50,6 +55,10 @@ public slots:
     void forgetChat(qint64 chatId);
     // Deletes the cached 4-bit conversions under dir; answers with int4CacheCleared.
     void clearInt4Cache(const QString& dir);
+    // Saves every chat's KV cache that changed since it was last saved (also on destruction).
+    void saveAll();
+    // Deletes the saved KV files; answers with savedContextCleared.
+    void clearSavedContext();
 
 signals:
     // phase: "converting" (making 4-bit weights) or "loading".
@@ -59,6 +68,7 @@ signals:
     void modelLoadFailed(qint64 loadId, const QString& path, const QString& message);
     void modelUnloaded();
     void int4CacheCleared(qint64 bytesFreed);
+    void savedContextCleared(qint64 bytesFreed);
     void tokens(qint64 requestId, const QString& delta);
     void progress(qint64 requestId, const hearth::app::GenerationReport& report);
     void templateNote(qint64 chatId, const QString& note);
@@ -70,23 +80,40 @@ private:
     struct SessionSlot {
         qint64 chatId = 0;
         std::unique_ptr<ChatSession> session;
+        QList<QByteArray> messages;  // SavedContexts keys of what the session holds
+        bool dirty = false;          // changed since it was last saved
     };
-    ChatSession* sessionFor(qint64 chatId, QString& error);
+    SessionSlot* slotFor(qint64 chatId, const QList<QByteArray>& messages,
+                         const CancelToken& cancel, qint64& restored, QString& error);
+    bool ensureStore(QString& error);
+    // Saves and closes least recently used chats (never `keep`) until `blocks` are free.
+    void evictFor(int64_t blocks, const SessionSlot* keep);
+    void saveSlot(SessionSlot& slot);
     bool stopRequested(qint64 requestId) const;
     QVariantMap describeModel() const;
-    void dropSessions();
+    // Saves (when asked) and closes every chat, and the KV store.
+    void dropSessions(bool save);
+    QString kvTypeName() const;
 
     std::shared_ptr<Model> m_model;
+    std::shared_ptr<KvStore> m_store;
+    QString m_modelKey;
     EngineConfig m_config;
+    std::unique_ptr<SavedContexts> m_saved;
     std::list<SessionSlot> m_sessions;  // most recently used first
 
     std::atomic<qint64> m_stopUpTo{0};
     std::atomic<qint64> m_cancelLoadUpTo{0};
     std::atomic<bool> m_loadCancelFlag{false};
     std::atomic<qint64> m_loadingId{0};
-    std::mutex m_activeMutex;  // guards m_active against stop() from the GUI thread
-    ChatSession* m_active = nullptr;
+    std::mutex m_activeMutex;  // guards the active request's token against requestStop()
+    qint64 m_activeId = 0;
+    CancelToken m_activeToken;
 };
+
+// The automatic KV memory: a quarter of the free memory, at most eight full contexts of
+// contextBytes, at least two.
+qint64 automaticKvMemory(qint64 contextBytes);
 
 // Resident memory of this process in bytes (0 where unknown).
 qint64 residentMemoryBytes();

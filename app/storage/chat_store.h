@@ -130,6 +130,12 @@ public:
     // words without letters or digits dropped. Empty when nothing is left to search for.
     static QString toFtsQuery(const QString& text);
 
+    // --- System prompt presets (schema 4) ----------------------------------------------------
+    // By name. Saving an existing name replaces its prompt; names are trimmed, never empty.
+    Result<QList<Preset>> listPresets();
+    Status savePreset(const QString& name, const QString& prompt);
+    Status deletePreset(const QString& name);
+
     // For tests and diagnostics: PRAGMA integrity_check's verdict, "ok" when healthy.
     Result<QString> integrityCheck();
     // The clock used for timestamps; tests pin it.

@@ -36,6 +36,12 @@ struct GenerationStats {
     bool operator==(const GenerationStats&) const = default;
 };
 
+// A named system prompt.
+struct Preset {
+    QString name;
+    QString prompt;
+};
+
 struct Chat {
     qint64 id = 0;
     QString title;

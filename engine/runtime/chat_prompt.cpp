@@ -60,6 +60,7 @@ Result<ChatPrompt> build_chat_prompt(const Model& model, std::span<const ChatTur
                      ? std::string("template")
                      : std::string(chat::format_name(rendered.format));
     out.note = rendered.note;
+    out.system_merged = rendered.system_merged;
     if (rendered.format != chat::ChatFormat::Template) out.stop_strings = fallback_stop_strings();
     return out;
 }

@@ -16,6 +16,10 @@ Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
     const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     };
+    const auto cancelled = [&] {
+        return cancel.load(std::memory_order_relaxed) ||
+               (hooks.token && hooks.token->load(std::memory_order_relaxed));
+    };
     runtime::SamplerChain chain = runtime::make_sampler_chain(opt.sampling);
     for (int32_t t : history) chain.accept(t);
     tokenizer::StreamingDecoder decoder(tokenizer);
@@ -23,7 +27,7 @@ Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
     GenerateResult res;
     bool first = true;
     for (int32_t i = 0; i < opt.max_tokens; ++i) {
-        if (cancel.load(std::memory_order_relaxed)) {
+        if (cancelled()) {
             res.reason = StopReason::Cancelled;
             break;
         }
@@ -62,7 +66,7 @@ Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
             break;
         }
         if (Status s = hooks.eval(tok); !s) {
-            if (cancel.load()) {
+            if (cancelled()) {
                 res.reason = StopReason::Cancelled;
                 break;
             }

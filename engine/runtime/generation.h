@@ -19,6 +19,8 @@ struct GenerationHooks {
     std::function<Status(int32_t token)> eval;
     // Whether one more position fits the context.
     std::function<bool()> has_room;
+    // The request's cancel token (hearth::CancelToken), read besides `cancel`; may be null.
+    const std::atomic<bool>* token = nullptr;
 };
 
 // history: the tokens already in the sequence (for the penalties). The last sampled token is

@@ -44,6 +44,10 @@ Status KvStore::check() const {
     return impl_->cache->check();
 }
 
+const std::string& KvStore::model_identity() const {
+    return impl_->cache->model_identity();
+}
+
 KvStoreStats KvStore::stats() const {
     const kv::KvCacheStats s = impl_->cache->stats();
     KvStoreStats out;

@@ -26,6 +26,7 @@ struct Session::Impl {
     SessionOptions opt;
     std::vector<float> logits;  // after the last token of the sequence
     std::atomic<bool> cancel{false};
+    CancelToken token;  // the request's (never reset here)
     GenerationStats stats;
     size_t dropped_leading = 0;  // droppable turns left out by the last overflow
     // The last prefill's tokens and logits: a regenerate (same prompt, the reply dropped)
@@ -36,6 +37,10 @@ struct Session::Impl {
     ~Impl() {
         if (cache && seq >= 0) cache->close(seq);
     }
+    bool cancelled() const {
+        return cancel.load(std::memory_order_relaxed) ||
+               (token && token->load(std::memory_order_relaxed));
+    }
     const Model::Impl& m() const { return *store->impl_->model->impl_; }
     int64_t n_ctx() const { return store->impl_->n_ctx; }
     int64_t size() const { return static_cast<int64_t>(cache->tokens(seq).size()); }
@@ -45,7 +50,7 @@ struct Session::Impl {
     Status compute(std::span<const int32_t> toks) {
         const kv::KvMemory& mem = cache->memory();
         for (size_t done = 0; done < toks.size();) {
-            if (cancel.load(std::memory_order_relaxed)) return Status::error("cancelled");
+            if (cancelled()) return Status::error("cancelled");
             const size_t n = std::min(toks.size() - done, static_cast<size_t>(opt.n_batch));
             const auto chunk = toks.subspan(done, n);
             logits.clear();  // the sequence changes; old logits no longer apply
@@ -194,6 +199,7 @@ Result<GenerateResult> Session::generate(const GenerateOptions& opt) {
     runtime::GenerationHooks hooks;
     hooks.eval = [&s](int32_t tok) { return s.compute(std::span(&tok, 1)); };
     hooks.has_room = [&s] { return s.size() < s.n_ctx(); };
+    hooks.token = s.token.get();
     std::optional<int32_t> pending;  // the next prefill brings the rendered reply
     const std::vector<int32_t> history(s.cache->tokens(s.seq).begin(),
                                        s.cache->tokens(s.seq).end());
@@ -234,6 +240,9 @@ const GenerationStats& Session::stats() const {
 }
 void Session::cancel() {
     impl_->cancel.store(true);
+}
+void Session::set_cancel_token(CancelToken token) {
+    impl_->token = std::move(token);
 }
 void Session::clear() {
     impl_->cache->truncate(impl_->seq, 0);

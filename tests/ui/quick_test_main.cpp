@@ -1,4 +1,6 @@
 // Qt Quick Test runner: registers the app's C++ types and gives the tests real files to drop.
+#include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QQmlContext>
 #include <QQmlEngine>
@@ -51,6 +53,11 @@ public slots:
         ctx->setContextProperty(
             QStringLiteral("tinyModelUrl"),
             model ? QUrl::fromLocalFile(QString::fromStdString(model->string())) : QUrl());
+        // Screenshots the tests save (kept with the build for a look).
+        const QString shots =
+            QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QDir().mkpath(shots);
+        ctx->setContextProperty(QStringLiteral("testScreenshotDir"), shots);
         // Each test makes its own data folders below this one.
         ctx->setContextProperty(QStringLiteral("testTempRoot"),
                                 m_dir.filePath(QStringLiteral("data")));

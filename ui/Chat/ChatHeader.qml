@@ -5,12 +5,14 @@ import QtQuick.Layouts
 import Hearth
 import Hearth.App
 
-// Above the messages: the chat's title and Export (Markdown or JSON).
+// Above the messages: the chat's title, how full its context is, its own settings and Export
+// (Markdown or JSON).
 RowLayout {
     id: header
 
     required property ChatController controller
     property string format: "markdown"
+    readonly property alias chatSettingsPanel: chatSettings
 
     spacing: 8
     Label {
@@ -22,6 +24,30 @@ RowLayout {
         font.pixelSize: Theme.fontLarge
         font.bold: true
         Accessible.role: Accessible.Heading
+    }
+    Label {
+        objectName: "headerContextMeter"
+        readonly property var s: header.controller.stats
+        visible: s.contextSize !== undefined && s.contextSize > 0
+        text: visible ? qsTr("%1 / %2 tokens").arg(s.contextUsed).arg(s.contextSize) : ""
+        color: Theme.c.textMuted
+        font.pixelSize: Theme.fontSmall
+        Accessible.name: qsTr("Context used: %1 of %2 tokens").arg(s.contextUsed).arg(s.contextSize)
+    }
+    HeaderButton {
+        objectName: "chatSettingsButton"
+        visible: header.controller.currentChatId !== 0
+        text: qsTr("Chat settings")
+        tip: qsTr("This chat's system prompt and sampling")
+        onClicked: chatSettings.open()
+    }
+    ChatSettingsPanel {
+        id: chatSettings
+        objectName: "chatSettingsPanel"
+        controller: header.controller
+        parent: Overlay.overlay
+        x: parent ? (parent.width - width) / 2 : 0
+        y: 60
     }
     HeaderButton {
         objectName: "exportButton"

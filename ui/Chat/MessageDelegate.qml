@@ -126,5 +126,18 @@ Item {
                 leftPadding: 6
             }
         }
+        // Overflow: the model no longer sees this message and those above it.
+        Label {
+            objectName: "contextNotice"
+            visible: root.messageId === root.controller.contextDroppedUpTo && root.messageId !== 0
+            Layout.fillWidth: true
+            Layout.topMargin: 6
+            horizontalAlignment: Text.AlignHCenter
+            wrapMode: Text.Wrap
+            text: qsTr("Earlier messages up to here are no longer seen by the model: the chat is longer than its context. The system prompt is kept.")
+            color: Theme.c.textMuted
+            font.pixelSize: Theme.fontSmall
+            font.italic: true
+        }
     }
 }

@@ -29,6 +29,13 @@ RowLayout {
         font.pixelSize: Theme.fontSmall
     }
     Label {
+        objectName: "effectiveText"
+        visible: root.has && root.s.kvType !== undefined && root.s.kvType.length > 0
+        text: qsTr("%1 · KV %2").arg(root.s.backend || "").arg(root.s.kvType || "")
+        color: Theme.c.textMuted
+        font.pixelSize: Theme.fontSmall
+    }
+    Label {
         visible: root.has && root.s.memoryText.length > 0
         text: qsTr("memory %1").arg(root.s.memoryText || "")
         color: Theme.c.textMuted

@@ -18,6 +18,7 @@ Drawer {
         return { value: value, text: text, enabled: reason.length === 0, reason: reason }
     }
 
+    onOpened: controller.refreshSavedContext()
     edge: Qt.RightEdge
     width: Math.min(460, parent ? parent.width * 0.9 : 460)
     height: parent ? parent.height : 600
@@ -54,6 +55,9 @@ Drawer {
                 objectName: "kvSetting"
                 label: qsTr("KV cache")
                 note: qsTr("Applies from the next message. Q8 and Q4 hold longer chats in less memory.")
+                      + (panel.st && panel.st.kvType === "q4_0"
+                         ? " " + qsTr("Q4 changes the model's answers noticeably on small models (it agrees with F16 far less often than Q8).")
+                         : "")
                 value: panel.st ? panel.st.kvType : "f16"
                 options: [{ value: "f16", text: "F16" }, { value: "f32", text: "F32" },
                           { value: "q8_0", text: "Q8" }, { value: "q4_0", text: "Q4" }]
@@ -93,6 +97,31 @@ Drawer {
                 from: 0; to: 131072
                 value: panel.st ? panel.st.contextLength : 0
                 onEdited: v => panel.st.contextLength = v
+            }
+            NumberRow {
+                objectName: "kvMemorySetting"
+                label: qsTr("KV memory (MB)")
+                note: qsTr("Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory, at most eight full contexts. Applies from the next message.")
+                from: 0; to: 262144
+                value: panel.st ? panel.st.kvMemoryMB : 0
+                onEdited: v => panel.st.kvMemoryMB = v
+            }
+            SettingRow {
+                label: qsTr("Saved context")
+                note: qsTr("Chats' context is kept on disk so they continue at once after a restart. Oldest are deleted past the limit (MB).")
+                SpinBox {
+                    objectName: "savedContextLimitSetting"
+                    from: 0; to: 1048576; editable: true
+                    value: panel.st ? panel.st.savedContextLimitMB : 4096
+                    Accessible.name: qsTr("Saved context limit in megabytes")
+                    onValueModified: panel.st.savedContextLimitMB = value
+                }
+                Button {
+                    objectName: "clearSavedContextButton"
+                    text: qsTr("Clear saved context (%1)").arg(panel.controller.savedContextText)
+                    Accessible.name: qsTr("Delete the chats' saved context")
+                    onClicked: panel.controller.clearSavedContext()
+                }
             }
             NumberRow {
                 label: qsTr("CPU threads")

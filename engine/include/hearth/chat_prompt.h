@@ -25,6 +25,9 @@ struct ChatPrompt {
     // Empty when the model's template rendered the conversation as given; otherwise why the
     // system message was merged or a built-in format was used (the app shows it).
     std::string note;
+    // The template has no place for a system message, so it went into the first user message
+    // (the two are one turn for whoever drops old turns).
+    bool system_merged = false;
     // Turn markers to stop at when a built-in format was used (a model without its own
     // template may write them as plain text).
     std::vector<std::string> stop_strings;

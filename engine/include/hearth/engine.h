@@ -103,6 +103,11 @@ struct SamplingParams {
     uint64_t seed = 0;
 };
 
+// One request's stop signal: whoever starts a request makes a new one and may set it from any
+// thread at any time. The engine only reads it (never resets it), so a stop raised before the
+// request reaches the engine is not lost.
+using CancelToken = std::shared_ptr<std::atomic<bool>>;
+
 enum class StopReason { MaxTokens, EndOfGeneration, StopString, ContextFull, Cancelled };
 const char* stop_reason_name(StopReason r);
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "hearth/engine.h"
@@ -49,6 +50,9 @@ public:
 
     int64_t n_ctx() const;
     KvType kv_type() const;
+    // The model file's identity as KV files record it (size and sampled hash of its bytes):
+    // callers key saved chats by it.
+    const std::string& model_identity() const;
     KvStoreStats stats() const;
     // Checks the block bookkeeping (free list, reference counts); for tests.
     Status check() const;
@@ -115,7 +119,12 @@ public:
     int64_t n_ctx() const;
     uint64_t tokens_computed() const;  // forward-pass tokens since creation
     const GenerationStats& stats() const;
+    // Stops the call in progress (a call that starts later clears it first); thread-safe.
     void cancel();
+    // The token of the requests from now on: prefill, append, generate and restore stop
+    // before their next step once it is set, also when it was set before they began. The
+    // engine only reads it, never clears it; a new request brings a new token (nullptr: none).
+    void set_cancel_token(CancelToken token);
     void clear();
 
     // Saves the sequence's KV blocks with the model identity, KV type and token ids.

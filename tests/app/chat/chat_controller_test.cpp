@@ -2,6 +2,8 @@
 // regenerate (a sibling), edit (a branch), restart, and prefix reuse on the next turn.
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -14,6 +16,7 @@
 #include "demo_chat.h"
 #include "engine_worker.h"
 #include "message_model.h"
+#include "model/synthetic_model.h"
 
 using hearth::app::ChatController;
 using hearth::app::MessageModel;
@@ -112,32 +115,129 @@ private slots:
         QVERIFY(delta < quint64(second.promptTokens));
     }
 
-    void eachOpenChatKeepsItsSessionUpToTheLimit() {
+    // Ten chats in a KV cache of 1 MiB (stories260K: 640 bytes a position, about 100 blocks of
+    // 16): colder chats are saved to disk and closed, and every chat still continues from its
+    // cache (in memory or restored), never from scratch.
+    void tenChatsUnderASmallKvBudgetStayUsable() {
         REQUIRE_MODEL();
         QTemporaryDir dir;
         auto c = hearth::test::openController(dir.path());
         QVERIFY(c);
-        c->settings()->insert(QStringLiteral("maxTokens"), 4);
+        c->settings()->insert(QStringLiteral("kvMemoryMB"), 1);
+        c->settings()->insert(QStringLiteral("maxTokens"), 32);
         QVERIFY(hearth::test::loadTinyModel(*c));
         QList<qint64> chats;
-        for (int i = 0; i < hearth::app::EngineWorker::kMaxSessions + 1; ++i) {
+        const QString story = QStringLiteral(
+            "Lily and Tom went to the park with their dog. They played with a big red ball and "
+            "ran under the trees until the sun went down and it was time to go home. ");
+        for (int i = 0; i < 10; ++i) {
             c->newChat();
-            QVERIFY(c->send(QStringLiteral("Story number %1").arg(i)));
-            QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+            QVERIFY(c->send(QStringLiteral("Story %1. ").arg(i) + story + story));
+            QCOMPARE(hearth::test::waitForReply(*c) == QLatin1String("error"), false);
             chats.append(c->currentChatId());
         }
-        auto nextTurnIn = [&](qint64 chatId) -> qint64 {
+        const QStringList saved =
+            QDir(dir.filePath("kv")).entryList({QStringLiteral("chat-*.hkv")}, QDir::Files);
+        QVERIFY2(!saved.isEmpty(), "no chat was evicted to disk");
+        int restoredChats = 0;
+        for (qint64 id : chats) {
             QSignalSpy opened(c.get(), &ChatController::chatOpened);
-            c->openChat(chatId);
-            if (!opened.wait(10000) && opened.isEmpty()) return -1;
-            if (!c->send(QStringLiteral("More"))) return -1;
-            if (hearth::test::waitForReply(*c).isEmpty()) return -1;
-            return c->lastReport().reusedTokens;
-        };
-        // The newest chats still have their sessions ...
-        QVERIFY(nextTurnIn(chats.last()) > 0);
-        // ... the oldest was dropped (least recently used) and is rebuilt from scratch.
-        QCOMPARE(nextTurnIn(chats.first()), 0);
+            c->openChat(id);
+            QVERIFY(opened.wait(10000) || !opened.isEmpty());
+            QVERIFY(c->send(QStringLiteral("More")));
+            const QString reason = hearth::test::waitForReply(*c);
+            QVERIFY2(!reason.isEmpty() && reason != QLatin1String("error"),
+                     qPrintable(c->notice()));
+            const auto r = c->lastReport();
+            QVERIFY2(r.reusedTokens > 0, qPrintable(QString::number(id)));
+            QCOMPARE(r.computedTokens, r.promptTokens - r.reusedTokens);
+            if (r.restoredTokens > 0) ++restoredChats;
+        }
+        QVERIFY(restoredChats > 0);
+        QCOMPARE(c->lastReport().kvType, QStringLiteral("f16"));
+    }
+
+    // The same system prompt in two chats is computed once.
+    void twoChatsShareTheSystemPrompt() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QString system;
+        for (int i = 0; i < 6; ++i)
+            system += QStringLiteral("You tell short happy stories about animals and children. ");
+        c->settings()->insert(QStringLiteral("systemPrompt"), system);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("A story about a cat.")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto a = c->lastReport();
+        QCOMPARE(a.reusedTokens, 0);
+        c->newChat();
+        QVERIFY(c->send(QStringLiteral("A story about a frog.")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto b = c->lastReport();
+        QVERIFY2(b.sharedPrefixBlocks >= 3, qPrintable(QStringLiteral("shared %1 reused %2 of %3")
+                                                           .arg(b.sharedPrefixBlocks)
+                                                           .arg(b.reusedTokens)
+                                                           .arg(b.promptTokens)));
+        QVERIFY(b.reusedTokens >= b.sharedPrefixBlocks * 16);
+        QCOMPARE(b.computedTokens, b.promptTokens - b.reusedTokens);
+    }
+
+    // Saved files are only trusted for the chat they were made from: a file of another model
+    // put in place, or a chat whose earlier message was edited, is rejected and deleted.
+    void foreignOrStaleSavedContextIsRejectedAndDeleted() {
+        REQUIRE_MODEL();
+        auto vocab = hearth::test::shared_file("testdata/vocab/ggml-vocab-phi-3.gguf");
+        if (!vocab) QSKIP("../shared/testdata/vocab/ggml-vocab-phi-3.gguf not found");
+        QTemporaryDir dir;
+        const QString other = dir.filePath("tiny-phi3.gguf");
+        QVERIFY(hearth::model::write_synthetic_model({}, *vocab, other.toStdString()));
+        auto c = hearth::test::openController(dir.filePath("data"));
+        QVERIFY(c);
+        const QDir kv(dir.filePath("data/kv"));
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("Sam found a box")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const qint64 chatId = c->currentChatId();
+        c->unloadModel();  // saves
+        QTRY_COMPARE(kv.entryList({"chat-*.hkv"}, QDir::Files).size(), 1);
+        const QString mine = kv.filePath(kv.entryList({"chat-*.hkv"}, QDir::Files).first());
+
+        // The other model has a turn in the same chat; its file replaces stories260K's.
+        QSignalSpy loaded(c.get(), &ChatController::modelLoaded);
+        QVERIFY(c->loadModel(QUrl::fromLocalFile(other)));
+        QVERIFY(loaded.wait(30000) || !loaded.isEmpty());
+        QVERIFY(c->send(QStringLiteral("And then?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->lastReport().restoredTokens, 0);
+        c->unloadModel();
+        QTRY_VERIFY(kv.entryList({"chat-*.hkv"}, QDir::Files).size() == 1 &&
+                    kv.filePath(kv.entryList({"chat-*.hkv"}, QDir::Files).first()) != mine);
+        const QString theirs = kv.filePath(kv.entryList({"chat-*.hkv"}, QDir::Files).first());
+        QVERIFY(QFile::rename(theirs, mine));
+        QVERIFY(QFile::rename(theirs + ".json", mine + ".json"));
+
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("Where is the box?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->lastReport().restoredTokens, 0);  // refused by the engine ...
+        QCOMPARE(c->lastReport().reusedTokens, 0);
+        QVERIFY(!QFileInfo::exists(mine));  // ... and deleted
+        c->unloadModel();                   // this chat is saved anew
+        QTRY_COMPARE(kv.entryList({"chat-*.hkv"}, QDir::Files).size(), 1);
+
+        // An earlier message edited: the saved file no longer fits and is deleted.
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QSignalSpy opened(c.get(), &ChatController::chatOpened);
+        c->openChat(chatId);
+        QVERIFY(opened.wait(10000) || !opened.isEmpty());
+        const qint64 firstUser =
+            c->messages()->data(c->messages()->index(0), MessageModel::MessageIdRole).toLongLong();
+        QVERIFY(c->editMessage(firstUser, QStringLiteral("Sam lost a box")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->lastReport().restoredTokens, 0);
+        QVERIFY(kv.entryList({"chat-*.hkv"}, QDir::Files).isEmpty());
     }
 
     void stopEndsTheReplyAndKeepsIt() {
@@ -162,6 +262,223 @@ private slots:
         QVERIFY(c->send(QStringLiteral("And then?")));
         QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
         QCOMPARE(c->messages()->rowCount(), 4);
+    }
+
+    // Stop before the prompt is processed: nothing is computed. Stop while tokens stream: the
+    // reply ends early, and what was computed stays for the next turn.
+    void stopBeforePrefillAndDuringGeneration() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("maxTokens"), 400);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("Lily and Tom went to the park.")));
+        c->stop();
+        QCOMPARE(hearth::test::waitForReply(*c), QStringLiteral("stopped"));
+        QCOMPARE(c->lastReport().computedTokens, 0);
+        QCOMPARE(c->lastReport().generatedTokens, 0);
+
+        QSignalSpy done(c.get(), &ChatController::replyFinished);
+        connect(c.get(), &ChatController::statsChanged, c.get(), [&] {
+            if (c->generating()) c->stop();
+        });
+        QVERIFY(c->send(QStringLiteral("Tom had a red ball.")));
+        QVERIFY(done.wait(60000) || !done.isEmpty());
+        QCOMPARE(done.first().at(1).toString(), QStringLiteral("stopped"));
+        const auto stopped = c->lastReport();
+        QVERIFY(stopped.generatedTokens > 0);
+        QVERIFY(stopped.generatedTokens < 400);
+        disconnect(c.get(), &ChatController::statsChanged, c.get(), nullptr);
+        c->settings()->insert(QStringLiteral("maxTokens"), 8);
+        QVERIFY(c->send(QStringLiteral("And then?")));
+        QCOMPARE(hearth::test::waitForReply(*c), QStringLiteral("length"));
+        QVERIFY2(c->lastReport().reusedTokens >= stopped.promptTokens,
+                 qPrintable(QStringLiteral("reused %1, the stopped turn's prompt %2")
+                                .arg(c->lastReport().reusedTokens)
+                                .arg(stopped.promptTokens)));
+    }
+
+    // A second model dropped while the first is being converted to 4-bit: the conversion is
+    // abandoned (nothing of it is cached) and the second model is loaded.
+    void newLoadCancelsAnInt4ConversionInProgress() {
+        REQUIRE_MODEL();
+        auto vocab = hearth::test::shared_file("testdata/vocab/ggml-vocab-phi-3.gguf");
+        if (!vocab) QSKIP("../shared/testdata/vocab/ggml-vocab-phi-3.gguf not found");
+        QTemporaryDir dir;
+        const QString second = dir.filePath("tiny-phi3.gguf");
+        QVERIFY(hearth::model::write_synthetic_model({}, *vocab, second.toStdString()));
+        auto c = hearth::test::openController(dir.filePath("data"));
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("int4Weights"), true);
+        QSignalSpy loaded(c.get(), &ChatController::modelLoaded);
+        QVERIFY(c->loadModel(QUrl::fromLocalFile(hearth::test::tinyModelPath())));
+        QVERIFY(c->loadModel(QUrl::fromLocalFile(second)));
+        QVERIFY(loaded.wait(30000) || !loaded.isEmpty());
+        QCOMPARE(loaded.size(), 1);
+        QCOMPARE(c->modelInfo().value("path").toString(), second);
+        QVERIFY(c->modelInfo().value("int4Converted").toBool());
+        // Only the second model's conversion is in the cache.
+        const QStringList cached =
+            QDir(c->int4CacheDir() + "/int4").entryList({"*.gguf"}, QDir::Files);
+        QCOMPARE(cached.size(), 1);
+        QCOMPARE(QDir(c->int4CacheDir() + "/int4").filePath(cached.first()),
+                 c->modelInfo().value("weightsPath").toString());
+        QCOMPARE(c->modelError(), QString());
+    }
+
+    // A chat's own system prompt and sampling survive a restart and are what the engine gets;
+    // a new chat takes the global settings.
+    void perChatSettingsPersistAndReachTheEngine() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        qint64 chatId = 0;
+        {
+            auto c = hearth::test::openController(dir.path());
+            QVERIFY(c);
+            QVERIFY(hearth::test::loadTinyModel(*c));
+            QVERIFY(c->send(QStringLiteral("Tom had a red ball.")));
+            QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+            chatId = c->currentChatId();
+            QCOMPARE(c->lastReport().sampling.temperature, 0.0);  // the global value
+            QSignalSpy changed(c.get(), &ChatController::chatSettingsChanged);
+            c->setChatSampling(QStringLiteral("temperature"), 0.5);
+            c->setChatSampling(QStringLiteral("maxTokens"), 3);
+            c->setChatSystemPrompt(QStringLiteral("You only talk about balls."));
+            QCOMPARE(c->chatSettings().value("temperature").toDouble(), 0.5);
+            c->savePreset(QStringLiteral("Balls"), QStringLiteral("You only talk about balls."));
+            QTRY_COMPARE(c->presets().size(), 1);
+        }
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QSignalSpy opened(c.get(), &ChatController::chatOpened);
+        c->openChat(chatId);
+        QVERIFY(opened.wait(10000) || !opened.isEmpty());
+        QTRY_COMPARE(c->chatSettings().value("temperature").toDouble(), 0.5);
+        QCOMPARE(c->chatSettings().value("maxTokens").toInt(), 3);
+        QCOMPARE(c->chatSettings().value("systemPrompt").toString(),
+                 QStringLiteral("You only talk about balls."));
+        QVERIFY(!c->chatSettings().contains("topK"));  // follows Settings
+        QTRY_COMPARE(c->presets().size(), 1);
+        QCOMPARE(c->presets().first().toMap().value("prompt").toString(),
+                 QStringLiteral("You only talk about balls."));
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("More")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto r = c->lastReport();
+        QCOMPARE(r.sampling.temperature, 0.5);
+        QCOMPARE(r.sampling.maxTokens, 3);
+        QCOMPARE(r.sampling.topK, c->settings()->samplingConfig().topK);
+        QVERIFY(r.generatedTokens <= 3);
+        // The new system prompt leads the conversation, so nothing before it was reusable.
+        QCOMPARE(r.restoredTokens, 0);
+        QCOMPARE(r.reusedTokens, 0);
+
+        // Back to Settings for this chat; a new chat has no overrides.
+        c->setChatSampling(QStringLiteral("temperature"), QVariant());
+        QVERIFY(!c->chatSettings().contains("temperature"));
+        c->newChat();
+        QVERIFY(c->send(QStringLiteral("Hello")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->lastReport().sampling.temperature, 0.0);
+        QCOMPARE(c->lastReport().sampling.maxTokens, 24);
+    }
+
+    // Over the context: old messages are left out, the system prompt stays, and the chat
+    // names the newest message no longer seen.
+    void overflowKeepsTheSystemPromptAndShowsTheNotice() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("contextLength"), 256);
+        c->settings()->insert(QStringLiteral("maxTokens"), 8);
+        c->settings()->insert(QStringLiteral("systemPrompt"), QStringLiteral("Tell tales."));
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        for (int i = 0; i < 8 && c->contextDroppedUpTo() == 0; ++i) {
+            QVERIFY(c->send(QStringLiteral("Turn %1: Lily and Tom went to the park with their "
+                                           "dog and played until the sun went down.")
+                                .arg(i)));
+            const QString reason = hearth::test::waitForReply(*c);
+            QVERIFY2(!reason.isEmpty() && reason != QLatin1String("error"),
+                     qPrintable(c->notice()));
+        }
+        QVERIFY(c->contextDroppedUpTo() != 0);
+        const auto r = c->lastReport();
+        QVERIFY(!r.droppedMessages.isEmpty());
+        QVERIFY(!r.droppedMessages.contains(0));  // the system prompt
+        QVERIFY(r.promptTokens <= 256);
+        // The message named is one of the chat's (the newest of those left out).
+        const qint64 upTo = c->contextDroppedUpTo();
+        bool found = false;
+        for (int row = 0; row < c->messages()->rowCount(); ++row)
+            found = found || c->messages()
+                                     ->data(c->messages()->index(row), MessageModel::MessageIdRole)
+                                     .toLongLong() == upTo;
+        QVERIFY(found);
+        QVERIFY(c->stats().value("contextUsed").toLongLong() <= 256);
+        QCOMPARE(c->stats().value("contextSize").toLongLong(), 256);
+    }
+
+    // Regenerate samples again from the cached prompt; an edit of the second message reuses
+    // everything before it; switching back to the first branch reuses its cached blocks.
+    void editRegenerateAndBranchSwitchReuseTheSharedPrefix() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QVERIFY(c->send(QStringLiteral("Lily and Tom went to the park with their big dog.")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto first = c->lastReport();
+        QVERIFY(c->send(QStringLiteral("What did they find under the old green tree there?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto second = c->lastReport();
+
+        const qint64 reply =
+            c->messages()->data(c->messages()->index(3), MessageModel::MessageIdRole).toLongLong();
+        QVERIFY(c->regenerate(reply));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->lastReport().computedTokens, 0);
+        QCOMPARE(c->lastReport().reusedTokens, second.promptTokens);
+
+        const qint64 user =
+            c->messages()->data(c->messages()->index(2), MessageModel::MessageIdRole).toLongLong();
+        QVERIFY(c->editMessage(user, QStringLiteral("Where did they go after the park?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto edited = c->lastReport();
+        QVERIFY2(edited.reusedTokens >= first.promptTokens,
+                 qPrintable(QString::number(edited.reusedTokens)));
+        QCOMPARE(edited.computedTokens, edited.promptTokens - edited.reusedTokens);
+
+        // Back to the first version of the second message, and one more turn there: the old
+        // branch's full blocks are still cached, so more than the shared part is reused.
+        c->switchBranch(user, -1);
+        QTRY_COMPARE(text(*c, 2),
+                     QStringLiteral("What did they find under the old green tree there?"));
+        QVERIFY(c->send(QStringLiteral("And then?")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const auto back = c->lastReport();
+        QVERIFY2(back.reusedTokens >= (second.promptTokens / 16) * 16,
+                 qPrintable(QStringLiteral("reused %1, second prompt %2")
+                                .arg(back.reusedTokens)
+                                .arg(second.promptTokens)));
+        QVERIFY(back.sharedPrefixBlocks > 0);
+    }
+
+    // A KV type the engine does not know is an error with the reply, not a silent F16.
+    void unknownKvTypeIsAnError() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("kvType"), QStringLiteral("q5_9"));
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QSignalSpy failed(c.get(), &ChatController::errorOccurred);
+        QVERIFY(c->send(QStringLiteral("Hello")));
+        QCOMPARE(hearth::test::waitForReply(*c), QStringLiteral("error"));
+        QVERIFY(c->notice().contains(QStringLiteral("q5_9")));
+        QCOMPARE(failed.size(), 1);
     }
 
     void regenerateCreatesASibling() {
@@ -213,6 +530,7 @@ private slots:
         REQUIRE_MODEL();
         QTemporaryDir dir;
         qint64 chatId = 0;
+        qint64 firstPrompt = 0;
         {
             auto c = hearth::test::openController(dir.path());
             QVERIFY(c);
@@ -220,6 +538,7 @@ private slots:
             QVERIFY(c->send(QStringLiteral("Sam found a box")));
             QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
             chatId = c->currentChatId();
+            firstPrompt = c->lastReport().promptTokens;
         }
         auto c = hearth::test::openController(dir.path());
         QVERIFY(c);
@@ -233,8 +552,13 @@ private slots:
         QVERIFY(c->send(QStringLiteral("What was inside?")));
         QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
         QCOMPARE(c->messages()->rowCount(), 4);
-        // A rebuilt session computes the whole conversation once.
-        QCOMPARE(c->lastReport().reusedTokens, 0);
+        // The chat's KV cache was saved when the first controller quit and is restored: only
+        // the new message is computed.
+        const auto r = c->lastReport();
+        QVERIFY(r.restoredTokens > 0);
+        QVERIFY(r.reusedTokens >= firstPrompt);
+        QCOMPARE(r.computedTokens, r.promptTokens - r.reusedTokens);
+        QVERIFY(r.computedTokens < r.promptTokens - firstPrompt);
     }
 
     void badFileShowsTheEnginesMessage() {

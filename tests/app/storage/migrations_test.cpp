@@ -120,6 +120,9 @@ private slots:
             QCOMPARE(*reached, from);
             QCOMPARE(readSchemaVersion(*db)->version, from);
             if (from >= 1) QVERIFY(db->exec(kSchema1Data));
+            // A database already at v3 or later got its selection from the app, not the v3
+            // backfill.
+            if (from >= 3) QVERIFY(db->exec("UPDATE chats SET selected_leaf_id = 5 WHERE id = 1"));
         }
 
         auto opened = ChatStore::open(old);
@@ -176,6 +179,21 @@ private slots:
         auto next = store.addMessage(1, 5, Role::User, "Thanks!");
         QVERIFY(next);
         QVERIFY(*next > 5);
+
+        // v4: presets start empty and work after the upgrade.
+        QVERIFY(store.listPresets()->isEmpty());
+        QVERIFY(store.savePreset(QStringLiteral(" Terse "), QStringLiteral("Be brief.")));
+        QVERIFY(store.savePreset(QStringLiteral("Terse"), QStringLiteral("Be very brief.")));
+        QVERIFY(store.savePreset(QStringLiteral("Pirate"), QStringLiteral("Talk like a pirate.")));
+        QVERIFY(!store.savePreset(QStringLiteral("  "), QStringLiteral("x")));
+        auto presets = store.listPresets();
+        QVERIFY(presets);
+        QCOMPARE(presets->size(), 2);
+        QCOMPARE(presets->at(1).name, QStringLiteral("Terse"));  // trimmed, replaced
+        QCOMPARE(presets->at(1).prompt, QStringLiteral("Be very brief."));
+        QVERIFY(store.deletePreset(QStringLiteral("Pirate")));
+        QVERIFY(!store.deletePreset(QStringLiteral("Pirate")));
+        QCOMPARE(store.listPresets()->size(), 1);
     }
 
     void refusesANewerDatabase() {

@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+
+#include <unistd.h>
 
 #include "hearth/engine.h"
 #include "model/synthetic_model.h"
@@ -111,7 +114,9 @@ TEST(KvQuality, Stories260K) {
 
 TEST(KvQuality, SyntheticTinyLlama) {
     HEARTH_REQUIRE_SHARED(vocab, "testdata/vocab/ggml-vocab-llama-spm.gguf");
-    const auto path = std::filesystem::temp_directory_path() / "hearth_kv_quality_tiny.gguf";
+    // Per process: the file is mapped while another checkout's run may rewrite a shared name.
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("hearth_kv_quality_tiny_" + std::to_string(::getpid()) + ".gguf");
     model::SyntheticSpec spec;
     spec.shape = "tiny-llama";
     spec.type = model::WeightType::F32;

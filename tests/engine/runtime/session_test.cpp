@@ -362,5 +362,65 @@ TEST(Session, SaveRestoreRoundTripAndRejections) {
     std::filesystem::remove_all(dir);
 }
 
+// A request's cancel token is only read: set before the call, the call stops at once (the
+// session's own cancel() would have been cleared by the call's start); set during a prefill,
+// what was computed stays in the sequence and the next request reuses it.
+TEST(Session, CancelTokenIsNeverResetAndAStoppedPrefillKeepsItsWork) {
+    STORIES_OR_SKIP(f);
+    auto st = f.store();
+    auto s = f.session(st);
+    std::string text;
+    for (int i = 0; i < 3; ++i)
+        text +=
+            "Once upon a time there was a little girl named Lily who loved to play outside "
+            "in the sun with her dog and her friends every day. ";
+    const auto prompt = f.tok(text, true);
+    ASSERT_GT(prompt.size(), 64u);  // more than one batch of 64
+    auto early = std::make_shared<std::atomic<bool>>(true);
+    s->set_cancel_token(early);
+    auto r = s->prefill(prompt);
+    ASSERT_FALSE(r.is_ok());
+    EXPECT_NE(r.error_message().find("cancelled"), std::string::npos);
+    EXPECT_EQ(s->tokens_computed(), 0u);
+    EXPECT_TRUE(early->load());  // still set: the engine never clears it
+    auto g = s->generate(greedy(4));
+    EXPECT_FALSE(g.is_ok() && !g->tokens.empty());
+
+    // Set from on_token of a generation: no further token is sampled.
+    auto tok = std::make_shared<std::atomic<bool>>(false);
+    s->set_cancel_token(tok);
+    ASSERT_TRUE(s->prefill(prompt).is_ok());
+    auto opts = greedy(8);
+    int seen = 0;
+    opts.on_token = [&](int32_t t, std::string_view) {
+        if (t >= 0 && ++seen == 2) tok->store(true);
+        return true;
+    };
+    auto out = s->generate(opts);
+    ASSERT_TRUE(out.is_ok());
+    EXPECT_EQ(out->reason, StopReason::Cancelled);
+    EXPECT_EQ(out->tokens.size(), 2u);
+
+    // Stopped after the first batch of a prefill: the batch stays and is reused.
+    auto fresh = f.session(st);
+    auto mid = std::make_shared<std::atomic<bool>>(false);
+    fresh->set_cancel_token(mid);
+    std::vector<int32_t> other = prompt;
+    other[1] = other[1] == 5 ? 6 : 5;  // no cached prefix past the first token
+    // The first batch is computed, then the token is set and the rest is asked for.
+    ASSERT_TRUE(fresh->prefill(std::span(other).first(64)).is_ok());
+    mid->store(true);
+    auto cut = fresh->prefill(other);
+    ASSERT_FALSE(cut.is_ok());
+    EXPECT_EQ(fresh->tokens().size(), 64u);  // truncated to what was computed, not reset
+    auto next = std::make_shared<std::atomic<bool>>(false);
+    fresh->set_cancel_token(next);
+    auto rep = fresh->prefill(other);
+    ASSERT_TRUE(rep.is_ok()) << rep.error_message();
+    EXPECT_EQ(rep->n_reused, 64);
+    EXPECT_EQ(rep->n_computed, static_cast<int64_t>(other.size()) - 64);
+    EXPECT_TRUE(st->check().is_ok());
+}
+
 }  // namespace
 }  // namespace hearth
