@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake ninja-build g++ pkg-config git ccache python3
+  cmake ninja-build g++ pkg-config git ccache python3 clang libclang-rt-14-dev
   qt6-base-dev qt6-declarative-dev qt6-tools-dev qt6-l10n-tools libqt6sql6-sqlite
   qml6-module-qtquick qml6-module-qtquick-window qml6-module-qtquick-controls
   qml6-module-qtquick-templates qml6-module-qtquick-layouts qml6-module-qtquick-dialogs

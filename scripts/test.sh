@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # One command to run the whole test suite headless, as CI does:
 # installs missing Debian packages, builds with warnings as errors, runs every test, then
-# runs the engine tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# runs the engine tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then a
+# short fuzz smoke (scripts/fuzz.sh 15: every libFuzzer target for 15 s on its seed corpus).
 # Pass a CTest label to run a subset: scripts/test.sh engine   (labels: engine backends app ui)
+# Modes that are not part of the default run:
+#   scripts/test.sh fuzz         only the fuzz smoke (FUZZ_SECONDS per target, default 15)
+#   scripts/test.sh sanitizers   ThreadSanitizer: the engine, storage, engine worker and chat
+#                                controller tests under the tsan preset (long: its own build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -10,6 +15,27 @@ export QT_QPA_PLATFORM=offscreen
 jobs=$(nproc 2>/dev/null || echo 2)
 
 label=${1:-}
+
+if [ "$label" = fuzz ]; then
+  exec scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
+fi
+
+if [ "$label" = sanitizers ]; then
+  # The tests whose code runs on more than one thread: the CPU thread pool, sessions on the
+  # shared KV cache, the engine API, storage (its own thread, crash and fault children) and
+  # the app's engine worker and chat controller. tests/tsan.supp explains each suppression.
+  tsan_tests=(cpu_thread_pool_test kv_cache_test runtime_session_test runtime_api_test
+    app_storage_chat_store_test app_storage_crash_test app_storage_fault_test
+    app_chat_session_test app_chat_controller_test app_chat_models_test)
+  tsan_targets=("${tsan_tests[@]}" app_storage_crash_helper)
+  cmake --preset tsan
+  cmake --build --preset tsan -j "$jobs" --target "${tsan_targets[@]}"
+  regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp" \
+    ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R "$regex"
+  exit 0
+fi
+
 ctest_args=(--output-on-failure -j "$jobs")
 [ -n "$label" ] && ctest_args+=(-L "$label")
 
@@ -27,4 +53,8 @@ if [ -z "$label" ] || [ "$label" = engine ] || [ "$label" = backends ]; then
   cmake --build --preset asan -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build/asan "${ctest_args[@]}" -L 'engine|backends'
+fi
+
+if [ -z "$label" ]; then
+  scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
 fi

@@ -1,6 +1,8 @@
 #include "app_settings.h"
 
 #include <QDir>
+#include <QFile>
+#include <QStringDecoder>
 
 namespace hearth::app {
 
@@ -46,8 +48,43 @@ QString AppSettings::filePath(const QString& dataDir) {
     return QDir(dataDir).filePath(QStringLiteral("settings.ini"));
 }
 
+// A settings file QSettings cannot parse (binary junk, a half-written line) is renamed to
+// settings.ini.bad before QSettings opens the path, so the defaults apply, the next change
+// writes a clean file, and the person's old file is kept to look at. Returns the message.
+QString AppSettings::setAsideIfUnreadable(const QString& file) {
+    QFile in(file);
+    if (!in.exists()) return {};
+    // QSettings reads binary junk without complaint (it skips what it cannot parse), so a file
+    // that is not UTF-8 text, or holds NUL bytes, counts as unreadable too.
+    bool bad = !in.open(QIODevice::ReadOnly);
+    if (!bad) {
+        const QByteArray bytes = in.readAll();
+        in.close();
+        QStringDecoder utf8(QStringDecoder::Utf8);
+        const QString text = utf8(bytes);
+        Q_UNUSED(text);  // decoding it is what sets hasError()
+        bad = utf8.hasError() || bytes.contains('\0');
+    }
+    if (!bad) bad = QSettings(file, QSettings::IniFormat).status() != QSettings::NoError;
+    if (!bad) return {};
+    const QString aside = file + QStringLiteral(".bad");
+    QFile::remove(aside);
+    const bool moved = QFile::rename(file, aside);
+    return moved ? QObject::tr(
+                       "The settings file %1 could not be read, so the defaults are in "
+                       "use; the old file was kept as %2.")
+                       .arg(file, aside)
+                 : QObject::tr(
+                       "The settings file %1 could not be read, so the defaults are in "
+                       "use.")
+                       .arg(file);
+}
+
 AppSettings::AppSettings(const QString& dataDir, QObject* parent)
-    : QQmlPropertyMap(this, parent), m_settings(filePath(dataDir), QSettings::IniFormat) {
+    : QQmlPropertyMap(this, parent),
+      m_loadProblem(setAsideIfUnreadable(filePath(dataDir))),
+      m_settings(filePath(dataDir), QSettings::IniFormat) {
+    if (!m_loadProblem.isEmpty()) qWarning("%s", qPrintable(m_loadProblem));
     for (const Default& d : defaults()) {
         const QString key = QString::fromLatin1(d.key);
         insert(key, coerce(m_settings.value(key, d.value), d.value));

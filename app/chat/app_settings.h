@@ -23,6 +23,10 @@ public:
     // Keys the engine reads when it makes a chat's context (applied from the next message).
     static bool needsNewContext(const QString& key);
 
+    // Empty, or why the settings file could not be read (then it was moved aside to
+    // "settings.ini.bad" and the defaults are in use): for the person, shown once.
+    QString loadProblem() const { return m_loadProblem; }
+
     EngineConfig engineConfig() const;
     SamplingConfig samplingConfig() const;
 
@@ -39,7 +43,9 @@ protected:
     QVariant updateValue(const QString& key, const QVariant& input) override;
 
 private:
+    static QString setAsideIfUnreadable(const QString& file);
     void store(const QString& key, const QVariant& value);
+    QString m_loadProblem;  // before m_settings: it is set before the file is opened
     QSettings m_settings;
 };
 

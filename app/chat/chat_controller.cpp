@@ -164,6 +164,7 @@ void ChatController::setDataDir(const QString& dir) {
     m_dataDir = dir;
     QDir().mkpath(dir);
     m_settings = std::make_unique<AppSettings>(dir);
+    if (!m_settings->loadProblem().isEmpty()) setNotice(m_settings->loadProblem());
     connect(m_settings.get(), &AppSettings::settingChanged, this,
             &ChatController::onSettingChanged);
     const EngineConfig config = engineConfig();

@@ -1,5 +1,7 @@
 // hearth-cli: the engine from the command line (inspect, tokenize, run, bench, ...).
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -68,5 +70,14 @@ int main(int argc, char** argv) {
             return 0;
         }
     }
-    return cmd->run(rest);
+    // The engine returns errors as values; this is the last line for anything that still
+    // throws (out of memory in the CLI's own code): one line and status 1, not abort's 134.
+    try {
+        return cmd->run(rest);
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "hearth-cli %s: out of memory\n", first.c_str());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hearth-cli %s: internal error: %s\n", first.c_str(), e.what());
+    }
+    return 1;
 }

@@ -83,6 +83,21 @@ ChatStore::OpenResult ChatStore::open(const QString& path) {
         return failed(OpenFailure::Other,
                       "Cannot create the folder " + info.absolutePath().toStdString());
     }
+    // SQLite would say only "unable to open database file" (WAL needs its side files in the
+    // folder) or fail at the first write; say what is wrong before anything is touched.
+    const QFileInfo folder(info.absolutePath());
+    if (!folder.isWritable()) {
+        return failed(OpenFailure::ReadOnly,
+                      "The folder " + info.absolutePath().toStdString() +
+                          " is read-only, so Hearth cannot keep chats there. Make it writable "
+                          "or choose another folder (--data-dir).");
+    }
+    if (info.exists() && !info.isWritable()) {
+        return failed(OpenFailure::ReadOnly,
+                      "The chat database " + path.toStdString() +
+                          " is read-only. Make it writable or choose another folder "
+                          "(--data-dir).");
+    }
     return openExisting(path);
 }
 

@@ -28,9 +28,10 @@ class ChatStore {
 public:
     enum class OpenFailure {
         None,
-        Corrupt,  // not a database, or damaged: openOrRecover moves it aside
-        TooNew,   // written by a newer Hearth: left alone, the person must update
-        Other,    // I/O, permissions, a foreign SQLite file, ...
+        Corrupt,   // not a database, or damaged: openOrRecover moves it aside
+        TooNew,    // written by a newer Hearth: left alone, the person must update
+        ReadOnly,  // the folder or the file cannot be written
+        Other,     // I/O, permissions, a foreign SQLite file, ...
     };
     struct OpenResult {
         std::unique_ptr<ChatStore> store;  // null on failure

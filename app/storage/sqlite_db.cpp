@@ -2,6 +2,13 @@
 
 #include <sqlite3.h>
 
+#include <cstdint>
+
+#ifndef _WIN32
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#endif
+
 namespace hearth::storage {
 
 Statement::Statement(Statement&& other) noexcept
@@ -121,7 +128,8 @@ Status Database::exec(const char* sql) {
     const int rc = sqlite3_exec(m_db, sql, nullptr, nullptr, &message);
     if (rc == SQLITE_OK) return Status::ok();
     m_lastCode = rc & 0xff;
-    std::string text = message ? message : sqlite3_errstr(rc);
+    std::string text =
+        hintFor(sqlite3_extended_errcode(m_db)) + (message ? message : sqlite3_errstr(rc));
     sqlite3_free(message);
     return Status::error(text);
 }
@@ -179,7 +187,43 @@ Status Database::error(const char* what, int code) {
     // otherwise (a bind failure) fall back to the generic text for the code.
     const char* detail =
         (sqlite3_extended_errcode(m_db) == code) ? sqlite3_errmsg(m_db) : sqlite3_errstr(code);
-    return Status::error(std::string(what) + ": " + detail);
+    return Status::error(hintFor(code) + std::string(what) + ": " + detail);
+}
+
+// The failures a person can do something about get a plain explanation first; SQLite's own
+// text stays at the end for a bug report. A write refused by the OS reports SQLITE_FULL only
+// for ENOSPC; EFBIG (a file size limit) and others come as SQLITE_IOERR_WRITE with no errno
+// kept, so the free space and the size limit are looked at here.
+std::string Database::hintFor(int code) {
+    const int primary = code & 0xff;
+    const bool writeFailed = primary == SQLITE_FULL || code == SQLITE_IOERR_WRITE ||
+                             code == SQLITE_IOERR_FSYNC || code == SQLITE_IOERR_TRUNCATE;
+    if (writeFailed) {
+        bool lowSpace = primary == SQLITE_FULL;
+        bool sizeLimit = false;
+#ifndef _WIN32
+        const char* file = sqlite3_db_filename(m_db, "main");
+        struct statvfs fs {};
+        if (file && *file && ::statvfs(file, &fs) == 0)
+            lowSpace = lowSpace || uint64_t(fs.f_bavail) * fs.f_frsize < (uint64_t(64) << 20);
+        rlimit rl{};
+        sizeLimit = ::getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+#endif
+        m_lastCode = SQLITE_FULL;
+        if (lowSpace)
+            return "The disk is full; what was saved before is kept. Free some space and try "
+                   "again. ";
+        if (sizeLimit)
+            return "A file size limit (ulimit -f) stops the chat database from growing; what "
+                   "was saved before is kept. ";
+        return "Writing the chat database failed (is the disk full or failing?); what was "
+               "saved before is kept. ";
+    }
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+        return "The chat database is in use by another program (another Hearth?) that holds its "
+               "write lock. Close it and try again. ";
+    if (primary == SQLITE_READONLY) return "The chat database or its folder is read-only. ";
+    return {};
 }
 
 Status Database::fail(int code, std::string message) {

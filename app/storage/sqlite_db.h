@@ -95,6 +95,7 @@ public:
     sqlite3* handle() const { return m_db; }
 
 private:
+    std::string hintFor(int code);  // a person's explanation of `code`, or empty
     struct StmtDeleter {
         void operator()(sqlite3_stmt* s) const;
     };

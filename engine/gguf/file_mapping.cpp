@@ -67,6 +67,10 @@ Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::filesystem::pa
     return m;
 }
 
+Status FileMapping::check_size() const {
+    return Status::ok();  // Windows refuses to truncate a file that is mapped
+}
+
 FileMapping::~FileMapping() {
     if (data_) UnmapViewOfFile(data_);
     if (mapping_) CloseHandle(static_cast<HANDLE>(mapping_));
@@ -108,11 +112,23 @@ Result<std::unique_ptr<FileMapping>> FileMapping::open(const std::filesystem::pa
     if (p == MAP_FAILED) return R::error(message("cannot map", path, ": " + errno_text()));
     m->data_ = static_cast<const std::byte*>(p);
     m->size_ = size;
+    m->fd_ = f.fd;
+    f.fd = -1;
     return m;
+}
+
+Status FileMapping::check_size() const {
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0) return Status::ok();
+    if (static_cast<unsigned long long>(st.st_size) >= size_) return Status::ok();
+    return Status::error("the model file was truncated on disk after it was loaded (" +
+                         std::to_string(size_) + " bytes then, " + std::to_string(st.st_size) +
+                         " now): load it again");
 }
 
 FileMapping::~FileMapping() {
     if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
 }
 
 #endif

@@ -13,8 +13,15 @@ namespace hearth::gguf {
 
 namespace {
 
-constexpr uint32_t kMagic = 0x46554747;            // "GGUF" read as a little-endian uint32
-constexpr uint64_t kMaxCount = uint64_t{1} << 31;  // far beyond any real file; keeps indexes small
+constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian uint32
+// Counts beyond what any real file has: they bound the memory a hostile header can make the
+// reader use (each entry costs ~100 bytes of index even when the file's bytes are sparse zeros).
+// Real models have tens of metadata keys, a few thousand tensors and vocabularies of < 1M.
+constexpr uint64_t kMaxMetadataCount = uint64_t{1} << 20;
+constexpr uint64_t kMaxTensorCount = uint64_t{1} << 20;
+constexpr uint64_t kMaxStringArray = uint64_t{1} << 24;
+// Up-front reservations never exceed this; vectors grow past it only as entries really parse.
+constexpr uint64_t kMaxReserve = 4096;
 constexpr uint64_t kMaxKeyLength = 65535;
 constexpr uint64_t kMaxTensorName = 63;           // ggml: < GGML_MAX_NAME (64, incl. NUL)
 constexpr uint64_t kMinKvRecord = 8 + 1 + 4 + 1;  // key length, 1-byte key, type, 1-byte value
@@ -130,10 +137,13 @@ Status read_value(Reader& r, ValueType t, std::string_view key, std::span<const 
             return fail(count_at, "array of " + num(count) + " strings for '" + std::string(key) +
                                       "' cannot fit in the " + num(r.remaining()) +
                                       " bytes that remain");
+        if (count > kMaxStringArray)
+            return fail(count_at, "array of " + num(count) + " strings for '" + std::string(key) +
+                                      "' is too long (at most " + num(kMaxStringArray) + ")");
         auto offsets = std::make_shared<std::vector<uint64_t>>();
-        offsets->resize(count + 1);
+        offsets->reserve(std::min(count + 1, kMaxReserve));
         for (uint64_t i = 0; i < count; ++i) {
-            (*offsets)[i] = r.pos() - start;
+            offsets->push_back(r.pos() - start);
             uint64_t len = 0;
             // The fast path builds no message: a vocabulary has ~150k elements.
             if (r.remaining() < 8 || (std::memcpy(&len, r.here(), 8), len > r.remaining() - 8)) {
@@ -142,7 +152,7 @@ Status read_value(Reader& r, ValueType t, std::string_view key, std::span<const 
             }
             r.skip(8 + len);
         }
-        (*offsets)[count] = r.pos() - start;
+        offsets->push_back(r.pos() - start);
         offsets_out = std::move(offsets);
     } else {
         const uint64_t size = value_type_size(elem_out);
@@ -164,6 +174,16 @@ Status read_value(Reader& r, ValueType t, std::string_view key, std::span<const 
 }  // namespace
 
 Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::filesystem::path& path) {
+    return guarded("GGUF: reading '" + path.string() + "'",
+                   [&]() -> Result<std::unique_ptr<GgufFile>> { return open_unguarded(path); });
+}
+
+Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const std::byte> bytes) {
+    return guarded("GGUF",
+                   [&]() -> Result<std::unique_ptr<GgufFile>> { return parse_unguarded(bytes); });
+}
+
+Result<std::unique_ptr<GgufFile>> GgufFile::open_unguarded(const std::filesystem::path& path) {
     auto mapping = FileMapping::open(path);
     if (!mapping)
         return Result<std::unique_ptr<GgufFile>>::error("GGUF: " + mapping.error_message());
@@ -176,7 +196,7 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::filesystem::path& pa
     return f;
 }
 
-Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const std::byte> bytes) {
+Result<std::unique_ptr<GgufFile>> GgufFile::parse_unguarded(std::span<const std::byte> bytes) {
     std::unique_ptr<GgufFile> f(new GgufFile());
     f->owned_.assign(bytes.begin(), bytes.end());
     f->bytes_ = f->owned_;
@@ -185,6 +205,10 @@ Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const std::byte> byt
 }
 
 GgufFile::~GgufFile() = default;
+
+Status GgufFile::check_size() const {
+    return mapping_ ? mapping_->check_size() : Status::ok();
+}
 
 Status GgufFile::parse_all() {
     Reader r(bytes_);
@@ -202,15 +226,21 @@ Status GgufFile::parse_all() {
     uint64_t n_tensors = 0, n_kv = 0;
     if (auto s = r.read(n_tensors, "tensor count"); !s) return s;
     if (auto s = r.read(n_kv, "metadata count"); !s) return s;
-    if (n_tensors > kMaxCount || n_tensors > r.remaining() / kMinTensorRecord)
+    if (n_tensors > r.remaining() / kMinTensorRecord)
         return fail(8, "tensor count " + num(n_tensors) + " cannot fit in the file");
-    if (n_kv > kMaxCount || n_kv > r.remaining() / kMinKvRecord)
+    if (n_tensors > kMaxTensorCount)
+        return fail(8, "tensor count " + num(n_tensors) + " is implausibly large (at most " +
+                           num(kMaxTensorCount) + ")");
+    if (n_kv > r.remaining() / kMinKvRecord)
         return fail(16, "metadata count " + num(n_kv) + " cannot fit in the file");
+    if (n_kv > kMaxMetadataCount)
+        return fail(16, "metadata count " + num(n_kv) + " is implausibly large (at most " +
+                            num(kMaxMetadataCount) + ")");
 
     // Metadata.
-    kvs_.reserve(n_kv);
+    kvs_.reserve(std::min(n_kv, kMaxReserve));
     std::vector<uint64_t> kv_at;
-    kv_at.reserve(n_kv);
+    kv_at.reserve(std::min(n_kv, kMaxReserve));
     for (uint64_t i = 0; i < n_kv; ++i) {
         const uint64_t at = r.pos();
         KeyValue kv;
@@ -309,9 +339,9 @@ Status GgufFile::parse_all() {
     if (n_tensors > r.remaining() / kMinTensorRecord)
         return fail(8, "tensor count " + num(n_tensors) + " cannot fit in the " +
                            num(r.remaining()) + " bytes after the metadata");
-    tensors_.reserve(n_tensors);
+    tensors_.reserve(std::min(n_tensors, kMaxReserve));
     std::vector<uint64_t> info_at;
-    info_at.reserve(n_tensors);
+    info_at.reserve(std::min(n_tensors, kMaxReserve));
     for (uint64_t i = 0; i < n_tensors; ++i) {
         const uint64_t at = r.pos();
         TensorInfo t;

@@ -129,9 +129,13 @@ public:
 
     // The whole mapped file.
     std::span<const std::byte> bytes() const { return bytes_; }
+    // An error when the mapped file has shrunk on disk since open() (see FileMapping).
+    Status check_size() const;
 
 private:
     GgufFile() = default;
+    static Result<std::unique_ptr<GgufFile>> open_unguarded(const std::filesystem::path& path);
+    static Result<std::unique_ptr<GgufFile>> parse_unguarded(std::span<const std::byte> bytes);
     Status parse_all();  // validates bytes_ and fills the tables below
     std::unique_ptr<FileMapping> mapping_;
     std::vector<std::byte> owned_;  // parse(): a private copy of the buffer

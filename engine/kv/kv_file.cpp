@@ -1,5 +1,7 @@
 #include "kv/kv_file.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -64,8 +66,10 @@ private:
 
 }  // namespace
 
-Status save_sequence(const std::filesystem::path& path, PagedKvCache& cache,
-                     PagedKvCache::SeqId seq) {
+namespace {
+
+Status save_unguarded(const std::filesystem::path& path, PagedKvCache& cache,
+                      PagedKvCache::SeqId seq) {
     const KvLayout& l = cache.layout();
     const auto toks = cache.tokens(seq);
     const auto table = cache.block_table(seq);
@@ -100,8 +104,10 @@ Status save_sequence(const std::filesystem::path& path, PagedKvCache& cache,
     return Status::ok();
 }
 
-Result<int64_t> restore_sequence(const std::filesystem::path& path, PagedKvCache& cache,
-                                 PagedKvCache::SeqId seq) {
+constexpr uint32_t kMaxIdentity = 4096;  // identities are ~40 bytes ("gguf:<size>:<hash>")
+
+Result<int64_t> restore_unguarded(const std::filesystem::path& path, PagedKvCache& cache,
+                                  PagedKvCache::SeqId seq, int64_t max_tokens) {
     using R = Result<int64_t>;
     if (!cache.tokens(seq).empty()) return R::error("restore needs an empty sequence");
     std::ifstream in(path, std::ios::binary);
@@ -110,6 +116,33 @@ Result<int64_t> restore_sequence(const std::filesystem::path& path, PagedKvCache
     const auto size = static_cast<std::streamoff>(in.tellg());
     if (size < 0) return R::error("cannot read " + path.string());
     in.seekg(0);
+    // The largest file this cache could restore: anything bigger (a sparse 64 GiB file, a
+    // header claiming billions of tokens) is refused from its size and header alone, before
+    // anything is read or allocated.
+    const KvLayout& l = cache.layout();
+    const uint64_t bs = uint64_t(std::max(l.block_size, 1));
+    const uint64_t capacity = uint64_t(cache.stats().n_blocks) * bs;
+    const uint64_t limit = max_tokens > 0 ? std::min(capacity, uint64_t(max_tokens)) : capacity;
+    const uint64_t header_bytes = 12 + uint64_t(cache.model_identity().size()) + 4 + 4 + 8 + 8 + 8;
+    const uint64_t most =
+        header_bytes + 4 * limit + 8 + (limit + bs - 1) / bs * l.block_bytes() + 8;
+    if (uint64_t(size) > most) {
+        // Say "too long" when the header says so (the file's own identity length locates it).
+        std::array<std::byte, 12> head{};
+        uint32_t id_len = 0;
+        uint64_t n_tokens = 0;
+        if (in.read(reinterpret_cast<char*>(head.data()), std::streamsize(head.size()))) {
+            std::memcpy(&id_len, head.data() + 8, 4);
+            in.seekg(std::streamoff(12 + uint64_t(id_len) + 24));
+            if (id_len <= kMaxIdentity && in.read(reinterpret_cast<char*>(&n_tokens), 8) &&
+                n_tokens > limit)
+                return R::error("the saved chat (" + std::to_string(n_tokens) +
+                                " tokens) is longer than this context (" + std::to_string(limit) +
+                                " tokens)");
+        }
+        return R::error("KV file is damaged (" + std::to_string(size) +
+                        " bytes, more than this cache can hold: " + std::to_string(most) + ")");
+    }
     std::vector<std::byte> data(static_cast<size_t>(size));
     if (!in.read(reinterpret_cast<char*>(data.data()), size))
         return R::error("cannot read " + path.string());
@@ -120,25 +153,28 @@ Result<int64_t> restore_sequence(const std::filesystem::path& path, PagedKvCache
     if (fnv1a(body) != stored) return R::error("KV file is damaged (checksum mismatch)");
     Reader r(body);
     char magic[4];
-    uint32_t version = 0, id_len = 0, type = 0, bs = 0;
+    uint32_t version = 0, id_len = 0, type = 0, block = 0;
     if (!r.take(std::as_writable_bytes(std::span(magic))) || std::memcmp(magic, kMagic, 4) != 0)
         return R::error("not a Hearth KV file");
     if (!r.pod(version) || version != kVersion) return R::error("unsupported KV file version");
     if (!r.pod(id_len) || id_len > r.left()) return R::error("KV file is damaged");
     const auto id = r.view(id_len);
-    const KvLayout& l = cache.layout();
     if (std::string_view(reinterpret_cast<const char*>(id.data()), id.size()) !=
         cache.model_identity())
         return R::error("the KV file was made with another model file");
     uint64_t n_layer = 0, width = 0, n_tokens = 0, n_blocks = 0;
-    if (!r.pod(type) || !r.pod(bs) || !r.pod(n_layer) || !r.pod(width))
+    if (!r.pod(type) || !r.pod(block) || !r.pod(n_layer) || !r.pod(width))
         return R::error("KV file is damaged");
     if (type != static_cast<uint32_t>(l.type))
         return R::error("the KV file holds another KV cache type");
-    if (bs != uint32_t(l.block_size) || n_layer != uint64_t(l.n_layer) ||
+    if (block != uint32_t(l.block_size) || n_layer != uint64_t(l.n_layer) ||
         width != uint64_t(l.kv_width))
         return R::error("the KV file has another cache layout");
     if (!r.pod(n_tokens) || n_tokens > r.left() / 4) return R::error("KV file is damaged");
+    if (n_tokens > limit)
+        return R::error("the saved chat (" + std::to_string(n_tokens) +
+                        " tokens) is longer than this context (" + std::to_string(limit) +
+                        " tokens)");
     std::vector<int32_t> toks(n_tokens);
     r.take(std::as_writable_bytes(std::span(toks)));
     const uint64_t want_blocks = (n_tokens + bs - 1) / bs;
@@ -156,6 +192,24 @@ Result<int64_t> restore_sequence(const std::filesystem::path& path, PagedKvCache
         }
     }
     return static_cast<int64_t>(n_tokens);
+}
+
+}  // namespace
+
+Result<int64_t> restore_sequence(const std::filesystem::path& path, PagedKvCache& cache,
+                                 PagedKvCache::SeqId seq, int64_t max_tokens) {
+    const bool was_empty = cache.tokens(seq).empty();
+    auto r = guarded("KV file " + path.string(), [&]() -> Result<int64_t> {
+        return restore_unguarded(path, cache, seq, max_tokens);
+    });
+    if (!r && was_empty) cache.truncate(seq, 0);
+    return r;
+}
+
+Status save_sequence(const std::filesystem::path& path, PagedKvCache& cache,
+                     PagedKvCache::SeqId seq) {
+    return guarded("saving KV file " + path.string(),
+                   [&]() -> Status { return save_unguarded(path, cache, seq); });
 }
 
 }  // namespace hearth::kv

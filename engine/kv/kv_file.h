@@ -18,8 +18,9 @@ namespace hearth::kv {
 
 Status save_sequence(const std::filesystem::path& path, PagedKvCache& cache,
                      PagedKvCache::SeqId seq);
-// The sequence must be empty. Returns the number of tokens restored.
+// The sequence must be empty. Returns the number of tokens restored. A file with more tokens
+// than max_tokens (> 0) or than the whole cache holds is refused before anything is allocated.
 Result<int64_t> restore_sequence(const std::filesystem::path& path, PagedKvCache& cache,
-                                 PagedKvCache::SeqId seq);
+                                 PagedKvCache::SeqId seq, int64_t max_tokens = 0);
 
 }  // namespace hearth::kv

@@ -64,7 +64,7 @@ fs::path ConversionCache::default_dir() {
     return fs::temp_directory_path(ec) / "hearth";
 }
 
-Result<std::string> ConversionCache::key_for(const fs::path& source, const Int4Settings& s) {
+Result<std::string> ConversionCache::key_for(const fs::path& source, const Int4Settings& s) try {
     std::error_code cec, ec;
     const fs::path canon = fs::weakly_canonical(source, cec);
     const uint64_t size = fs::file_size(source, ec);
@@ -88,12 +88,15 @@ Result<std::string> ConversionCache::key_for(const fs::path& source, const Int4S
     h.add("int4 converter v" + std::to_string(kInt4ConverterVersion));
     h.add(s.key_text());
     return h.hex() + ".gguf";
+} catch (...) {
+    return exception_status("INT4 cache");
 }
 
 Result<CachedConversion> ConversionCache::get_or_convert(
     const fs::path& source, const gguf::GgufFile& source_file, const Int4Settings& settings,
     std::span<const int32_t> calibration,
-    const std::function<void(const ConvertProgress&)>& progress, const std::atomic<bool>* cancel) {
+    const std::function<void(const ConvertProgress&)>& progress,
+    const std::atomic<bool>* cancel) try {
     using R = Result<CachedConversion>;
     auto key = key_for(source, settings);
     if (!key) return R::error(key.error_message());
@@ -116,6 +119,8 @@ Result<CachedConversion> ConversionCache::get_or_convert(
     c.report = *rep;
     evict(c.path);
     return c;
+} catch (...) {
+    return exception_status("INT4 cache");
 }
 
 uint64_t ConversionCache::size_bytes() const {

@@ -367,7 +367,7 @@ Result<ConvertReport> convert_to_int4(const gguf::GgufFile& src, const fs::path&
                                       const Int4Settings& settings,
                                       std::span<const int32_t> calibration,
                                       const std::function<void(const ConvertProgress&)>& progress,
-                                      const std::atomic<bool>* cancel) {
+                                      const std::atomic<bool>* cancel) try {
     if (settings.type != Type::Q4_0 && settings.type != Type::Q4_K)
         return Result<ConvertReport>::error("INT4 conversion: the type must be Q4_0 or Q4_K");
     const int n_threads = settings.n_threads > 0
@@ -378,11 +378,12 @@ Result<ConvertReport> convert_to_int4(const gguf::GgufFile& src, const fs::path&
     rep.source_types = linear_weight_types(src);
     fs::path tmp = out;
     tmp += ".tmp" + std::to_string(::getpid());
-    Status st = Status::ok();
-    {
+    // An exception (out of memory on a huge tensor) is an error like any other, so the
+    // half-written file below is removed.
+    Status st = guarded("INT4 conversion", [&]() -> Status {
         Converter c(src, settings, pool, progress, cancel);
-        st = c.run(tmp, calibration, rep);
-    }  // the writer's file is closed here
+        return c.run(tmp, calibration, rep);
+    });  // the writer's file is closed here
     std::error_code ec;
     if (st) {
         fs::rename(tmp, out, ec);
@@ -396,6 +397,8 @@ Result<ConvertReport> convert_to_int4(const gguf::GgufFile& src, const fs::path&
     }
     rep.out_bytes = fs::file_size(out, ec);
     return rep;
+} catch (...) {
+    return exception_status("INT4 conversion");
 }
 
 }  // namespace hearth::model

@@ -29,7 +29,7 @@ const std::vector<std::string>& fallback_stop_strings() {
 }  // namespace
 
 Result<ChatPrompt> build_chat_prompt(const Model& model, std::span<const ChatTurn> turns,
-                                     bool add_generation_prompt) {
+                                     bool add_generation_prompt) try {
     const tokenizer::Tokenizer& tok = *ModelAccess::impl(model).tokenizer;
     chat::ChatInputs inputs;
     for (const ChatTurn& t : turns) inputs.messages.push_back({t.role, t.content, {}});
@@ -63,6 +63,8 @@ Result<ChatPrompt> build_chat_prompt(const Model& model, std::span<const ChatTur
     out.system_merged = rendered.system_merged;
     if (rendered.format != chat::ChatFormat::Template) out.stop_strings = fallback_stop_strings();
     return out;
+} catch (...) {
+    return exception_status("chat prompt");
 }
 
 }  // namespace hearth

@@ -36,6 +36,8 @@ struct Context::Impl {
     Status eval(std::span<const int32_t> toks) {
         for (size_t done = 0; done < toks.size();) {
             if (cancel.load(std::memory_order_relaxed)) return Status::error("cancelled");
+            // A model file truncated on disk would SIGBUS the step that reads its lost pages.
+            if (Status s = m().file->check_size(); !s) return s;
             const size_t n = std::min(toks.size() - done, static_cast<size_t>(n_batch));
             auto out = forward->step(toks.subspan(done, n), *kv);
             if (!out) return out.status();
@@ -59,7 +61,7 @@ Context::Context(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Context::~Context() = default;
 
 Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> model,
-                                                 const ContextOptions& opt) {
+                                                 const ContextOptions& opt) try {
     using R = Result<std::unique_ptr<Context>>;
     if (!model) return R::error("no model");
     auto impl = std::make_unique<Impl>();
@@ -80,6 +82,8 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
     if (!fw) return fw.status();
     impl->forward = std::move(fw.value());
     return std::unique_ptr<Context>(new Context(std::move(impl)));
+} catch (...) {
+    return exception_status("creating the context");
 }
 
 int64_t Context::n_ctx() const {
@@ -113,7 +117,7 @@ void Context::reset() {
     impl_->logits.clear();
 }
 
-Status Context::truncate(int64_t n) {
+Status Context::truncate(int64_t n) try {
     impl_->pending.reset();
     if (n < 0 || n > static_cast<int64_t>(impl_->tokens.size()))
         return Status::error("truncate: position outside the cached tokens");
@@ -122,9 +126,11 @@ Status Context::truncate(int64_t n) {
     impl_->tokens.resize(static_cast<size_t>(n));
     impl_->logits.clear();  // the logits belonged to a dropped token
     return Status::ok();
+} catch (...) {
+    return exception_status("truncate");
 }
 
-Status Context::feed(std::span<const int32_t> toks) {
+Status Context::feed(std::span<const int32_t> toks) try {
     Impl& c = *impl_;
     c.cancel.store(false);
     const auto t0 = std::chrono::steady_clock::now();
@@ -138,17 +144,21 @@ Status Context::feed(std::span<const int32_t> toks) {
     c.stats.prompt_tokens += c.kv->n_past() - before;
     c.stats.prompt_seconds += seconds_since(t0);
     return s;
+} catch (...) {
+    return exception_status("feed");
 }
 
-Status Context::feed_text(std::string_view text, bool add_special, bool parse_special) {
+Status Context::feed_text(std::string_view text, bool add_special, bool parse_special) try {
     // BOS only at the very start of the sequence.
     auto toks = impl_->model->tokenize(text, add_special && n_past() == 0 && !impl_->pending,
                                        parse_special);
     if (!toks) return toks.status();
     return feed(*toks);
+} catch (...) {
+    return exception_status("feed");
 }
 
-Result<GenerateResult> Context::generate(const GenerateOptions& opt) {
+Result<GenerateResult> Context::generate(const GenerateOptions& opt) try {
     Impl& c = *impl_;
     c.cancel.store(false);
     const auto t0 = std::chrono::steady_clock::now();
@@ -161,6 +171,8 @@ Result<GenerateResult> Context::generate(const GenerateOptions& opt) {
                                         c.cancel, c.stats, hooks, t0);
     c.stats.generate_seconds += seconds_since(t0);
     return res;
+} catch (...) {
+    return exception_status("generate");
 }
 
 }  // namespace hearth

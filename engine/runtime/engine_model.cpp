@@ -61,7 +61,7 @@ std::string file_identity(std::span<const std::byte> bytes) {
 }  // namespace
 
 Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
-                                           const LoadOptions& opt) {
+                                           const LoadOptions& opt) try {
     using R = Result<std::shared_ptr<Model>>;
     if (opt.int4_weights) {
         auto prep = runtime::prepare_int4(path, opt);
@@ -146,6 +146,8 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     m->identity = file_identity(m->file->bytes());
     if (opt.on_progress) opt.on_progress({1.0, source.bytes.size(), source.bytes.size()});
     return std::shared_ptr<Model>(new Model(std::move(m)));
+} catch (...) {
+    return exception_status("loading the model");
 }
 
 const ModelInfo& Model::info() const {
@@ -153,9 +155,11 @@ const ModelInfo& Model::info() const {
 }
 
 Result<std::vector<int32_t>> Model::tokenize(std::string_view text, bool add_special,
-                                             bool parse_special) const {
+                                             bool parse_special) const try {
     const auto& t = *impl_->tokenizer;
     return t.encode(text, add_special && t.add_bos(), add_special && t.add_eos(), parse_special);
+} catch (...) {
+    return exception_status("tokenize");
 }
 
 std::string Model::detokenize(std::span<const int32_t> tokens) const {

@@ -11,7 +11,7 @@ namespace hearth {
 namespace runtime {
 
 Result<std::optional<Int4Prepared>> prepare_int4(const std::filesystem::path& source,
-                                                 const LoadOptions& opt) {
+                                                 const LoadOptions& opt) try {
     using R = Result<std::optional<Int4Prepared>>;
     auto file = gguf::GgufFile::open(source);
     if (!file) return R::error(source.string() + ": " + file.error_message());
@@ -31,6 +31,8 @@ Result<std::optional<Int4Prepared>> prepare_int4(const std::filesystem::path& so
     auto c = cache.get_or_convert(source, **file, settings, calibration, progress, opt.cancel);
     if (!c) return R::error(source.string() + ": INT4 conversion: " + c.error_message());
     return std::optional<Int4Prepared>(Int4Prepared{c->path, !c->converted});
+} catch (...) {
+    return exception_status("INT4 weights");
 }
 
 }  // namespace runtime

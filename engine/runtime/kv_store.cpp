@@ -9,7 +9,7 @@ KvStore::KvStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 KvStore::~KvStore() = default;
 
 Result<std::shared_ptr<KvStore>> KvStore::create(std::shared_ptr<const Model> model,
-                                                 const KvStoreOptions& opt) {
+                                                 const KvStoreOptions& opt) try {
     using R = Result<std::shared_ptr<KvStore>>;
     if (!model) return R::error("no model");
     const Model::Impl& m = *model->impl_;
@@ -32,6 +32,8 @@ Result<std::shared_ptr<KvStore>> KvStore::create(std::shared_ptr<const Model> mo
     impl->n_ctx = n_ctx;
     impl->kv_type = opt.kv_type;
     return std::shared_ptr<KvStore>(new KvStore(std::move(impl)));
+} catch (...) {
+    return exception_status("creating the KV cache");
 }
 
 int64_t KvStore::n_ctx() const {

@@ -51,6 +51,7 @@ struct Session::Impl {
         const kv::KvMemory& mem = cache->memory();
         for (size_t done = 0; done < toks.size();) {
             if (cancelled()) return Status::error("cancelled");
+            if (Status s = m().file->check_size(); !s) return s;  // truncated on disk: no SIGBUS
             const size_t n = std::min(toks.size() - done, static_cast<size_t>(opt.n_batch));
             const auto chunk = toks.subspan(done, n);
             logits.clear();  // the sequence changes; old logits no longer apply
@@ -111,7 +112,7 @@ Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
 Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<KvStore> store,
-                                                 const SessionOptions& opt) {
+                                                 const SessionOptions& opt) try {
     using R = Result<std::unique_ptr<Session>>;
     if (!store) return R::error("no KV store");
     auto impl = std::make_unique<Impl>();
@@ -126,13 +127,17 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<KvStore> store,
     impl->forward = std::move(fw.value());
     impl->seq = impl->cache->open();
     return std::unique_ptr<Session>(new Session(std::move(impl)));
+} catch (...) {
+    return exception_status("creating the session");
 }
 
-Result<PrefillReport> Session::prefill(std::span<const int32_t> tokens) {
+Result<PrefillReport> Session::prefill(std::span<const int32_t> tokens) try {
     return impl_->prefill_flat(tokens, {});
+} catch (...) {
+    return exception_status("prefill");
 }
 
-Result<PrefillReport> Session::prefill(std::span<const Turn> turns) {
+Result<PrefillReport> Session::prefill(std::span<const Turn> turns) try {
     using R = Result<PrefillReport>;
     Impl& s = *impl_;
     if (turns.empty()) {
@@ -182,16 +187,20 @@ Result<PrefillReport> Session::prefill(std::span<const Turn> turns) {
         want.insert(want.end(), turns[i].tokens.begin(), turns[i].tokens.end());
     }
     return s.prefill_flat(want, std::move(rep));
+} catch (...) {
+    return exception_status("prefill");
 }
 
-Status Session::append(std::span<const int32_t> tokens) {
+Status Session::append(std::span<const int32_t> tokens) try {
     impl_->cancel.store(false);
     if (impl_->size() + static_cast<int64_t>(tokens.size()) > impl_->n_ctx())
         return Status::error("context is full");
     return impl_->compute(tokens);
+} catch (...) {
+    return exception_status("append");
 }
 
-Result<GenerateResult> Session::generate(const GenerateOptions& opt) {
+Result<GenerateResult> Session::generate(const GenerateOptions& opt) try {
     Impl& s = *impl_;
     s.cancel.store(false);
     const auto t0 = std::chrono::steady_clock::now();
@@ -207,9 +216,11 @@ Result<GenerateResult> Session::generate(const GenerateOptions& opt) {
                                         s.stats, hooks, t0);
     s.stats.generate_seconds += seconds_since(t0);
     return res;
+} catch (...) {
+    return exception_status("generate");
 }
 
-Result<std::unique_ptr<Session>> Session::fork(int64_t n_tokens) const {
+Result<std::unique_ptr<Session>> Session::fork(int64_t n_tokens) const try {
     using R = Result<std::unique_ptr<Session>>;
     auto copy = Session::create(impl_->store, impl_->opt);
     if (!copy) return copy.status();
@@ -221,6 +232,8 @@ Result<std::unique_ptr<Session>> Session::fork(int64_t n_tokens) const {
     d.dropped_leading = impl_->dropped_leading;
     if (n_tokens == impl_->size()) d.logits = impl_->logits;
     return R(std::move(copy.value()));
+} catch (...) {
+    return exception_status("fork");
 }
 
 std::span<const int32_t> Session::tokens() const {
@@ -251,14 +264,16 @@ void Session::clear() {
     impl_->dropped_leading = 0;
 }
 
-Status Session::save(const std::filesystem::path& path) const {
+Status Session::save(const std::filesystem::path& path) const try {
     return kv::save_sequence(path, *impl_->cache, impl_->seq);
+} catch (...) {
+    return exception_status("saving the KV cache");
 }
 
-Result<int64_t> Session::restore(const std::filesystem::path& path) {
+Result<int64_t> Session::restore(const std::filesystem::path& path) try {
     Impl& s = *impl_;
     clear();
-    auto n = kv::restore_sequence(path, *s.cache, s.seq);
+    auto n = kv::restore_sequence(path, *s.cache, s.seq, s.n_ctx());
     if (!n) {
         clear();
         return n.status();
@@ -275,6 +290,8 @@ Result<int64_t> Session::restore(const std::filesystem::path& path) {
         return st;
     }
     return *n;
+} catch (...) {
+    return exception_status("restoring the KV cache");
 }
 
 }  // namespace hearth

@@ -28,12 +28,20 @@ Tokenizer::Tokenizer() = default;
 Tokenizer::~Tokenizer() = default;
 
 Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const gguf::GgufFile& file) {
-    auto data = read_vocab_data(file);
-    if (!data) return data.status();
-    return from_data(std::move(data).value());
+    return guarded("tokenizer", [&]() -> Result<std::unique_ptr<Tokenizer>> {
+        auto data = read_vocab_data(file);
+        if (!data) return data.status();
+        return from_data_unguarded(std::move(data).value());
+    });
 }
 
 Result<std::unique_ptr<Tokenizer>> Tokenizer::from_data(VocabData data) {
+    return guarded("tokenizer", [&]() -> Result<std::unique_ptr<Tokenizer>> {
+        return from_data_unguarded(std::move(data));
+    });
+}
+
+Result<std::unique_ptr<Tokenizer>> Tokenizer::from_data_unguarded(VocabData data) {
     auto vocab = Vocab::build(std::move(data));
     if (!vocab) return vocab.status();
     std::unique_ptr<Tokenizer> t(new Tokenizer());

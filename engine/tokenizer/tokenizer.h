@@ -106,6 +106,7 @@ public:
     const Vocab& vocab() const { return *vocab_; }
 
 private:
+    static Result<std::unique_ptr<Tokenizer>> from_data_unguarded(VocabData data);
     Tokenizer();
     struct Scratch;
     void encode_raw(std::string_view text, bool first_after_special, std::vector<int32_t>& out,

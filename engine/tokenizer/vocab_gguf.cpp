@@ -1,5 +1,6 @@
 #include "tokenizer/vocab_gguf.h"
 
+#include <algorithm>
 #include <string>
 
 namespace hearth::tokenizer {
@@ -49,17 +50,23 @@ Result<VocabData> read_vocab_data(const gguf::GgufFile& f) {
     if (tokens->array_type() != gguf::ValueType::String)
         return Result<VocabData>::error("tokenizer.ggml.tokens is not an array of strings");
     const uint64_t n = tokens->array_size();
-    if (n == 0 || n > 0x7FFFFFFF)
+    // Real vocabularies have up to a few hundred thousand tokens; each costs ~100 bytes here.
+    constexpr uint64_t kMaxTokens = uint64_t{1} << 22;
+    if (n == 0 || n > kMaxTokens)
         return Result<VocabData>::error("tokenizer.ggml.tokens has " + std::to_string(n) +
-                                        " entries");
-    d.tokens.reserve(n);
+                                        " entries (a vocabulary has 1 to " +
+                                        std::to_string(kMaxTokens) + ")");
+    // Reservations are capped: the counts come from the file, and memory should grow only with
+    // entries that really parse.
+    constexpr uint64_t kMaxReserve = uint64_t{1} << 18;
+    d.tokens.reserve(std::min(n, kMaxReserve));
     for (uint64_t i = 0; i < n; ++i) d.tokens.emplace_back(tokens->string_at(i));
 
     if (const gguf::Value* s = find_array(f, "tokenizer.ggml.scores", error)) {
         if (!error.empty()) return Result<VocabData>::error(error);
         if (!is_numeric(s->array_type()))
             return Result<VocabData>::error("tokenizer.ggml.scores is not numeric");
-        d.scores.reserve(s->array_size());
+        d.scores.reserve(std::min(s->array_size(), kMaxReserve));
         for (uint64_t i = 0; i < s->array_size(); ++i)
             d.scores.push_back(static_cast<float>(s->float_at(i)));
     }
@@ -68,7 +75,7 @@ Result<VocabData> read_vocab_data(const gguf::GgufFile& f) {
         if (!is_numeric(t->array_type()) || t->array_type() == gguf::ValueType::F32 ||
             t->array_type() == gguf::ValueType::F64)
             return Result<VocabData>::error("tokenizer.ggml.token_type is not an integer array");
-        d.types.reserve(t->array_size());
+        d.types.reserve(std::min(t->array_size(), kMaxReserve));
         for (uint64_t i = 0; i < t->array_size(); ++i) {
             const int64_t v = t->int_at(i);
             if (v < 0 || v > 6)
@@ -82,7 +89,7 @@ Result<VocabData> read_vocab_data(const gguf::GgufFile& f) {
         if (!error.empty()) return Result<VocabData>::error(error);
         if (m->array_type() != gguf::ValueType::String)
             return Result<VocabData>::error("tokenizer.ggml.merges is not an array of strings");
-        d.merges.reserve(m->array_size());
+        d.merges.reserve(std::min(m->array_size(), kMaxReserve));
         for (uint64_t i = 0; i < m->array_size(); ++i) d.merges.emplace_back(m->string_at(i));
     }
 

@@ -5,6 +5,10 @@
 
 #include "kernels/kernels_internal.h"
 
+#if defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#endif
+
 namespace hearth::cpu {
 
 namespace {
@@ -19,9 +23,16 @@ Features detect() {
     Features f;
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
+#if defined(__clang__)
+    // Clang 14 has no "f16c" for __builtin_cpu_supports (the fuzz build uses clang): CPUID
+    // leaf 1, ECX bit 29.
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const bool f16c = __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+#else
+    const bool f16c = __builtin_cpu_supports("f16c");
+#endif
     // libgcc / compiler-rt also check that the OS saves the YMM / ZMM state (XGETBV).
-    f.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             __builtin_cpu_supports("f16c");
+    f.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
     f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vl");
     f.vnni = f.avx512 && __builtin_cpu_supports("avx512vnni");

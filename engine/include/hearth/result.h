@@ -1,9 +1,12 @@
 // Errors as values for the engine: no exception crosses the engine API.
 #pragma once
 
-#include <cassert>
+#include <exception>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -35,9 +38,14 @@ template <typename T>
 class Result {
 public:
     Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}
-    Result(Status error) : v_(std::in_place_index<1>, std::move(error)) {
-        assert(!std::get<1>(v_).is_ok() && "Result constructed from an ok Status");
-    }
+    // An ok Status carries no value: that is a programming error, and in every build type it
+    // becomes a failed Result with a message saying so (never a Result that is neither a value
+    // nor an explained error).
+    Result(Status error)
+        : v_(std::in_place_index<1>,
+             error.is_ok() ? Status::error("internal error: a result was made from a success "
+                                           "status without a value")
+                           : std::move(error)) {}
     static Result error(std::string message) { return Result(Status::error(std::move(message))); }
 
     bool is_ok() const { return v_.index() == 0; }
@@ -58,5 +66,34 @@ public:
 private:
     std::variant<T, Status> v_;
 };
+
+// Call only inside a catch block: the exception in flight as an error naming `what`. The engine's
+// public entry points end in `catch (...) { return exception_status("..."); }` (a function-try-
+// block or guarded() below) so that an allocation failure (a file claiming more than memory
+// holds) or a library exception never crosses the API as std::terminate.
+inline Status exception_status(std::string_view what) {
+    try {
+        throw;
+    } catch (const std::bad_alloc&) {
+        return Status::error(std::string(what) + ": out of memory");
+    } catch (const std::length_error&) {
+        return Status::error(std::string(what) + ": out of memory (size too large)");
+    } catch (const std::exception& e) {
+        return Status::error(std::string(what) + ": internal error: " + e.what());
+    } catch (...) {
+        return Status::error(std::string(what) + ": internal error");
+    }
+}
+
+// Runs f (returning a Status or a Result<T>) and turns any exception escaping it into an error
+// naming `what`.
+template <typename F>
+auto guarded(std::string_view what, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (...) {
+        return exception_status(what);
+    }
+}
 
 }  // namespace hearth

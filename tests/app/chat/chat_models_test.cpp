@@ -164,6 +164,26 @@ private slots:
         QCOMPARE(s.samplingConfig().temperature, 0.25);
     }
 
+    void aCorruptSettingsFileIsSetAsideWithAMessage() {
+        QTemporaryDir dir;
+        const QString file = AppSettings::filePath(dir.path());
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray("\xff\xd8\xff\xe0 not an ini file\x00\x01[[[\n=\n", 26));
+        }
+        {
+            AppSettings s(dir.path());
+            QVERIFY2(s.loadProblem().contains("could not be read, so the defaults are in use"),
+                     qPrintable(s.loadProblem()));
+            QVERIFY(s.loadProblem().contains(file + ".bad"));
+            QCOMPARE(s.engineConfig().contextLength, 2048);
+            QVERIFY(QFile::exists(file + ".bad"));
+        }
+        AppSettings again(dir.path());
+        QVERIFY(again.loadProblem().isEmpty());
+    }
+
     void exportsMarkdownAndJson() {
         Chat chat = chatAt(7, "Strings", QDateTime(QDate(2026, 1, 2), QTime(3, 4), Qt::UTC));
         chat.modelName = "tiny";

@@ -7,9 +7,23 @@
 //   word <n>     (word n exists in memory; printed before any checkpoint that includes it)
 //   holding <n>  (hold mode: words 1..n written, transaction not committed yet)
 //   saved <n>    (a checkpoint holding words 1..n has committed)
+//
+// Other modes for fault_test (argv[2]):
+//   open      opens the store (migrating it), prints "opened <schema version>" or the error on
+//             stderr with exit status 1, and exits
+//   lock      opens the store, takes the write lock (BEGIN IMMEDIATE), prints "locked" and
+//             sleeps until killed: another process holding the database
+//   diskfull  opens the store, limits the size of any file it writes to the current size of the
+//             database plus 64 KiB (RLIMIT_FSIZE; SIGXFSZ ignored so writes fail with EFBIG as
+//             on a full disk), then adds 4 KiB messages until one fails: prints "added <n>"
+//             for each, then "error <message>" and exits 0
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QThread>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <cstdio>
 #include <optional>
 
@@ -24,17 +38,50 @@ static void say(const char* what, long long n) {
 
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
-    if (argc < 2 || argc > 3 || (argc == 3 && qstrcmp(argv[2], "hold") != 0)) {
-        std::fprintf(stderr, "usage: %s <chats.db> [hold]\n", argv[0]);
+    const QByteArray mode = argc == 3 ? QByteArray(argv[2]) : QByteArray();
+    if (argc < 2 || argc > 3 ||
+        (argc == 3 && mode != "hold" && mode != "open" && mode != "lock" && mode != "diskfull")) {
+        std::fprintf(stderr, "usage: %s <chats.db> [hold|open|lock|diskfull]\n", argv[0]);
         return 2;
     }
-    const bool hold = argc == 3;
+    const bool hold = mode == "hold";
     auto opened = ChatStore::open(QString::fromLocal8Bit(argv[1]));
     if (!opened) {
         std::fprintf(stderr, "open: %s\n", opened.error.c_str());
         return 1;
     }
     ChatStore& store = *opened.store;
+    if (mode == "open") {
+        say("opened", store.schemaVersion());
+        return 0;
+    }
+    if (mode == "lock") {
+        Transaction tx = store.beginBatch();
+        if (!tx.begun()) {
+            std::fprintf(stderr, "lock: %s\n", tx.begun().message().c_str());
+            return 1;
+        }
+        say("locked", 1);
+        for (;;) QThread::sleep(1);
+    }
+    if (mode == "diskfull") {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlim_t limit = rlim_t(QFileInfo(QString::fromLocal8Bit(argv[1])).size()) + 65536;
+        const rlimit rl{limit, limit};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) return 1;
+        auto chat = store.createChat({"disk full", {}, {}, {}, {}});
+        const QString big(4096, QLatin1Char('x'));
+        for (long long n = 1; chat; ++n) {
+            auto added = store.addMessage(*chat, 0, Role::User, big);
+            if (!added) {
+                std::printf("error %s\n", added.error_message().c_str());
+                return 0;
+            }
+            say("added", n);
+        }
+        std::printf("error %s\n", chat.error_message().c_str());
+        return 0;
+    }
     say("open", store.interruptedOnOpen());
     auto chat = store.createChat({"crash test", {}, {}, {}, {}});
     auto question = chat ? store.addMessage(*chat, 0, Role::User, "Count for me.")

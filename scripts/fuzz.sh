@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (engine only: no Qt, no tests) and runs each for
+# SECONDS (default 60) on its committed seed corpus. CI runs `scripts/fuzz.sh 15` from
+# scripts/test.sh as a smoke; a long campaign is e.g. `nice -n 19 scripts/fuzz.sh 3600`.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: gguf tokenizer chat kv_file model_file
+#
+# Working corpora grow in build/fuzz/corpus/TARGET (kept between runs); the committed seeds in
+# tests/fuzz/TARGET/seeds are read on every run, so a crashing input copied there becomes a
+# regression test that CI's smoke re-runs. model_file's seeds are made here from ../shared
+# (stories260K and its INT4 conversion), which is not copied into the repository.
+# Exit status: 0 when no target found anything; 1 otherwise (the crashing inputs are listed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(gguf tokenizer chat kv_file model_file)
+jobs=$(nproc 2>/dev/null || echo 2)
+build=build/fuzz
+shared=${HEARTH_SHARED_DIR:-$(cd .. && pwd)/shared}
+
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz: clang++ not found (apt-get install clang)" >&2
+  exit 1
+fi
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  CC=clang CXX=clang++ cmake -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DHEARTH_FUZZ=ON -DHEARTH_APP=OFF -DHEARTH_TESTS=OFF -DHEARTH_VULKAN=OFF -DHEARTH_CUDA=OFF \
+    >/dev/null
+fi
+build_targets=()
+for t in "${targets[@]}"; do build_targets+=("${t}_fuzz"); done
+# model_file's seeds need a hearth-cli: the one CI's build made, else one built here.
+cli=
+if [[ " ${targets[*]} " == *" model_file "* ]] && [ -f "$shared/models/stories260K.gguf" ]; then
+  for c in build/ci/app/cli/hearth-cli build/release/app/cli/hearth-cli build/dev/app/cli/hearth-cli; do
+    [ -x "$c" ] && cli=$c && break
+  done
+  if [ -z "$cli" ]; then
+    build_targets+=(hearth-cli)
+    cli=$build/app/cli/hearth-cli
+  fi
+fi
+cmake --build "$build" -j "$jobs" --target "${build_targets[@]}"
+
+# model_file seeds: the small model and its INT4 conversion (an INT4 cache file).
+model_seeds=$build/seeds/model_file
+mkdir -p "$model_seeds"
+if [ -n "$cli" ] && [ ! -f "$model_seeds/stories260K-int4.gguf" ]; then
+  cp "$shared/models/stories260K.gguf" "$model_seeds/"
+  chmod u+w "$model_seeds/stories260K.gguf"
+  "$cli" convert -m "$shared/models/stories260K.gguf" --int4 --rtn -t 1 \
+    -o "$model_seeds/stories260K-int4.gguf" >/dev/null 2>&1
+fi
+
+found=0
+summary=()
+for t in "${targets[@]}"; do
+  bin=$build/tests/fuzz/$t/${t}_fuzz
+  corpus=$build/corpus/$t
+  artifacts=$build/artifacts/$t
+  mkdir -p "$corpus" "$artifacts"
+  dirs=("$corpus")
+  [ -d "tests/fuzz/$t/seeds" ] && dirs+=("tests/fuzz/$t/seeds")
+  extra=()
+  case $t in
+    gguf) [ -d "$shared/testdata/vocab" ] && dirs+=("$shared/testdata/vocab")
+          extra+=(-max_len=65536) ;;
+    chat) extra+=(-dict=tests/fuzz/chat/jinja.dict) ;;
+    model_file) dirs+=("$model_seeds"); extra+=(-max_len=1300000 -rss_limit_mb=4096) ;;
+  esac
+  log=$build/fuzz-$t.log
+  echo "fuzz: $t for ${seconds}s"
+  set +e
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=30 \
+    -artifact_prefix="$artifacts/" "${extra[@]}" "${dirs[@]}" >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  corpus_n=$(find "$corpus" -type f | wc -l)
+  if [ $rc -ne 0 ]; then
+    found=1
+    summary+=("$t: FOUND a problem after $execs runs (rc $rc), see $log and $artifacts/")
+    tail -40 "$log" >&2
+  else
+    summary+=("$t: $execs runs in ${seconds}s, corpus $corpus_n files, nothing found")
+  fi
+done
+printf 'fuzz: %s\n' "${summary[@]}"
+if [ $found -ne 0 ]; then
+  echo "fuzz: copy each crashing input into tests/fuzz/TARGET/seeds/ once fixed (a regression test)" >&2
+fi
+exit $found
