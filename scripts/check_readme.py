@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLACEHOLDER = re.compile(r"<[^>]*>|\bNAME\b|\bDIR\b|\bFILE\b|\bCOMMAND\b|\bMODEL\b")
+PLACEHOLDER = re.compile(r"<[^>]*>|\bNAME\b|\bDIR\b|\bFILE\b|\bCOMMAND\b|\bMODEL\b|\bTARGET\b")
 SOURCE_EXT = (".cpp", ".h", ".cmake", ".txt", ".sh", ".py", ".json", ".qml", ".in")
 
 passed = 0
@@ -88,7 +88,14 @@ def main():
     with open(readme) as f:
         text = f.read()
     presets = load_presets()
+    # build folders that are not presets: made by a command in the README or by a script
     extra_build_dirs = set(re.findall(r"-B\s+build/([A-Za-z0-9_-]+)", text))
+    scripts_dir = os.path.join(ROOT, "scripts")
+    for name in os.listdir(scripts_dir):
+        if name.endswith(".sh"):
+            with open(os.path.join(scripts_dir, name)) as f:
+                extra_build_dirs |= set(re.findall(r"build/([A-Za-z0-9_-]+)", f.read()))
+    extra_build_dirs -= presets["configurePresets"]
     labels = set(run(["ctest", "--print-labels"], cwd=build).stdout.split()) - {
         "All", "Labels:", "labels:"}
     test_sh = open(os.path.join(ROOT, "scripts", "test.sh")).read()
@@ -156,7 +163,7 @@ def main():
                 check(r.returncode == 0 and listed, f"'{w}' selects a case in {words[0]}")
         if words and words[0] == "scripts/test.sh" and len(words) > 1 and not words[1].startswith("-"):
             mode = words[1]
-            check(mode in labels or re.search(rf'"{re.escape(mode)}"|\b{re.escape(mode)}\)', test_sh),
+            check(mode in labels or re.search(rf'"{re.escape(mode)}"|= {re.escape(mode)} \]|\b{re.escape(mode)}\)', test_sh),
                   f"scripts/test.sh knows '{mode}'")
         if words and words[0] in ("hearth", "scripts/run.sh") or (
                 words and words[0].endswith("/hearth") and "QT_QPA" not in words[0]):

@@ -1093,6 +1093,36 @@
     </message>
 </context>
 <context>
+    <name>ThinkingBlock</name>
+    <message>
+        <location filename="../ui/Chat/ThinkingBlock.qml" line="27"/>
+        <source>Hide the model&apos;s thinking</source>
+        <translation>隐藏模型的思考过程</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ThinkingBlock.qml" line="28"/>
+        <source>Show the model&apos;s thinking</source>
+        <translation>显示模型的思考过程</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../ui/Chat/ThinkingBlock.qml" line="40"/>
+        <source>Thought for %n word(s)</source>
+        <translation>
+            <numerusform>思考了 %n 个词</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ThinkingBlock.qml" line="40"/>
+        <source>Thinking…</source>
+        <translation>正在思考…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ThinkingBlock.qml" line="62"/>
+        <source>Thinking: %1</source>
+        <translation>思考：%1</translation>
+    </message>
+</context>
+<context>
     <name>hearth::app::ChatController</name>
     <message>
         <location filename="../app/chat/chat_controller.cpp" line="104"/>

@@ -33,9 +33,35 @@ Column {
         return parts
     }
 
-    readonly property var parts: markdown ? split(text) : [{ code: false, lang: "", text: text }]
+    // A reasoning model's reply: {thinking, done, answer}. The thinking runs from <think> (or
+    // from the start when the chat template already opened it in the prompt and only the
+    // closing tag appears) to </think>; while it streams, everything so far is thinking.
+    function splitThinking(source) {
+        const open = source.match(/^\s*<think>/)
+        const close = source.indexOf("</think>")
+        if (!open && close < 0)
+            return { thinking: "", done: true, answer: source }
+        const start = open ? open[0].length : 0
+        if (close < 0)
+            return { thinking: source.slice(start), done: false, answer: "" }
+        return { thinking: source.slice(start, close), done: true,
+                 answer: source.slice(close + 8).replace(/^\s+/, "") }
+    }
+    readonly property var reasoning: markdown ? splitThinking(text)
+                                              : { thinking: "", done: true, answer: text }
+    readonly property bool hasThinking: markdown && (reasoning.thinking.length > 0 || !reasoning.done)
+    readonly property var parts: markdown ? split(reasoning.answer)
+                                          : [{ code: false, lang: "", text: text }]
 
     spacing: 8
+
+    ThinkingBlock {
+        objectName: "thinkingBlock"
+        width: root.width
+        visible: root.hasThinking
+        text: root.reasoning.thinking
+        done: root.reasoning.done
+    }
 
     Repeater {
         model: root.parts
