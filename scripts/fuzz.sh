@@ -34,12 +34,12 @@ for t in "${targets[@]}"; do build_targets+=("${t}_fuzz"); done
 # model_file's seeds need a hearth-cli: the one CI's build made, else one built here.
 cli=
 if [[ " ${targets[*]} " == *" model_file "* ]] && [ -f "$shared/models/stories260K.gguf" ]; then
-  for c in build/ci/app/cli/hearth-cli build/release/app/cli/hearth-cli build/dev/app/cli/hearth-cli; do
+  for c in build/ci/bin/hearth-cli build/release/bin/hearth-cli build/dev/bin/hearth-cli; do
     [ -x "$c" ] && cli=$c && break
   done
   if [ -z "$cli" ]; then
     build_targets+=(hearth-cli)
-    cli=$build/app/cli/hearth-cli
+    cli=$build/bin/hearth-cli
   fi
 fi
 cmake --build "$build" -j "$jobs" --target "${build_targets[@]}"
