@@ -1104,12 +1104,15 @@
         <source>Show the model&apos;s thinking</source>
         <translation>显示模型的思考过程</translation>
     </message>
-    <message numerus="yes">
-        <location filename="../ui/Chat/ThinkingBlock.qml" line="40"/>
-        <source>Thought for %n word(s)</source>
-        <translation>
-            <numerusform>思考了 %n 个词</numerusform>
-        </translation>
+    <message>
+        <location filename="../ui/Chat/ThinkingBlock.qml" line="41"/>
+        <source>Thought for 1 word</source>
+        <translation>思考了 1 个词</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ThinkingBlock.qml" line="42"/>
+        <source>Thought for %1 words</source>
+        <translation>思考了 %1 个词</translation>
     </message>
     <message>
         <location filename="../ui/Chat/ThinkingBlock.qml" line="40"/>
@@ -1117,7 +1120,7 @@
         <translation>正在思考…</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ThinkingBlock.qml" line="62"/>
+        <location filename="../ui/Chat/ThinkingBlock.qml" line="64"/>
         <source>Thinking: %1</source>
         <translation>思考：%1</translation>
     </message>

@@ -37,7 +37,9 @@ Column {
             id: label
             leftPadding: 6
             text: (root.expanded ? "▾ " : "▸ ")
-                  + (root.done ? qsTr("Thought for %n word(s)", "", root.words) : qsTr("Thinking…"))
+                  + (!root.done ? qsTr("Thinking…")
+                             : root.words === 1 ? qsTr("Thought for 1 word")
+                             : qsTr("Thought for %1 words").arg(root.words))
             color: Theme.c.textMuted
             font.pixelSize: Theme.fontBody
             font.italic: !root.done
