@@ -1,25 +1,40 @@
-# Decides which optional GPU backends are built. AUTO builds a backend when its toolchain is
-# found and says clearly why it is skipped when not; ON makes a missing toolchain an error.
+# Decides which optional GPU backends are built. AUTO builds a backend when its source folder
+# (backends/vulkan, backends/cuda) and its toolchain are both there, and says clearly why it is
+# skipped when not; ON makes either one missing an error. HEARTH_HAVE_* (and so configure's
+# summary, version.h and the About dialog) say ON only for a backend that is really built.
+
+# Reports a backend that is not built; with its option ON that is an error.
+function(hearth_skip_backend label option why)
+    if(${option} STREQUAL "ON")
+        message(FATAL_ERROR "Hearth: ${option}=ON but ${why}")
+    endif()
+    message(STATUS "Hearth: ${label} backend skipped: ${why}")
+endfunction()
 
 set(HEARTH_HAVE_VULKAN OFF)
-if(NOT HEARTH_VULKAN STREQUAL "OFF")
+if(HEARTH_VULKAN STREQUAL "OFF")
+    hearth_skip_backend(Vulkan HEARTH_VULKAN "HEARTH_VULKAN=OFF")
+elseif(NOT EXISTS "${CMAKE_SOURCE_DIR}/backends/vulkan/CMakeLists.txt")
+    hearth_skip_backend(Vulkan HEARTH_VULKAN
+        "no Vulkan backend is written yet (backends/vulkan does not exist)")
+else()
     find_package(Vulkan QUIET COMPONENTS glslc)
     if(Vulkan_FOUND AND TARGET Vulkan::glslc)
         set(HEARTH_HAVE_VULKAN ON)
         message(STATUS "Hearth: Vulkan backend ON (loader ${Vulkan_VERSION}, glslc ${Vulkan_GLSLC_EXECUTABLE})")
     else()
-        set(_why "Vulkan headers/loader or glslc not found (Debian: libvulkan-dev glslc)")
-        if(HEARTH_VULKAN STREQUAL "ON")
-            message(FATAL_ERROR "Hearth: HEARTH_VULKAN=ON but ${_why}")
-        endif()
-        message(STATUS "Hearth: Vulkan backend skipped: ${_why}")
+        hearth_skip_backend(Vulkan HEARTH_VULKAN
+            "Vulkan headers/loader or glslc not found (Debian: libvulkan-dev glslc)")
     endif()
-else()
-    message(STATUS "Hearth: Vulkan backend skipped: HEARTH_VULKAN=OFF")
 endif()
 
 set(HEARTH_HAVE_CUDA OFF)
-if(NOT HEARTH_CUDA STREQUAL "OFF")
+if(HEARTH_CUDA STREQUAL "OFF")
+    hearth_skip_backend(CUDA HEARTH_CUDA "HEARTH_CUDA=OFF")
+elseif(NOT EXISTS "${CMAKE_SOURCE_DIR}/backends/cuda/CMakeLists.txt")
+    hearth_skip_backend(CUDA HEARTH_CUDA
+        "no CUDA backend is written yet (backends/cuda does not exist)")
+else()
     # CMake 3.25 finds nvcc only through PATH; look in the usual install places too.
     find_program(HEARTH_NVCC nvcc PATHS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)
     if(HEARTH_NVCC AND NOT CMAKE_CUDA_COMPILER)
@@ -31,12 +46,7 @@ if(NOT HEARTH_CUDA STREQUAL "OFF")
         set(HEARTH_HAVE_CUDA ON)
         message(STATUS "Hearth: CUDA backend ON (nvcc ${CMAKE_CUDA_COMPILER})")
     else()
-        set(_why "nvcc not found (install the CUDA toolkit or set CUDA_HOME)")
-        if(HEARTH_CUDA STREQUAL "ON")
-            message(FATAL_ERROR "Hearth: HEARTH_CUDA=ON but ${_why}")
-        endif()
-        message(STATUS "Hearth: CUDA backend skipped: ${_why}")
+        hearth_skip_backend(CUDA HEARTH_CUDA
+            "nvcc not found (install the CUDA toolkit or set CUDA_HOME)")
     endif()
-else()
-    message(STATUS "Hearth: CUDA backend skipped: HEARTH_CUDA=OFF")
 endif()
