@@ -184,26 +184,23 @@ int main(int argc, char* argv[]) {
                 line += QStringLiteral(" (") + controller.modelError() + QLatin1Char(')');
             return line;
         };
-        if (options.modelFile.isEmpty() || controller.modelState() != QLatin1String("loading")) {
-            scheduleScreenshot(window, options.screenshotFile, describe);
-        } else {
-            auto scheduled = std::make_shared<bool>(false);
-            auto scheduleOnce = [=, &controller, file = options.screenshotFile]() {
-                if (*scheduled || controller.modelState() == QLatin1String("loading")) return;
-                *scheduled = true;
-                scheduleScreenshot(window, file, describe);
-            };
-            QObject::connect(&controller, &hearth::app::ChatController::modelChanged, window,
-                             scheduleOnce);
-            QObject::connect(&controller, &hearth::app::ChatController::modelErrorChanged, window,
-                             scheduleOnce);
-            // A load that never ends must not hang a headless check.
-            QTimer::singleShot(kScreenshotLoadWaitMs, window, [=, file = options.screenshotFile]() {
-                if (*scheduled) return;
-                *scheduled = true;
-                scheduleScreenshot(window, file, describe);
-            });
-        }
+        // Taken at once unless a load is running; then when it ends, or after a time limit so
+        // a load that never ends cannot hang a headless check.
+        auto scheduled = std::make_shared<bool>(false);
+        auto scheduleOnce = [=, &controller, file = options.screenshotFile](bool evenIfLoading) {
+            if (*scheduled ||
+                (!evenIfLoading && controller.modelState() == QLatin1String("loading")))
+                return;
+            *scheduled = true;
+            scheduleScreenshot(window, file, describe);
+        };
+        const auto whenLoaded = [scheduleOnce]() { scheduleOnce(false); };
+        QObject::connect(&controller, &hearth::app::ChatController::modelChanged, window,
+                         whenLoaded);
+        QObject::connect(&controller, &hearth::app::ChatController::modelErrorChanged, window,
+                         whenLoaded);
+        QTimer::singleShot(kScreenshotLoadWaitMs, window, [scheduleOnce]() { scheduleOnce(true); });
+        whenLoaded();
     }
     return QGuiApplication::exec();
 }

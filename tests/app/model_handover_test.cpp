@@ -16,6 +16,20 @@
 
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
 
+namespace {
+
+// The real Main.qml on `controller`, as main() loads it; null when it did not load.
+QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine,
+                             hearth::app::ChatController& controller) {
+    hearth::app::prepareEngine(&engine);
+    engine.setInitialProperties({{QStringLiteral("controller"), QVariant::fromValue(&controller)}});
+    engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
+    if (engine.rootObjects().size() != 1) return nullptr;
+    return qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+}
+
+}  // namespace
+
 class ModelHandoverTest : public QObject {
     Q_OBJECT
 
@@ -36,12 +50,8 @@ private slots:
         hearth::app::ChatController controller;
         controller.setDataDir(m_dataDir.filePath(QStringLiteral("handover")));
         QQmlApplicationEngine engine;
-        hearth::app::prepareEngine(&engine);
-        engine.setInitialProperties(
-            {{QStringLiteral("controller"), QVariant::fromValue(&controller)}});
-        engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
-        QCOMPARE(engine.rootObjects().size(), 1);
-        QObject* window = engine.rootObjects().first();
+        QQuickWindow* window = loadMainWindow(engine, controller);
+        QVERIFY(window);
         auto* dialog = window->findChild<QObject*>(QStringLiteral("replaceModelDialog"));
         QVERIFY(dialog);
         QTRY_VERIFY(controller.ready());
@@ -77,12 +87,7 @@ private slots:
         hearth::app::ChatController controller;
         controller.setDataDir(m_dataDir.filePath(QStringLiteral("focus")));
         QQmlApplicationEngine engine;
-        hearth::app::prepareEngine(&engine);
-        engine.setInitialProperties(
-            {{QStringLiteral("controller"), QVariant::fromValue(&controller)}});
-        engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
-        QCOMPARE(engine.rootObjects().size(), 1);
-        auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+        QQuickWindow* window = loadMainWindow(engine, controller);
         QVERIFY(window);
         QVERIFY(QTest::qWaitForWindowExposed(window));
         QTRY_VERIFY(controller.ready());
