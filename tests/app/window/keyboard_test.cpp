@@ -2,6 +2,7 @@
 // message actions included, each with a visible focus ring and never trapped in a text field;
 // the chat list takes arrows, Enter, F2 and Delete (with undo); context menus on chats and
 // messages; Ctrl+Enter saves an edit; F1 and Ctrl+/ open the shortcuts sheet.
+#include <QColor>
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQmlExtensionPlugin>
@@ -41,7 +42,8 @@ bool showsFocus(QQuickItem* item) {
     const QVariant border = background->property("border");
     if (!border.isValid()) return false;
     QObject* group = border.value<QObject*>();
-    return group && group->property("width").toReal() >= 1.0;
+    return group && group->property("width").toReal() >= 1.0 &&
+           group->property("color").value<QColor>().alpha() > 0;
 }
 
 void typeText(QQuickWindow* window, const QString& text) {

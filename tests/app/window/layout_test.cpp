@@ -92,6 +92,7 @@ private:
     void setTheme(ChatController& c, const QString& theme) {
         m_theme = theme;
         c.settings()->insert(QStringLiteral("theme"), theme);
+        QTest::qWait(300);  // colour transitions end (Theme.animationMs)
     }
 
 private slots:
