@@ -51,7 +51,11 @@ Rectangle {
             color: Theme.c.text
             font.pixelSize: Theme.fontBody
             onTextChanged: sidebar.controller.search(text)
-            Keys.onEscapePressed: text = ""
+            // Escape clears the search; on an empty field it goes on (closing the drawer).
+            Keys.onEscapePressed: event => {
+                event.accepted = text.length > 0
+                text = ""
+            }
         }
         ListView {
             id: searchList

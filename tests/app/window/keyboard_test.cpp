@@ -217,6 +217,49 @@ private slots:
         QTRY_COMPARE(chats->rowCount(), 3);
     }
 
+    // In a narrow window the chat list is a drawer: Ctrl+F and Ctrl+B open it with the focus
+    // in the search field or the list; opening a chat closes it.
+    void narrowWindowDrawerByKeyboard() {
+        const QString dir = m_dataDir.filePath(QStringLiteral("drawer"));
+        QString error;
+        for (int i = 0; i < 2; ++i)
+            QVERIFY2(hearth::app::seedDemoChat(dir, &error) > 0, qPrintable(error));
+        ChatController controller;
+        controller.setDataDir(dir);
+        QQmlApplicationEngine engine;
+        QQuickWindow* window = loadMainWindow(engine, controller);
+        QVERIFY(window);
+        window->resize(640, 800);
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        QTRY_VERIFY(controller.ready());
+        QTRY_COMPARE(controller.chats()->rowCount(), 2);
+        QObject* drawer = findObject(window, QStringLiteral("sidebarDrawer"));
+        QVERIFY(drawer);
+        QVERIFY(!drawer->property("visible").toBool());
+
+        QTest::keyClick(window, Qt::Key_F, Qt::ControlModifier);
+        QTRY_VERIFY(drawer->property("opened").toBool());
+        auto* search = findNamed(window, QStringLiteral("searchField"));
+        QTRY_VERIFY(search->hasActiveFocus());
+        typeText(window, QStringLiteral("zz"));
+        QTest::keyClick(window, Qt::Key_Escape);  // clears the search field first
+        QCOMPARE(search->property("text").toString(), QString());
+        QVERIFY(drawer->property("opened").toBool());
+        QTest::keyClick(window, Qt::Key_Escape);
+        QTRY_VERIFY(!drawer->property("visible").toBool());
+
+        QTest::keyClick(window, Qt::Key_B, Qt::ControlModifier);
+        QTRY_VERIFY(drawer->property("opened").toBool());
+        auto* list = findNamed(window, QStringLiteral("chatList"));
+        QTRY_VERIFY(list->hasActiveFocus());
+        QTRY_VERIFY(list->property("currentItem").value<QQuickItem*>());
+        const qint64 chosen =
+            list->property("currentItem").value<QQuickItem*>()->property("chatId").toLongLong();
+        QTest::keyClick(window, Qt::Key_Return);
+        QTRY_COMPARE(controller.currentChatId(), chosen);
+        QTRY_VERIFY(!drawer->property("visible").toBool());
+    }
+
     // A right click on a message opens its actions; Ctrl+Enter saves an edit (a new version
     // and a new reply).
     void messageMenuAndCtrlEnterSavesAnEdit() {
