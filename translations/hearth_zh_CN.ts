@@ -1284,7 +1284,7 @@
     <name>Sidebar</name>
     <message>
         <location filename="../ui/Sidebar/Sidebar.qml" line="24"/>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="113"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="117"/>
         <source>Chats</source>
         <translation>对话</translation>
     </message>
@@ -1309,22 +1309,22 @@
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="68"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="72"/>
         <source>Search result in %1</source>
         <translation>%1 中的搜索结果</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="95"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="99"/>
         <source>No matches</source>
         <translation>没有匹配结果</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="114"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="118"/>
         <source>Arrow keys move, Enter opens, F2 renames, Delete deletes</source>
         <translation>方向键移动，Enter 打开，F2 重命名，Delete 删除</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="153"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="175"/>
         <source>Your chats will appear here.</source>
         <translation>你的对话将显示在这里。</translation>
     </message>
@@ -1549,7 +1549,7 @@ Details: %3</source>
         <translation>提示词 %1 个词元：复用 %2 个，计算 %3 个，%4 词元/秒</translation>
     </message>
     <message>
-        <location filename="../app/chat/message_model.cpp" line="27"/>
+        <location filename="../app/chat/message_model.cpp" line="28"/>
         <source>first token %1 ms</source>
         <translation>首个词元 %1 毫秒</translation>
     </message>
