@@ -524,17 +524,17 @@
         <translation>Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="217"/>
+        <location filename="../ui/Main.qml" line="247"/>
         <source>Assistant is writing a reply…</source>
         <translation>助手正在回复…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="221"/>
+        <location filename="../ui/Main.qml" line="235"/>
         <source>Assistant: %1</source>
         <translation>助手：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="222"/>
+        <location filename="../ui/Main.qml" line="237"/>
         <source>The reply is empty.</source>
         <translation>回复为空。</translation>
     </message>

@@ -204,22 +204,55 @@ ApplicationWindow {
         }
     }
 
-    // Screen readers hear a reply start and, once it ends, the whole reply ("Assistant: …"),
-    // without the focus leaving the composer. Banners are alerts of their own (Banner.qml).
+    // Screen readers hear a reply as it is written, like an aria-live region: "Assistant is
+    // writing a reply…", then whole sentences as they are completed (at most one announcement
+    // every 1.5 s, so the speech is not cut off by every token), and the rest when it ends.
+    // The focus stays in the composer. Banners are alerts of their own (Banner.qml).
     LiveRegion {
         id: liveRegion
         objectName: "liveRegion"
+        property int spokenLength: 0  // of the streaming reply, already announced
+        property double spokenAt: 0
+        property int minInterval: 1500  // ms between announcements while streaming
+
+        function speakSentences(done) {
+            const text = window.controller.messages.lastAssistantText()
+            let upto = text.length
+            if (!done) {
+                const ends = /[.!?。！？\n]/g
+                upto = -1
+                let m
+                while ((m = ends.exec(text)) !== null)
+                    upto = m.index + 1
+                if (upto <= spokenLength || Date.now() - spokenAt < minInterval)
+                    return
+            }
+            const part = text.slice(spokenLength, upto).trim()
+            const first = spokenLength === 0
+            spokenLength = Math.max(spokenLength, upto)
+            spokenAt = Date.now()
+            if (part.length > 0)
+                announce(first ? qsTr("Assistant: %1").arg(part) : part)
+            else if (done && first)
+                announce(qsTr("The reply is empty."))
+        }
     }
     Connections {
         target: window.controller
         function onGeneratingChanged() {
-            if (window.controller.generating)
-                liveRegion.announce(qsTr("Assistant is writing a reply…"))
+            if (!window.controller.generating)
+                return
+            liveRegion.spokenLength = 0
+            liveRegion.spokenAt = Date.now()
+            liveRegion.announce(qsTr("Assistant is writing a reply…"))
         }
-        function onReplyFinished(messageId, stopReason) {
-            const text = window.controller.messages.lastAssistantText()
-            liveRegion.announce(text.length > 0 ? qsTr("Assistant: %1").arg(text)
-                                                : qsTr("The reply is empty."))
+        function onReplyFinished(messageId, stopReason) { liveRegion.speakSentences(true) }
+    }
+    Connections {
+        target: window.controller.messages
+        function onDataChanged() {
+            if (window.controller.generating)
+                liveRegion.speakSentences(false)
         }
     }
 

@@ -8,6 +8,7 @@ Item {
     id: region
 
     property string text
+    signal announced(string message)
 
     function announce(message) {
         if (message.length === 0)
@@ -15,6 +16,7 @@ Item {
         region.visible = false
         region.text = message
         region.visible = true
+        region.announced(message)
     }
 
     width: 1
