@@ -9,42 +9,42 @@
         <translation>关于 Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="45"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="49"/>
         <source>Version %1</source>
         <translation>版本 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="54"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="58"/>
         <source>Local language models with their own inference engine. MIT licensed.</source>
         <translation>在本机运行的语言模型，自带推理引擎。MIT 许可。</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="60"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="64"/>
         <source>Commit</source>
         <translation>提交</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="62"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="66"/>
         <source>Build</source>
         <translation>构建</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="64"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="68"/>
         <source>Compiler</source>
         <translation>编译器</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="66"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="70"/>
         <source>Qt</source>
         <translation>Qt</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="68"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="72"/>
         <source>Backends built</source>
         <translation>已构建的后端</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="70"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="74"/>
         <source>Data folder</source>
         <translation>数据文件夹</translation>
     </message>
@@ -80,12 +80,12 @@
 <context>
     <name>Banner</name>
     <message>
-        <location filename="../ui/Components/Banner.qml" line="50"/>
+        <location filename="../ui/Components/Banner.qml" line="51"/>
         <source>Dismiss message</source>
         <translation>关闭消息</translation>
     </message>
     <message>
-        <location filename="../ui/Components/Banner.qml" line="52"/>
+        <location filename="../ui/Components/Banner.qml" line="50"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -133,22 +133,22 @@
         <translation>Markdown (.md)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="66"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="67"/>
         <source>JSON (.json)</source>
         <translation>JSON (.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="73"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="75"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="76"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="78"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="76"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="78"/>
         <source>Markdown files (*.md)</source>
         <translation>Markdown 文件 (*.md)</translation>
     </message>
@@ -156,32 +156,48 @@
 <context>
     <name>ChatListItem</name>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="18"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="25"/>
         <source>Chat %1</source>
         <translation>对话 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="49"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="26"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="42"/>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="47"/>
+        <source>Rename (F2)</source>
+        <translation>重命名 (F2)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="52"/>
+        <source>Delete (Del)</source>
+        <translation>删除 (Del)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="87"/>
         <source>New name for the chat</source>
         <translation>对话的新名称</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="60"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="103"/>
         <source>Rename chat</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="62"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="105"/>
         <source>Rename</source>
         <translation>重命名</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="68"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="112"/>
         <source>Delete chat</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="70"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="114"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -209,107 +225,107 @@
         <translation>从下一条消息起生效。新对话使用“设置”中的系统提示词。</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="55"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="58"/>
         <source>No system prompt</source>
         <translation>无系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="56"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="59"/>
         <source>System prompt of this chat</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="61"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="64"/>
         <source>Presets</source>
         <translation>预设</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="62"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="65"/>
         <source>Named system prompts: pick one for this chat, or save this chat&apos;s under a name.</source>
         <translation>命名的系统提示词：为此对话选择一个，或将此对话的提示词以某个名称保存。</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="68"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="71"/>
         <source>Pick a preset…</source>
         <translation>选择预设…</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="68"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="71"/>
         <source>No presets yet</source>
         <translation>尚无预设</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="70"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="73"/>
         <source>Use a saved system prompt</source>
         <translation>使用已保存的系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="80"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="83"/>
         <source>Preset name</source>
         <translation>预设名称</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="82"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="85"/>
         <source>Name for the preset</source>
         <translation>预设的名称</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="86"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="89"/>
         <source>Save as preset</source>
         <translation>保存为预设</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="88"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="91"/>
         <source>Save this chat&apos;s system prompt as a preset</source>
         <translation>将此对话的系统提示词保存为预设</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="97"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="100"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="98"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="101"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="99"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="102"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="100"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="103"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="101"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="104"/>
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="102"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="105"/>
         <source>Longest reply (tokens)</source>
         <translation>最长回复（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="107"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="110"/>
         <source>(as in Settings)</source>
         <translation>（同“设置”）</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="117"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="120"/>
         <source>Use Settings</source>
         <translation>使用“设置”中的值</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="118"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="121"/>
         <source>Use the sampling from Settings for this chat</source>
         <translation>此对话使用“设置”中的采样设置</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="125"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="128"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
@@ -322,12 +338,17 @@
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatView.qml" line="44"/>
+        <location filename="../ui/Chat/ChatView.qml" line="23"/>
+        <source>Scroll the messages</source>
+        <translation>滚动消息</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatView.qml" line="46"/>
         <source>Ask %1 anything. Your chat stays on this computer.</source>
         <translation>向 %1 提任何问题。你的对话只保存在这台电脑上。</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatView.qml" line="45"/>
+        <location filename="../ui/Chat/ChatView.qml" line="47"/>
         <source>Load a model to start chatting.</source>
         <translation>加载模型后即可开始对话。</translation>
     </message>
@@ -358,37 +379,37 @@
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="44"/>
+        <location filename="../ui/Chat/Composer.qml" line="47"/>
         <source>Message %1 (Enter to send, Shift+Enter for a new line)</source>
         <translation>给 %1 发消息（Enter 发送，Shift+Enter 换行）</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="45"/>
+        <location filename="../ui/Chat/Composer.qml" line="48"/>
         <source>Load a model to start chatting: drop a .gguf file anywhere or use Load model…</source>
         <translation>请先加载模型：将 .gguf 文件拖到窗口任意位置，或使用“加载模型…”</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="48"/>
+        <location filename="../ui/Chat/Composer.qml" line="51"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="63"/>
+        <location filename="../ui/Chat/Composer.qml" line="66"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="64"/>
+        <location filename="../ui/Chat/Composer.qml" line="67"/>
         <source>Send the message (Enter)</source>
         <translation>发送消息（Enter）</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="70"/>
+        <location filename="../ui/Chat/Composer.qml" line="73"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="71"/>
+        <location filename="../ui/Chat/Composer.qml" line="74"/>
         <source>Stop the reply (Esc)</source>
         <translation>停止回复（Esc）</translation>
     </message>
@@ -493,75 +514,98 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/Main.qml" line="26"/>
+        <location filename="../ui/Main.qml" line="29"/>
         <source>%1 — Hearth</source>
         <translation>%1 — Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="26"/>
+        <location filename="../ui/Main.qml" line="29"/>
         <source>Hearth</source>
         <translation>Hearth</translation>
+    </message>
+    <message>
+        <location filename="../ui/Main.qml" line="247"/>
+        <source>Assistant is writing a reply…</source>
+        <translation>助手正在回复…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Main.qml" line="235"/>
+        <source>Assistant: %1</source>
+        <translation>助手：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Main.qml" line="237"/>
+        <source>The reply is empty.</source>
+        <translation>回复为空。</translation>
     </message>
 </context>
 <context>
     <name>MessageDelegate</name>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="28"/>
-        <source>You said: %1</source>
-        <translation>你说：%1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="28"/>
-        <source>Reply: %1</source>
-        <translation>回复：%1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="39"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="100"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="39"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="100"/>
         <source>Assistant</source>
         <translation>助手</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="84"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="77"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="150"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="152"/>
         <source>Previous version</source>
         <translation>上一个版本</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="90"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="158"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="98"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="85"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="165"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="167"/>
         <source>Next version</source>
         <translation>下一个版本</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="102"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="30"/>
+        <source>You: %1</source>
+        <translation>你：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="30"/>
+        <source>Assistant: %1</source>
+        <translation>助手：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="53"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="171"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="108"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="61"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="177"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="114"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="69"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="183"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="123"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="31"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="194"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="137"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="207"/>
         <source>Earlier messages up to here are no longer seen by the model: the chat is longer than its context. The system prompt is kept.</source>
         <translation>到此为止的较早消息模型已看不到：对话超出了上下文长度。系统提示词仍会保留。</translation>
     </message>
@@ -569,120 +613,159 @@
 <context>
     <name>MessageEditor</name>
     <message>
-        <location filename="../ui/Chat/MessageEditor.qml" line="24"/>
+        <location filename="../ui/Chat/MessageEditor.qml" line="27"/>
         <source>Edit message</source>
         <translation>编辑消息</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageEditor.qml" line="30"/>
+        <location filename="../ui/Chat/MessageEditor.qml" line="41"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageEditor.qml" line="34"/>
+        <location filename="../ui/Chat/MessageEditor.qml" line="43"/>
+        <source>Discard the changes (Esc)</source>
+        <translation>放弃修改 (Esc)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageEditor.qml" line="48"/>
         <source>Save and send</source>
         <translation>保存并发送</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/MessageEditor.qml" line="49"/>
+        <source>Save the edit as a new version and ask again (Ctrl+Enter)</source>
+        <translation>将修改保存为新版本并重新提问 (Ctrl+Enter)</translation>
     </message>
 </context>
 <context>
     <name>ModelBar</name>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="36"/>
+        <location filename="../ui/Model/ModelBar.qml" line="48"/>
+        <source>Chats</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="53"/>
         <source>Hearth</source>
         <translation>Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="51"/>
+        <location filename="../ui/Model/ModelBar.qml" line="72"/>
         <source>Loading %1…</source>
         <translation>正在加载 %1…</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="52"/>
+        <location filename="../ui/Model/ModelBar.qml" line="73"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="55"/>
+        <location filename="../ui/Model/ModelBar.qml" line="76"/>
         <source>Model: %1</source>
         <translation>模型：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="77"/>
+        <location filename="../ui/Model/ModelBar.qml" line="98"/>
         <source>Backend %1. %2</source>
         <translation>后端 %1。%2</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="92"/>
+        <location filename="../ui/Model/ModelBar.qml" line="116"/>
         <source>Load model…</source>
         <translation>加载模型…</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="93"/>
+        <location filename="../ui/Model/ModelBar.qml" line="117"/>
         <source>Choose a .gguf model file</source>
         <translation>选择 .gguf 模型文件</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="98"/>
+        <location filename="../ui/Model/ModelBar.qml" line="122"/>
         <source>Recent ▾</source>
         <translation>最近 ▾</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="99"/>
+        <location filename="../ui/Model/ModelBar.qml" line="123"/>
         <source>Recently used models</source>
         <translation>最近使用的模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="110"/>
+        <location filename="../ui/Model/ModelBar.qml" line="134"/>
         <source>Load %1</source>
         <translation>加载 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="119"/>
+        <location filename="../ui/Model/ModelBar.qml" line="143"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="120"/>
+        <location filename="../ui/Model/ModelBar.qml" line="144"/>
         <source>Unload the model and free its memory</source>
         <translation>卸载模型并释放内存</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="126"/>
+        <location filename="../ui/Model/ModelBar.qml" line="151"/>
+        <location filename="../ui/Model/ModelBar.qml" line="194"/>
         <source>Switch to light theme</source>
         <translation>切换到浅色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="126"/>
+        <location filename="../ui/Model/ModelBar.qml" line="151"/>
+        <location filename="../ui/Model/ModelBar.qml" line="194"/>
         <source>Switch to dark theme</source>
         <translation>切换到深色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="132"/>
+        <location filename="../ui/Model/ModelBar.qml" line="158"/>
         <source>Settings (Ctrl+,)</source>
         <translation>设置（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="137"/>
+        <location filename="../ui/Model/ModelBar.qml" line="165"/>
+        <location filename="../ui/Model/ModelBar.qml" line="204"/>
+        <source>Keyboard shortcuts (F1)</source>
+        <translation>键盘快捷键 (F1)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="171"/>
         <source>About</source>
         <translation>关于</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="138"/>
+        <location filename="../ui/Model/ModelBar.qml" line="172"/>
+        <location filename="../ui/Model/ModelBar.qml" line="209"/>
         <source>About Hearth</source>
         <translation>关于 Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="146"/>
+        <location filename="../ui/Model/ModelBar.qml" line="179"/>
+        <source>More: theme, settings, keyboard shortcuts, About</source>
+        <translation>更多：主题、设置、键盘快捷键、关于</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="189"/>
+        <source>Unload model</source>
+        <translation>卸载模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="199"/>
+        <source>Settings… (Ctrl+,)</source>
+        <translation>设置… (Ctrl+,)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelBar.qml" line="220"/>
         <source>Choose a model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="147"/>
+        <location filename="../ui/Model/ModelBar.qml" line="221"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="147"/>
+        <location filename="../ui/Model/ModelBar.qml" line="221"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
@@ -739,6 +822,19 @@
         <location filename="../ui/Settings/NumberRow.qml" line="31"/>
         <source>(%1 – %2)</source>
         <translation>（%1 – %2）</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <location filename="../app/chat/app_settings.cpp" line="73"/>
+        <source>The settings file %1 could not be read, so the defaults are in use; the old file was kept as %2.</source>
+        <translation>无法读取设置文件 %1，已改用默认设置；旧文件保留为 %2。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/app_settings.cpp" line="77"/>
+        <source>The settings file %1 could not be read, so the defaults are in use.</source>
+        <translation>无法读取设置文件 %1，已改用默认设置。</translation>
     </message>
 </context>
 <context>
@@ -930,7 +1026,7 @@
     </message>
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="172"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="183"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="186"/>
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
@@ -940,121 +1036,295 @@
         <translation>用于新建的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="180"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="183"/>
         <source>e.g. You are a concise assistant.</source>
         <translation>例如：你是一个简洁的助手。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="189"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="192"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="190"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="208"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="193"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
         <source>Applies at once.</source>
         <translation>立即生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="192"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="195"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="192"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="195"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="193"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="196"/>
         <source>Follow system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="198"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="201"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="199"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="202"/>
         <source>Applies after Hearth is restarted.</source>
         <translation>重新启动 Hearth 后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="201"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="204"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="207"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
         <source>Text size</source>
         <translation>文字大小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="213"/>
         <source>Small</source>
         <translation>小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="213"/>
         <source>Normal</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="214"/>
         <source>Large</source>
         <translation>大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="214"/>
         <source>Larger</source>
         <translation>更大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="216"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="219"/>
         <source>Restore defaults</source>
         <translation>恢复默认设置</translation>
     </message>
 </context>
 <context>
-    <name>Sidebar</name>
+    <name>ShortcutsDialog</name>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="21"/>
-        <source>Chats</source>
-        <translation>对话</translation>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="11"/>
+        <source>Enter</source>
+        <translation>Enter</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="38"/>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="11"/>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="12"/>
+        <source>Shift+Enter</source>
+        <translation>Shift+Enter</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="12"/>
+        <source>New line in the message</source>
+        <translation>在消息中换行</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="13"/>
+        <source>Esc</source>
+        <translation>Esc</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="13"/>
+        <source>Stop the reply; cancel an edit or a rename</source>
+        <translation>停止回复；取消编辑或重命名</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="14"/>
+        <source>Ctrl+Enter</source>
+        <translation>Ctrl+Enter</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="14"/>
+        <source>Save an edited message and ask again</source>
+        <translation>保存修改后的消息并重新提问</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="15"/>
+        <source>Ctrl+N</source>
+        <translation>Ctrl+N</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="15"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="39"/>
-        <source>Start a new chat (Ctrl+N)</source>
-        <translation>开始新对话（Ctrl+N）</translation>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="16"/>
+        <source>Ctrl+F</source>
+        <translation>Ctrl+F</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="46"/>
-        <source>Search chats (Ctrl+F)</source>
-        <translation>搜索对话（Ctrl+F）</translation>
-    </message>
-    <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="47"/>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="16"/>
         <source>Search chats</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="65"/>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="17"/>
+        <source>Ctrl+B</source>
+        <translation>Ctrl+B</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="17"/>
+        <source>Go to the chat list</source>
+        <translation>转到对话列表</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="18"/>
+        <source>↑ ↓, Enter</source>
+        <translation>↑ ↓、Enter</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="18"/>
+        <source>Choose a chat in the list and open it</source>
+        <translation>在列表中选择并打开对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="19"/>
+        <source>F2</source>
+        <translation>F2</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="19"/>
+        <source>Rename the chosen chat</source>
+        <translation>重命名所选对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="20"/>
+        <source>Delete</source>
+        <translation>Delete</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="20"/>
+        <source>Delete the chosen chat (Undo in the banner)</source>
+        <translation>删除所选对话（可在横幅中撤销）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="21"/>
+        <source>Menu, Shift+F10</source>
+        <translation>Menu、Shift+F10</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="21"/>
+        <source>Actions of the chosen chat or message</source>
+        <translation>所选对话或消息的操作</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="22"/>
+        <source>Tab, Shift+Tab</source>
+        <translation>Tab、Shift+Tab</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="22"/>
+        <source>Move between controls and message actions</source>
+        <translation>在控件和消息操作之间移动</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="23"/>
+        <source>Ctrl+Shift+C</source>
+        <translation>Ctrl+Shift+C</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="23"/>
+        <source>Copy the last answer</source>
+        <translation>复制最后的回答</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="24"/>
+        <source>Ctrl+,</source>
+        <translation>Ctrl+,</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="24"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="25"/>
+        <source>F1, Ctrl+/</source>
+        <translation>F1、Ctrl+/</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="25"/>
+        <source>This list of shortcuts</source>
+        <translation>本快捷键列表</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="29"/>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="45"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/ShortcutsDialog.qml" line="75"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="24"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="117"/>
+        <source>Chats</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="41"/>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="42"/>
+        <source>Start a new chat (Ctrl+N)</source>
+        <translation>开始新对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="49"/>
+        <source>Search chats (Ctrl+F)</source>
+        <translation>搜索对话（Ctrl+F）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="50"/>
+        <source>Search chats</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="72"/>
         <source>Search result in %1</source>
         <translation>%1 中的搜索结果</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="92"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="99"/>
         <source>No matches</source>
         <translation>没有匹配结果</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="125"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="118"/>
+        <source>Arrow keys move, Enter opens, F2 renames, Delete deletes</source>
+        <translation>方向键移动，Enter 打开，F2 重命名，Delete 删除</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="175"/>
         <source>Your chats will appear here.</source>
         <translation>你的对话将显示在这里。</translation>
     </message>
@@ -1062,32 +1332,32 @@
 <context>
     <name>StatusLine</name>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="23"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="24"/>
         <source>%1 tok/s · prompt %2 tok/s · first token %3 ms</source>
         <translation>%1 词元/秒 · 提示词 %2 词元/秒 · 首个词元 %3 毫秒</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="27"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="28"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="34"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="35"/>
         <source>%1 · KV %2</source>
         <translation>%1 · KV %2</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="40"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="41"/>
         <source>memory %1</source>
         <translation>内存 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="47"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="48"/>
         <source>context %1 / %2</source>
         <translation>上下文 %1 / %2</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="58"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="59"/>
         <source>Context used</source>
         <translation>已用上下文</translation>
     </message>
@@ -1138,37 +1408,37 @@
         <translation>已释放 %1。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="175"/>
+        <location filename="../app/chat/chat_controller.cpp" line="176"/>
         <source>Saving the chat failed: %1</source>
         <translation>保存对话失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="237"/>
+        <location filename="../app/chat/chat_controller.cpp" line="238"/>
         <source>The chat could not be opened: %1</source>
         <translation>无法打开对话：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="322"/>
+        <location filename="../app/chat/chat_controller.cpp" line="323"/>
         <source>The message could not be saved: %1</source>
         <translation>无法保存消息：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="381"/>
+        <location filename="../app/chat/chat_controller.cpp" line="382"/>
         <source>The reply could not be generated: %1</source>
         <translation>无法生成回复：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="532"/>
+        <location filename="../app/chat/chat_controller.cpp" line="535"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="589"/>
+        <location filename="../app/chat/chat_controller.cpp" line="592"/>
         <source>Chat exported to %1</source>
         <translation>对话已导出到 %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="590"/>
+        <location filename="../app/chat/chat_controller.cpp" line="593"/>
         <source>The chat could not be exported: %1</source>
         <translation>无法导出对话：%1</translation>
     </message>
@@ -1269,9 +1539,19 @@ Details: %3</source>
 <context>
     <name>hearth::app::MessageModel</name>
     <message>
-        <location filename="../app/chat/message_model.cpp" line="17"/>
+        <location filename="../app/chat/message_model.cpp" line="18"/>
         <source>%1 tokens · %2 tok/s</source>
         <translation>%1 个词元 · %2 词元/秒</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/message_model.cpp" line="21"/>
+        <source>prompt %1 tokens: %2 reused, %3 computed at %4 tok/s</source>
+        <translation>提示词 %1 个词元：复用 %2 个，计算 %3 个，%4 词元/秒</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/message_model.cpp" line="28"/>
+        <source>first token %1 ms</source>
+        <translation>首个词元 %1 毫秒</translation>
     </message>
 </context>
 <context>

@@ -17,10 +17,13 @@ ApplicationWindow {
     readonly property bool showWelcome: controller.modelState === "none"
                                         && controller.currentChatId === 0
                                         && controller.messages.count === 0
+    // Below this width (more with larger text) the chat list becomes a drawer opened from the
+    // header, so the chat column keeps its room.
+    readonly property bool compact: width < 900 * Theme.fontBody / 14
 
     width: 1100
     height: 760
-    minimumWidth: 720
+    minimumWidth: 640
     minimumHeight: 480
     visible: true
     title: hasModel ? qsTr("%1 — Hearth").arg(controller.modelInfo.name) : qsTr("Hearth")
@@ -64,19 +67,45 @@ ApplicationWindow {
 
     header: ModelBar {
         controller: window.controller
+        showChatsButton: window.compact
         onSettingsRequested: settingsPanel.open()
         onAboutRequested: aboutDialog.open()
+        onShortcutsRequested: shortcutsDialog.open()
+        onChatsRequested: sidebarDrawer.open()
     }
+
+    // The one chat list: in the row beside the chat when there is room, in a drawer otherwise.
+    Sidebar {
+        id: sidebar
+        objectName: "sidebar"
+        parent: window.compact ? drawerHost : sideHost
+        anchors.fill: parent
+        controller: window.controller
+    }
+    Drawer {
+        id: sidebarDrawer
+        objectName: "sidebarDrawer"
+        width: Math.min(300 * Theme.fontBody / 14, window.width * 0.85)
+        height: window.height
+        interactive: window.compact
+        focus: true
+        Item {
+            id: drawerHost
+            anchors.fill: parent
+        }
+        onClosed: if (window.compact && !window.showWelcome) composer.focusInput()
+    }
+    onCompactChanged: if (!compact) sidebarDrawer.close()
 
     RowLayout {
         anchors.fill: parent
         spacing: 0
 
-        Sidebar {
-            id: sidebar
+        Item {
+            id: sideHost
+            visible: !window.compact
             Layout.preferredWidth: 270
             Layout.fillHeight: true
-            controller: window.controller
         }
 
         ColumnLayout {
@@ -133,6 +162,7 @@ ApplicationWindow {
                 controller: window.controller
             }
             StatusLine {
+                objectName: "statusLine"
                 Layout.fillWidth: true
                 Layout.fillHeight: false
                 Layout.leftMargin: 16
@@ -168,8 +198,61 @@ ApplicationWindow {
         target: window.controller
         function onModelLoaded() { composer.focusInput() }
         function onCurrentChatChanged() {
+            sidebarDrawer.close()
             if (window.controller.modelState === "ready")
                 composer.focusInput()
+        }
+    }
+
+    // Screen readers hear a reply as it is written, like an aria-live region: "Assistant is
+    // writing a reply…", then whole sentences as they are completed (at most one announcement
+    // every 1.5 s, so the speech is not cut off by every token), and the rest when it ends.
+    // The focus stays in the composer. Banners are alerts of their own (Banner.qml).
+    LiveRegion {
+        id: liveRegion
+        objectName: "liveRegion"
+        property int spokenLength: 0  // of the streaming reply, already announced
+        property double spokenAt: 0
+        property int minInterval: 1500  // ms between announcements while streaming
+
+        function speakSentences(done) {
+            const text = window.controller.messages.lastAssistantText()
+            let upto = text.length
+            if (!done) {
+                const ends = /[.!?。！？\n]/g
+                upto = -1
+                let m
+                while ((m = ends.exec(text)) !== null)
+                    upto = m.index + 1
+                if (upto <= spokenLength || Date.now() - spokenAt < minInterval)
+                    return
+            }
+            const part = text.slice(spokenLength, upto).trim()
+            const first = spokenLength === 0
+            spokenLength = Math.max(spokenLength, upto)
+            spokenAt = Date.now()
+            if (part.length > 0)
+                announce(first ? qsTr("Assistant: %1").arg(part) : part)
+            else if (done && first)
+                announce(qsTr("The reply is empty."))
+        }
+    }
+    Connections {
+        target: window.controller
+        function onGeneratingChanged() {
+            if (!window.controller.generating)
+                return
+            liveRegion.spokenLength = 0
+            liveRegion.spokenAt = Date.now()
+            liveRegion.announce(qsTr("Assistant is writing a reply…"))
+        }
+        function onReplyFinished(messageId, stopReason) { liveRegion.speakSentences(true) }
+    }
+    Connections {
+        target: window.controller.messages
+        function onDataChanged() {
+            if (window.controller.generating)
+                liveRegion.speakSentences(false)
         }
     }
 
@@ -191,10 +274,15 @@ ApplicationWindow {
 
     SettingsPanel {
         id: settingsPanel
+        objectName: "settingsPanel"
         controller: window.controller
     }
     AboutDialog {
         id: aboutDialog
+        objectName: "aboutDialog"
+    }
+    ShortcutsDialog {
+        id: shortcutsDialog
     }
 
     Shortcut {
@@ -203,7 +291,23 @@ ApplicationWindow {
     }
     Shortcut {
         sequence: "Ctrl+F"
-        onActivated: sidebar.focusSearch()
+        onActivated: {
+            if (window.compact)
+                sidebarDrawer.open()
+            sidebar.focusSearch()
+        }
+    }
+    Shortcut {
+        sequence: "Ctrl+B"
+        onActivated: {
+            if (window.compact)
+                sidebarDrawer.open()
+            sidebar.focusList()
+        }
+    }
+    Shortcut {
+        sequences: ["F1", "Ctrl+/"]
+        onActivated: shortcutsDialog.open()
     }
     Shortcut {
         sequence: "Esc"

@@ -389,6 +389,8 @@ void ChatController::finishReply(const QString& text, const GenerationReport& re
     m_stopBeforeStart = false;
     hearth::storage::GenerationStats st;
     st.promptTokens = static_cast<int>(report.promptTokens);
+    st.reusedTokens = static_cast<int>(report.reusedTokens);
+    st.computedTokens = static_cast<int>(report.computedTokens);
     st.generatedTokens = static_cast<int>(report.generatedTokens);
     st.promptTokensPerSecond = report.promptTokensPerSecond;
     st.tokensPerSecond = report.tokensPerSecond;

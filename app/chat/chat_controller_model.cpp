@@ -189,6 +189,8 @@ void ChatController::onSettingChanged(const QString& key) {
 void ChatController::setStatsFrom(const GenerationReport& r) {
     m_stats = {
         {QStringLiteral("tokensPerSecond"), r.tokensPerSecond},
+        {QStringLiteral("generatedTokens"), r.generatedTokens},
+        {QStringLiteral("promptTokens"), r.promptTokens},
         {QStringLiteral("promptTokensPerSecond"), r.promptTokensPerSecond},
         {QStringLiteral("ttftMs"), r.timeToFirstTokenMs},
         {QStringLiteral("contextUsed"), r.contextUsed},

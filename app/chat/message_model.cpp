@@ -14,7 +14,19 @@ int MessageModel::rowCount(const QModelIndex& parent) const {
 
 QString MessageModel::statsText(const hearth::storage::GenerationStats& s) {
     if (s.generatedTokens <= 0) return {};
-    return tr("%1 tokens · %2 tok/s").arg(s.generatedTokens).arg(s.tokensPerSecond, 0, 'f', 1);
+    QString text =
+        tr("%1 tokens · %2 tok/s").arg(s.generatedTokens).arg(s.tokensPerSecond, 0, 'f', 1);
+    // The prompt: how much of it came from the cache and how much was computed this turn.
+    if (s.promptTokens > 0)
+        text += QStringLiteral(" · ") + tr("prompt %1 tokens: %2 reused, %3 computed at %4 tok/s")
+                                            .arg(s.promptTokens)
+                                            .arg(s.reusedTokens)
+                                            .arg(s.computedTokens)
+                                            .arg(s.promptTokensPerSecond, 0, 'f', 0);
+    if (s.timeToFirstTokenMs > 0)
+        text +=
+            QStringLiteral(" · ") + tr("first token %1 ms").arg(s.timeToFirstTokenMs, 0, 'f', 0);
+    return text;
 }
 
 QVariant MessageModel::data(const QModelIndex& index, int role) const {

@@ -370,12 +370,23 @@ void EngineWorker::generate(const GenerationRequest& request) {
     slot->dirty = true;
     slot->messages = keys;
 
+    // While the reply streams the session's stats are not taken yet (they are, once generate()
+    // returns): the live count and speed come from the tokens seen here and a clock started
+    // with generate(), the same span the session measures.
+    QElapsedTimer generateClock;
+    int64_t liveGenerated = 0;
+    bool streamingNow = false;
     auto fillReport = [&] {
         const GenerationStats& st = session->stats();
         report.computedTokens = st.prompt_tokens;
         report.generatedTokens = st.generated_tokens;
         report.promptTokensPerSecond = st.prompt_tokens_per_second();
         report.tokensPerSecond = st.generate_tokens_per_second();
+        if (streamingNow && generateClock.isValid()) {
+            const double seconds = static_cast<double>(generateClock.nsecsElapsed()) / 1e9;
+            report.generatedTokens = liveGenerated;
+            report.tokensPerSecond = seconds > 0 ? static_cast<double>(liveGenerated) / seconds : 0;
+        }
         report.contextUsed = session->tokensInCache();
         report.contextSize = session->contextSize();
         report.tokensComputedTotal = st.tokens_computed;
@@ -410,8 +421,10 @@ void EngineWorker::generate(const GenerationRequest& request) {
     std::string pending;
     QElapsedTimer sinceFlush;
     sinceFlush.start();
+    bool flushedOnce = false;
     auto flush = [&] {
         if (pending.empty()) return;
+        flushedOnce = true;
         emit tokens(id, QString::fromStdString(pending));
         pending.clear();
         fillReport();
@@ -425,11 +438,17 @@ void EngineWorker::generate(const GenerationRequest& request) {
             report.timeToFirstTokenMs = static_cast<double>(sinceStart.nsecsElapsed()) / 1e6;
             first = false;
         }
+        if (tok >= 0) ++liveGenerated;
         pending.append(delta);
-        if (sinceFlush.elapsed() >= kFlushMs) flush();
+        // The first text is shown at once (it is what the person waited for), later text in
+        // batches.
+        if (!flushedOnce || sinceFlush.elapsed() >= kFlushMs) flush();
         return !stopRequested(id);
     };
+    streamingNow = true;
+    generateClock.start();
     auto result = session->generate(options, token);
+    streamingNow = false;
     flush();
     clearActive();
     if (!result) {

@@ -44,6 +44,8 @@ std::optional<MessageStatus> statusFromName(const QString& name) {
 QJsonObject GenerationStats::toJson() const {
     QJsonObject json;
     json[QStringLiteral("prompt_tokens")] = promptTokens;
+    json[QStringLiteral("reused_tokens")] = reusedTokens;
+    json[QStringLiteral("computed_tokens")] = computedTokens;
     json[QStringLiteral("generated_tokens")] = generatedTokens;
     json[QStringLiteral("prompt_tokens_per_second")] = promptTokensPerSecond;
     json[QStringLiteral("tokens_per_second")] = tokensPerSecond;
@@ -55,6 +57,8 @@ QJsonObject GenerationStats::toJson() const {
 GenerationStats GenerationStats::fromJson(const QJsonObject& json) {
     GenerationStats s;
     s.promptTokens = json.value(QStringLiteral("prompt_tokens")).toInt();
+    s.reusedTokens = json.value(QStringLiteral("reused_tokens")).toInt();
+    s.computedTokens = json.value(QStringLiteral("computed_tokens")).toInt();
     s.generatedTokens = json.value(QStringLiteral("generated_tokens")).toInt();
     s.promptTokensPerSecond = json.value(QStringLiteral("prompt_tokens_per_second")).toDouble();
     s.tokensPerSecond = json.value(QStringLiteral("tokens_per_second")).toDouble();

@@ -25,6 +25,8 @@ std::optional<MessageStatus> statusFromName(const QString& name);
 // What the engine reports when a reply ends; stored as JSON so new fields need no migration.
 struct GenerationStats {
     int promptTokens = 0;
+    int reusedTokens = 0;    // of the prompt, taken from the KV cache this turn
+    int computedTokens = 0;  // of the prompt, evaluated this turn
     int generatedTokens = 0;
     double promptTokensPerSecond = 0;
     double tokensPerSecond = 0;

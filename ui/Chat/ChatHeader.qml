@@ -60,10 +60,12 @@ RowLayout {
             y: parent.height
             MenuItem {
                 text: qsTr("Markdown (.md)")
+                Accessible.name: text
                 onTriggered: { header.format = "markdown"; saveDialog.open() }
             }
             MenuItem {
                 text: qsTr("JSON (.json)")
+                Accessible.name: text
                 onTriggered: { header.format = "json"; saveDialog.open() }
             }
         }

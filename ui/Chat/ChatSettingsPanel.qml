@@ -46,6 +46,9 @@ Popup {
                 TextArea {
                     id: systemPrompt
                     objectName: "chatSystemPrompt"
+                    // Tab moves on (a text field must not trap the keyboard).
+                    Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                    Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
                     Layout.fillWidth: true
                     Layout.preferredHeight: 90
                     wrapMode: TextEdit.Wrap
@@ -123,6 +126,7 @@ Popup {
                 }
                 Button {
                     text: qsTr("Close")
+                    Accessible.name: text
                     onClicked: panel.close()
                 }
             }

@@ -19,7 +19,9 @@ ListView {
     boundsBehavior: Flickable.StopAtBounds
     Accessible.role: Accessible.List
     Accessible.name: qsTr("Messages")
-    ScrollBar.vertical: ScrollBar {}
+    ScrollBar.vertical: ScrollBar {
+        Accessible.name: qsTr("Scroll the messages")
+    }
 
     delegate: MessageDelegate {
         width: ListView.view.width

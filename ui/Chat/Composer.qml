@@ -36,6 +36,9 @@ Rectangle {
             TextArea {
                 id: input
                 objectName: "composerInput"
+                // Tab moves on (a text field must not trap the keyboard).
+                Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
                 enabled: composer.canType
                 wrapMode: TextEdit.Wrap
                 color: Theme.c.text

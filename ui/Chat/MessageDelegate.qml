@@ -5,8 +5,10 @@ import Hearth
 import Hearth.App
 
 // One message: its text (Markdown for replies), the branch switcher ‹ 2/3 ›, and actions:
-// copy, regenerate (replies), edit (own messages, which starts a new branch).
-Item {
+// copy, regenerate (replies), edit (own messages, which starts a new branch). The actions are
+// Tab stops; a right click (or the Menu key inside the message) opens the same actions as a
+// context menu. A screen reader reads the message as "Assistant: …" / "You: …".
+FocusScope {
     id: root
 
     required property ChatController controller
@@ -25,7 +27,66 @@ Item {
 
     implicitHeight: column.implicitHeight
     Accessible.role: Accessible.ListItem
-    Accessible.name: (isUser ? qsTr("You said: %1") : qsTr("Reply: %1")).arg(content)
+    Accessible.name: (isUser ? qsTr("You: %1") : qsTr("Assistant: %1")).arg(content)
+    Accessible.description: root.interrupted ? qsTr("interrupted") : root.stats
+
+    function startEdit() {
+        editor.text = root.content
+        root.editing = true
+        editor.focusInput()
+    }
+    function openContextMenu(x, y) {
+        contextMenu.popup(root, x, y)
+    }
+    // Tabbing into a message scrolls it into view (the list does not follow focus itself).
+    onActiveFocusChanged: if (activeFocus && ListView.view) ListView.view.positionViewAtIndex(index, ListView.Contain)
+    Keys.onPressed: event => {
+        if (event.key === Qt.Key_Menu || (event.key === Qt.Key_F10 && (event.modifiers & Qt.ShiftModifier))) {
+            event.accepted = true
+            root.openContextMenu(20, 20)
+        }
+    }
+    Menu {
+        id: contextMenu
+        objectName: "messageContextMenu"
+        MenuItem {
+            text: qsTr("Copy")
+            Accessible.name: text
+            onTriggered: root.controller.copyText(root.content)
+        }
+        MenuItem {
+            visible: !root.isUser
+            height: visible ? implicitHeight : 0
+            enabled: root.controller.modelState === "ready" && !root.controller.generating
+            text: qsTr("Regenerate")
+            Accessible.name: text
+            onTriggered: root.controller.regenerate(root.messageId)
+        }
+        MenuItem {
+            visible: root.isUser
+            height: visible ? implicitHeight : 0
+            enabled: root.controller.modelState === "ready" && !root.controller.generating
+            text: qsTr("Edit")
+            Accessible.name: text
+            onTriggered: root.startEdit()
+        }
+        MenuItem {
+            visible: root.siblingCount > 1
+            height: visible ? implicitHeight : 0
+            enabled: root.siblingIndex > 0 && !root.controller.generating
+            text: qsTr("Previous version")
+            Accessible.name: text
+            onTriggered: root.controller.switchBranch(root.messageId, -1)
+        }
+        MenuItem {
+            visible: root.siblingCount > 1
+            height: visible ? implicitHeight : 0
+            enabled: root.siblingIndex + 1 < root.siblingCount && !root.controller.generating
+            text: qsTr("Next version")
+            Accessible.name: text
+            onTriggered: root.controller.switchBranch(root.messageId, 1)
+        }
+    }
 
     ColumnLayout {
         id: column
@@ -43,6 +104,7 @@ Item {
             Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
         }
         Rectangle {
+            objectName: "messageBubble"
             Layout.fillWidth: true
             implicitHeight: (root.editing ? editor.implicitHeight : body.implicitHeight) + 20
             radius: Theme.radius
@@ -71,15 +133,21 @@ Item {
                 }
                 onCancelled: root.editing = false
             }
+            TapHandler {
+                acceptedButtons: Qt.RightButton
+                onTapped: eventPoint => root.openContextMenu(eventPoint.position.x,
+                                                             eventPoint.position.y)
+            }
         }
         RowLayout {
             Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
             spacing: 2
             visible: !root.streaming && !root.editing
 
-            ToolButton {
+            MessageAction {
                 visible: root.siblingCount > 1
                 text: "‹"
+                tip: qsTr("Previous version")
                 enabled: root.siblingIndex > 0 && !root.controller.generating
                 Accessible.name: qsTr("Previous version")
                 onClicked: root.controller.switchBranch(root.messageId, -1)
@@ -91,9 +159,10 @@ Item {
                 color: Theme.c.textMuted
                 font.pixelSize: Theme.fontSmall
             }
-            ToolButton {
+            MessageAction {
                 visible: root.siblingCount > 1
                 text: "›"
+                tip: qsTr("Next version")
                 enabled: root.siblingIndex + 1 < root.siblingCount && !root.controller.generating
                 Accessible.name: qsTr("Next version")
                 onClicked: root.controller.switchBranch(root.messageId, 1)
@@ -112,19 +181,20 @@ Item {
                 visible: root.isUser
                 enabled: root.controller.modelState === "ready" && !root.controller.generating
                 text: qsTr("Edit")
-                onClicked: {
-                    editor.text = root.content
-                    root.editing = true
-                    editor.focusInput()
-                }
+                onClicked: root.startEdit()
             }
-            Label {
-                visible: root.stats.length > 0 || root.interrupted
-                text: root.interrupted ? qsTr("interrupted") : root.stats
-                color: Theme.c.textMuted
-                font.pixelSize: Theme.fontSmall
-                leftPadding: 6
-            }
+        }
+        // The reply's numbers wrap under the actions: they must not widen the chat column.
+        Label {
+            objectName: "messageStats"
+            Layout.fillWidth: true
+            visible: !root.streaming && !root.editing && (root.stats.length > 0 || root.interrupted)
+            horizontalAlignment: root.isUser ? Text.AlignRight : Text.AlignLeft
+            wrapMode: Text.Wrap
+            text: root.interrupted ? qsTr("interrupted") : root.stats
+            color: Theme.c.textMuted
+            font.pixelSize: Theme.fontSmall
+            leftPadding: 6
         }
         // Overflow: the model no longer sees this message and those above it.
         Label {

@@ -1,11 +1,12 @@
 import QtQuick
 import QtQuick.Controls
-import QtQuick.Layouts
 import Hearth
 import Hearth.App
 
-// Speed of the last reply, time to first token, and how full the context is.
-RowLayout {
+// Speed of the last reply (live while one streams), time to first token, and how full the
+// context is. A Flow: on a narrow window the pieces wrap onto a second line instead of pushing
+// the chat column past the window's edge.
+Flow {
     id: root
 
     required property ChatController controller
@@ -41,8 +42,8 @@ RowLayout {
         color: Theme.c.textMuted
         font.pixelSize: Theme.fontSmall
     }
-    Item { Layout.fillWidth: true }
     Label {
+        objectName: "contextText"
         visible: root.has
         text: qsTr("context %1 / %2").arg(root.s.contextUsed).arg(root.s.contextSize)
         color: Theme.c.textMuted
@@ -51,7 +52,7 @@ RowLayout {
     ProgressBar {
         objectName: "contextMeter"
         visible: root.has
-        Layout.preferredWidth: 120
+        width: 120
         from: 0
         to: root.has ? root.s.contextSize : 1
         value: root.has ? root.s.contextUsed : 0

@@ -45,11 +45,10 @@ Rectangle {
             Accessible.name: banner.actionText
             onClicked: banner.action()
         }
-        ToolButton {
+        HeaderButton {
             text: "✕"
+            tip: qsTr("Dismiss")
             Accessible.name: qsTr("Dismiss message")
-            ToolTip.visible: hovered
-            ToolTip.text: qsTr("Dismiss")
             onClicked: banner.dismissed()
         }
     }

@@ -11,6 +11,10 @@ Dialog {
     title: qsTr("About Hearth")
     modal: true
     standardButtons: Dialog.Close
+    Component.onCompleted: {
+        const close = standardButton(Dialog.Close)
+        close.Accessible.name = Qt.binding(() => close.text)
+    }
     anchors.centerIn: parent
     width: Math.min(parent ? parent.width - 48 : 440, 440)
 

@@ -6,15 +6,24 @@ import Hearth
 import Hearth.App
 
 // The header: the loaded model (name, size, backend badge), load / unload / recent models,
-// theme, settings and About.
+// theme, settings and About. Narrow windows (or large text) move theme, settings and About
+// into a "More" menu, then Unload too; the model name elides; a Chats button opens the
+// sidebar when it is a drawer.
 ToolBar {
     id: bar
 
     required property ChatController controller
     readonly property var info: controller.modelInfo
     readonly property bool ready: controller.modelState === "ready"
+    property bool showChatsButton: false
+    // Widths scale with the text size, so "narrow" means narrow for this text.
+    readonly property real unit: Theme.fontBody / 14
+    readonly property bool narrow: width < 1000 * unit
+    readonly property bool veryNarrow: width < 760 * unit
     signal settingsRequested
     signal aboutRequested
+    signal shortcutsRequested
+    signal chatsRequested
 
     background: Rectangle {
         color: Theme.c.surface
@@ -32,20 +41,32 @@ ToolBar {
         anchors.rightMargin: 8
         spacing: 8
 
+        HeaderButton {
+            objectName: "chatsButton"
+            visible: bar.showChatsButton
+            text: "☰"
+            tip: qsTr("Chats")
+            onClicked: bar.chatsRequested()
+        }
         Label {
+            visible: !bar.veryNarrow
             text: qsTr("Hearth")
             color: Theme.c.text
             font.pixelSize: Theme.fontBody
             font.bold: true
         }
         Rectangle {
+            visible: !bar.veryNarrow
             width: 1
             Layout.preferredHeight: 20
             color: Theme.c.border
         }
         Label {
             objectName: "modelName"
-            Layout.maximumWidth: 320
+            // Takes what is left, up to its full width, and elides below that.
+            Layout.fillWidth: true
+            Layout.minimumWidth: 40
+            Layout.maximumWidth: Math.min(implicitWidth, 320 * bar.unit)
             elide: Text.ElideMiddle
             text: bar.ready ? bar.info.name
                   : (bar.controller.modelState === "loading" ? qsTr("Loading %1…").arg(bar.info.name)
@@ -56,7 +77,7 @@ ToolBar {
         }
         Label {
             objectName: "modelSize"
-            visible: bar.ready
+            visible: bar.ready && !bar.veryNarrow
             text: bar.info.sizeText || ""
             color: Theme.c.textMuted
             font.pixelSize: Theme.fontSmall
@@ -86,7 +107,10 @@ ToolBar {
             ToolTip.visible: badgeHover.hovered
             ToolTip.text: (bar.info.device ? bar.info.device + "\n" : "") + tip
         }
-        Item { Layout.fillWidth: true }
+        Item {
+            Layout.fillWidth: true
+            Layout.minimumWidth: 0
+        }
         HeaderButton {
             objectName: "loadButton"
             text: qsTr("Load model…")
@@ -115,28 +139,78 @@ ToolBar {
         }
         HeaderButton {
             objectName: "unloadButton"
-            visible: bar.ready
+            visible: bar.ready && !bar.veryNarrow
             text: qsTr("Unload")
             tip: qsTr("Unload the model and free its memory")
             onClicked: bar.controller.unloadModel()
         }
         HeaderButton {
             objectName: "themeButton"
+            visible: !bar.narrow
             text: Theme.dark ? "☀" : "☾"
             tip: Theme.dark ? qsTr("Switch to light theme") : qsTr("Switch to dark theme")
             onClicked: bar.controller.settings.theme = Theme.dark ? "light" : "dark"
         }
         HeaderButton {
             objectName: "settingsButton"
+            visible: !bar.narrow
             text: "⚙"
             tip: qsTr("Settings (Ctrl+,)")
             onClicked: bar.settingsRequested()
         }
         HeaderButton {
+            objectName: "shortcutsButton"
+            visible: !bar.narrow
+            text: "?"
+            tip: qsTr("Keyboard shortcuts (F1)")
+            onClicked: bar.shortcutsRequested()
+        }
+        HeaderButton {
             objectName: "aboutButton"
+            visible: !bar.narrow
             text: qsTr("About")
             tip: qsTr("About Hearth")
             onClicked: bar.aboutRequested()
+        }
+        HeaderButton {
+            objectName: "moreButton"
+            visible: bar.narrow
+            text: "⋯"
+            tip: qsTr("More: theme, settings, keyboard shortcuts, About")
+            onClicked: moreMenu.open()
+            Menu {
+                id: moreMenu
+                objectName: "moreMenu"
+                y: parent.height
+                x: parent.width - width
+                MenuItem {
+                    visible: bar.ready && bar.veryNarrow
+                    height: visible ? implicitHeight : 0
+                    text: qsTr("Unload model")
+                    Accessible.name: text
+                    onTriggered: bar.controller.unloadModel()
+                }
+                MenuItem {
+                    text: Theme.dark ? qsTr("Switch to light theme") : qsTr("Switch to dark theme")
+                    Accessible.name: text
+                    onTriggered: bar.controller.settings.theme = Theme.dark ? "light" : "dark"
+                }
+                MenuItem {
+                    text: qsTr("Settings… (Ctrl+,)")
+                    Accessible.name: text
+                    onTriggered: bar.settingsRequested()
+                }
+                MenuItem {
+                    text: qsTr("Keyboard shortcuts (F1)")
+                    Accessible.name: text
+                    onTriggered: bar.shortcutsRequested()
+                }
+                MenuItem {
+                    text: qsTr("About Hearth")
+                    Accessible.name: text
+                    onTriggered: bar.aboutRequested()
+                }
+            }
         }
     }
 

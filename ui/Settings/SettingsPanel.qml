@@ -173,6 +173,9 @@ Drawer {
                 note: qsTr("Used by new chats.")
                 TextArea {
                     objectName: "systemPromptSetting"
+                    // Tab moves on (a text field must not trap the keyboard).
+                    Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                    Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
                     Layout.fillWidth: true
                     Layout.rightMargin: 28
                     wrapMode: TextEdit.Wrap
@@ -214,6 +217,7 @@ Drawer {
             Button {
                 Layout.bottomMargin: 20
                 text: qsTr("Restore defaults")
+                Accessible.name: text
                 onClicked: panel.st.resetToDefaults()
             }
         }

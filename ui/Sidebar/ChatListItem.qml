@@ -5,6 +5,8 @@ import Hearth
 import Hearth.App
 
 // One chat in the sidebar: click to open, rename inline, delete (with undo in the banner).
+// The list is one Tab stop: arrows move, Enter opens, F2 renames, Delete deletes, the Menu key
+// or a right click opens the context menu (see Sidebar.qml).
 ItemDelegate {
     id: item
 
@@ -14,10 +16,44 @@ ItemDelegate {
     property bool editing: false
 
     readonly property bool current: controller.currentChatId === chatId
+    // The row the arrow keys are on, while the list has the keyboard focus.
+    readonly property bool keyboardCurrent: ListView.isCurrentItem && ListView.view
+                                            && ListView.view.activeFocus
     height: 38
+    focusPolicy: Qt.NoFocus
+    Accessible.role: Accessible.ListItem
     Accessible.name: qsTr("Chat %1").arg(title)
+    Accessible.description: current ? qsTr("Open") : ""
+    Accessible.selected: current
     onClicked: if (!editing) controller.openChat(chatId)
     onDoubleClicked: startRename()
+
+    function openContextMenu(x, y) {
+        contextMenu.popup(item, x, y)
+    }
+    TapHandler {
+        acceptedButtons: Qt.RightButton
+        onTapped: eventPoint => item.openContextMenu(eventPoint.position.x, eventPoint.position.y)
+    }
+    Menu {
+        id: contextMenu
+        objectName: "chatContextMenu"
+        MenuItem {
+            text: qsTr("Open")
+            Accessible.name: text
+            onTriggered: item.controller.openChat(item.chatId)
+        }
+        MenuItem {
+            text: qsTr("Rename (F2)")
+            Accessible.name: text
+            onTriggered: item.startRename()
+        }
+        MenuItem {
+            text: qsTr("Delete (Del)")
+            Accessible.name: text
+            onTriggered: item.controller.deleteChat(item.chatId)
+        }
+    }
 
     function startRename() {
         editing = true
@@ -29,6 +65,8 @@ ItemDelegate {
     background: Rectangle {
         radius: 6
         color: item.current ? Theme.c.dropActive : (item.hovered ? Theme.c.surface : "transparent")
+        border.width: item.keyboardCurrent ? 2 : 0
+        border.color: Theme.c.accent
     }
     contentItem: RowLayout {
         spacing: 2
@@ -50,13 +88,18 @@ ItemDelegate {
             onAccepted: {
                 item.controller.renameChat(item.chatId, text)
                 item.editing = false
+                if (item.ListView.view) item.ListView.view.forceActiveFocus()
             }
-            Keys.onEscapePressed: item.editing = false
+            Keys.onEscapePressed: {
+                item.editing = false
+                if (item.ListView.view) item.ListView.view.forceActiveFocus()
+            }
             onActiveFocusChanged: if (!activeFocus) item.editing = false
         }
         ToolButton {
             visible: item.hovered && !item.editing
             text: "✎"
+            focusPolicy: Qt.NoFocus
             Accessible.name: qsTr("Rename chat")
             ToolTip.visible: hovered
             ToolTip.text: qsTr("Rename")
@@ -65,6 +108,7 @@ ItemDelegate {
         ToolButton {
             visible: item.hovered && !item.editing
             text: "✕"
+            focusPolicy: Qt.NoFocus
             Accessible.name: qsTr("Delete chat")
             ToolTip.visible: hovered
             ToolTip.text: qsTr("Delete")

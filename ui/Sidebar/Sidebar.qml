@@ -11,6 +11,9 @@ Rectangle {
     required property ChatController controller
     readonly property bool searching: searchField.text.trim().length > 0
 
+    function focusList() {
+        chatList.forceActiveFocus()
+    }
     function focusSearch() {
         searchField.forceActiveFocus()
         searchField.selectAll()
@@ -48,7 +51,11 @@ Rectangle {
             color: Theme.c.text
             font.pixelSize: Theme.fontBody
             onTextChanged: sidebar.controller.search(text)
-            Keys.onEscapePressed: text = ""
+            // Escape clears the search; on an empty field it goes on (closing the drawer).
+            Keys.onEscapePressed: event => {
+                event.accepted = text.length > 0
+                text = ""
+            }
         }
         ListView {
             id: searchList
@@ -102,6 +109,49 @@ Rectangle {
             visible: !sidebar.searching
             clip: true
             model: sidebar.controller.chats
+            // One Tab stop; the keys below act on the row the arrows are on.
+            activeFocusOnTab: true
+            keyNavigationEnabled: true
+            highlightMoveDuration: 0
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Chats")
+            Accessible.description: qsTr("Arrow keys move, Enter opens, F2 renames, Delete deletes")
+            // Arriving by keyboard: a row is always chosen, so the ring shows where the keys act.
+            onActiveFocusChanged: if (activeFocus && currentIndex < 0 && count > 0) currentIndex = 0
+            // The list is rebuilt when chats change (a rename moves a chat to the top): the
+            // chosen row stays on the same chat.
+            property var keptChatId: 0
+            Connections {
+                target: sidebar.controller.chats
+                function onModelAboutToBeReset() {
+                    chatList.keptChatId = chatList.currentItem ? chatList.currentItem.chatId : 0
+                }
+                function onModelReset() {
+                    Qt.callLater(() => {
+                        const row = sidebar.controller.chats.indexOf(chatList.keptChatId)
+                        if (row >= 0)
+                            chatList.currentIndex = row
+                    })
+                }
+            }
+            Keys.onPressed: event => {
+                const row = chatList.currentItem
+                if (!row || row.editing)
+                    return
+                if (event.key === Qt.Key_Return || event.key === Qt.Key_Enter || event.key === Qt.Key_Space) {
+                    sidebar.controller.openChat(row.chatId)
+                } else if (event.key === Qt.Key_F2) {
+                    row.startRename()
+                } else if (event.key === Qt.Key_Delete) {
+                    sidebar.controller.deleteChat(row.chatId)
+                } else if (event.key === Qt.Key_Menu
+                           || (event.key === Qt.Key_F10 && (event.modifiers & Qt.ShiftModifier))) {
+                    row.openContextMenu(20, row.height / 2)
+                } else {
+                    return
+                }
+                event.accepted = true
+            }
             section.property: "section"
             section.delegate: Label {
                 required property string section

@@ -115,6 +115,60 @@ private slots:
         QVERIFY(delta < quint64(second.promptTokens));
     }
 
+    // Item 6 of issue 24: while a reply streams, the live speed is a real number (it read 0.0
+    // for the whole reply), and each reply's statistics say how many prompt tokens came from
+    // the cache and how many were computed, at what prompt speed; they are stored with it.
+    void liveSpeedWhileStreamingAndPromptReuseInTheStats() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        qint64 chatId = 0;
+        hearth::app::GenerationReport second;
+        {
+            auto c = hearth::test::openController(dir.path());
+            QVERIFY(c);
+            QVERIFY(hearth::test::loadTinyModel(*c));
+            double liveSpeed = 0;
+            qint64 liveTokens = 0;
+            connect(c.get(), &ChatController::statsChanged, this, [&] {
+                if (!c->generating()) return;
+                const QVariantMap s = c->stats();
+                const qint64 n = s.value(QStringLiteral("generatedTokens")).toLongLong();
+                if (n <= 0) return;
+                liveTokens = std::max(liveTokens, n);
+                liveSpeed =
+                    std::max(liveSpeed, s.value(QStringLiteral("tokensPerSecond")).toDouble());
+            });
+            QVERIFY(c->send(QStringLiteral("Tom had a red ball.")));
+            QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+            QVERIFY2(liveTokens > 0, "no progress report while the reply streamed");
+            QVERIFY2(liveSpeed > 0, "the live speed stayed 0 while streaming");
+
+            QVERIFY(c->send(QStringLiteral("What did Tom do?")));
+            QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+            second = c->lastReport();
+            QVERIFY(second.reusedTokens > 0);
+            QVERIFY(second.computedTokens > 0);
+            QCOMPARE(c->messages()->rowCount(), 4);
+            const QString stats =
+                c->messages()->data(c->messages()->index(3), MessageModel::StatsRole).toString();
+            const QString expected = QStringLiteral("prompt %1 tokens: %2 reused, %3 computed at ")
+                                         .arg(second.promptTokens)
+                                         .arg(second.reusedTokens)
+                                         .arg(second.computedTokens);
+            QVERIFY2(stats.contains(expected), qPrintable(stats));
+            QVERIFY2(stats.contains(QStringLiteral("first token ")), qPrintable(stats));
+            chatId = c->currentChatId();
+        }
+        auto opened = ChatStore::open(ChatStore::databasePath(dir.path()));
+        QVERIFY(opened);
+        auto path = opened.store->selectedPath(chatId);
+        QVERIFY(path);
+        QCOMPARE(path->size(), 4);
+        QCOMPARE(path->at(3).stats.reusedTokens, static_cast<int>(second.reusedTokens));
+        QCOMPARE(path->at(3).stats.computedTokens, static_cast<int>(second.computedTokens));
+        QCOMPARE(path->at(1).stats.reusedTokens, 0);
+    }
+
     // Ten chats in a KV cache of 1 MiB (stories260K: 640 bytes a position, about 100 blocks of
     // 16): colder chats are saved to disk and closed, and every chat still continues from its
     // cache (in memory or restored), never from scratch.

@@ -93,6 +93,16 @@ private slots:
         QCOMPARE(model.data(model.index(1), MessageModel::StreamingRole).toBool(), false);
         QCOMPARE(model.data(model.index(1), MessageModel::StatsRole).toString(),
                  QStringLiteral("3 tokens · 12.5 tok/s"));
+        // With the prompt's numbers: reused vs computed, prompt speed and the first token.
+        reply.stats.promptTokens = 40;
+        reply.stats.reusedTokens = 32;
+        reply.stats.computedTokens = 8;
+        reply.stats.promptTokensPerSecond = 800.4;
+        reply.stats.timeToFirstTokenMs = 412.6;
+        model.updateMessage(reply);
+        QCOMPARE(model.data(model.index(1), MessageModel::StatsRole).toString(),
+                 QStringLiteral("3 tokens · 12.5 tok/s · prompt 40 tokens: 32 reused, 8 computed "
+                                "at 800 tok/s · first token 413 ms"));
         QCOMPARE(model.lastAssistantText(), QStringLiteral("Hello!"));
         model.clear();
         QCOMPARE(model.rowCount(), 0);
