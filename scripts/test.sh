@@ -32,7 +32,7 @@ if [ "$label" = sanitizers ]; then
   cmake --build --preset tsan -j "$jobs" --target "${tsan_targets[@]}"
   regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp" \
-    ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R "$regex"
+    ctest --test-dir build/tsan --output-on-failure -j "$jobs" --timeout 1800 -R "$regex"
   exit 0
 fi
 

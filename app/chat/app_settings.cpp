@@ -4,6 +4,8 @@
 #include <QFile>
 #include <QStringDecoder>
 
+#include "queued_call.h"
+
 namespace hearth::app {
 
 namespace {
@@ -117,8 +119,7 @@ void AppSettings::store(const QString& key, const QVariant& value) {
     m_settings.sync();
     // valueChanged is only emitted for QML writes; settingChanged for every change. Queued so
     // listeners read the new value, which QQmlPropertyMap stores after updateValue returns.
-    QMetaObject::invokeMethod(
-        this, [this, key] { emit settingChanged(key); }, Qt::QueuedConnection);
+    postQueued(this, [this, key] { emit settingChanged(key); });
 }
 
 void AppSettings::addRecentModel(const QString& path) {

@@ -3,11 +3,13 @@
 
 #include <QClipboard>
 #include <QDir>
+#include <QEvent>
 #include <QGuiApplication>
 #include <QJsonObject>
 
 #include "chat_export.h"
 #include "engine_worker.h"
+#include "queued_call.h"
 #include "store_thread.h"
 
 namespace hearth::app {
@@ -140,9 +142,19 @@ ChatController::ChatController(QObject* parent)
     });
 }
 
+bool ChatController::event(QEvent* e) {
+    if (e->type() == QEvent::MetaCall) {
+        const QueuedFence seen;
+    }
+    return QObject::event(e);
+}
+
 ChatController::~ChatController() {
     m_worker->requestStop(std::numeric_limits<qint64>::max());
     m_worker->cancelLoad(std::numeric_limits<qint64>::max());
+    // Everything already posted to the worker runs first; the wait is also the edge that tells
+    // ThreadSanitizer the worker's last use of its state happens before it is destroyed here.
+    callAndWait(m_worker.get(), [] {});
     m_engineThread.quit();
     m_engineThread.wait();
     m_worker.reset();
@@ -168,8 +180,7 @@ void ChatController::setDataDir(const QString& dir) {
     connect(m_settings.get(), &AppSettings::settingChanged, this,
             &ChatController::onSettingChanged);
     const EngineConfig config = engineConfig();
-    QMetaObject::invokeMethod(m_worker.get(),
-                              [w = m_worker.get(), config] { w->setConfig(config); });
+    postQueued(m_worker.get(), [w = m_worker.get(), config] { w->setConfig(config); });
     refreshSavedContext();
     m_store = std::make_unique<StoreThread>();
     connect(m_store.get(), &StoreThread::writeFailed, this, [this](const QString& message) {
@@ -346,8 +357,7 @@ void ChatController::startGeneration(const Turn& t) {
     m_checkpointedLength = 0;
     m_requestSent = true;
     if (std::exchange(m_stopBeforeStart, false)) m_worker->requestStop(request.requestId);
-    QMetaObject::invokeMethod(m_worker.get(),
-                              [w = m_worker.get(), request] { w->generate(request); });
+    postQueued(m_worker.get(), [w = m_worker.get(), request] { w->generate(request); });
     m_checkpointTimer.start();
 }
 
@@ -535,8 +545,7 @@ void ChatController::deleteChat(qint64 chatId) {
     if (m_undoTitle.isEmpty()) m_undoTitle = tr("Untitled chat");
     emit undoChanged();
     m_undoTimer.start();
-    QMetaObject::invokeMethod(m_worker.get(),
-                              [w = m_worker.get(), chatId] { w->forgetChat(chatId); });
+    postQueued(m_worker.get(), [w = m_worker.get(), chatId] { w->forgetChat(chatId); });
     if (chatId == m_chatId) newChat();
     refreshChats();
 }

@@ -174,6 +174,10 @@ signals:
     void chatOpened(qint64 chatId);
     void errorOccurred(const QString& message);
 
+protected:
+    // Takes QueuedFence before a queued signal from the engine thread is delivered (TSan).
+    bool event(QEvent* e) override;
+
 private:
     struct Turn;  // the result of the DB job that prepares a reply
     void startGeneration(const Turn& turn);

@@ -6,6 +6,7 @@
 #include "chat_controller.h"
 #include "engine_worker.h"
 #include "model_picker.h"
+#include "queued_call.h"
 
 namespace hearth::app {
 
@@ -57,9 +58,8 @@ bool ChatController::loadModel(const QUrl& url) {
     const EngineConfig config = engineConfig();
     // A load or 4-bit conversion still running is abandoned for this one.
     m_worker->cancelLoad(loadId - 1);
-    QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get(), loadId, path, config] {
-        w->loadModel(loadId, path, config);
-    });
+    postQueued(m_worker.get(),
+               [w = m_worker.get(), loadId, path, config] { w->loadModel(loadId, path, config); });
     return true;
 }
 
@@ -95,13 +95,12 @@ void ChatController::refreshSavedContext() {
 }
 
 void ChatController::clearSavedContext() {
-    QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get()] { w->clearSavedContext(); });
+    postQueued(m_worker.get(), [w = m_worker.get()] { w->clearSavedContext(); });
 }
 
 void ChatController::clearInt4Cache() {
     const QString dir = int4CacheDir();
-    QMetaObject::invokeMethod(m_worker.get(),
-                              [w = m_worker.get(), dir] { w->clearInt4Cache(dir); });
+    postQueued(m_worker.get(), [w = m_worker.get(), dir] { w->clearInt4Cache(dir); });
 }
 
 void ChatController::cancelLoad() {
@@ -112,7 +111,7 @@ void ChatController::unloadModel() {
     if (m_generating) stop();
     ++m_loadId;  // a load still running is forgotten
     m_worker->cancelLoad(m_loadId - 1);
-    QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get()] { w->unloadModel(); });
+    postQueued(m_worker.get(), [w = m_worker.get()] { w->unloadModel(); });
     m_modelState = QStringLiteral("none");
     m_modelInfo.clear();
     m_reloadNeeded = false;
@@ -181,8 +180,7 @@ void ChatController::onSettingChanged(const QString& key) {
     }
     if (AppSettings::needsNewContext(key)) {
         const EngineConfig config = engineConfig();
-        QMetaObject::invokeMethod(m_worker.get(),
-                                  [w = m_worker.get(), config] { w->setConfig(config); });
+        postQueued(m_worker.get(), [w = m_worker.get(), config] { w->setConfig(config); });
     }
 }
 

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "chat_store.h"
+#include "queued_call.h"
 
 namespace hearth::app {
 
@@ -30,15 +31,11 @@ public:
     template <class Job, class Done>
     void run(Job job, Done done) {
         using R = std::invoke_result_t<Job&, hearth::storage::ChatStore&>;
-        QMetaObject::invokeMethod(
-            m_dbSide.get(),
-            [this, job, done]() mutable {
-                if (!m_store) return;
-                R result = job(*m_store);
-                QMetaObject::invokeMethod(
-                    this, [done, result]() mutable { done(result); }, Qt::QueuedConnection);
-            },
-            Qt::QueuedConnection);
+        postQueued(m_dbSide.get(), [this, job, done]() mutable {
+            if (!m_store) return;
+            R result = job(*m_store);
+            postQueued(this, [done, result]() mutable { done(result); });
+        });
     }
     // A job whose result nobody waits for (writes); failures are reported by writeFailed.
     void write(std::function<hearth::Status(hearth::storage::ChatStore&)> job);

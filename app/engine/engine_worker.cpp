@@ -116,35 +116,36 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
         if (p.phase == lastPhase && sinceReport.elapsed() < kFlushMs && p.fraction < 1.0) return;
         sinceReport.restart();
         lastPhase = p.phase;
-        emit loadProgress(loadId, QString::fromStdString(p.phase), p.fraction,
-                          static_cast<qint64>(p.bytes_done), static_cast<qint64>(p.bytes_total));
+        send(&EngineWorker::loadProgress, loadId, QString::fromStdString(p.phase), p.fraction,
+             static_cast<qint64>(p.bytes_done), static_cast<qint64>(p.bytes_total));
     };
     auto model = Model::load(path.toStdString(), options);
     if (!model) {
-        emit modelLoadFailed(loadId, path, QString::fromStdString(model.error_message()));
+        send(&EngineWorker::modelLoadFailed, loadId, path,
+             QString::fromStdString(model.error_message()));
         return;
     }
     m_model = std::move(*model);
-    emit modelLoaded(loadId, describeModel());
+    send(&EngineWorker::modelLoaded, loadId, describeModel());
 }
 
 void EngineWorker::unloadModel() {
     dropSessions(/*save=*/true);
     m_model.reset();
-    emit modelUnloaded();
+    send(&EngineWorker::modelUnloaded);
 }
 
 void EngineWorker::clearInt4Cache(const QString& dir) {
     const uint64_t freed = clear_int4_cache(
         dir.isEmpty() ? std::filesystem::path() : std::filesystem::path(dir.toStdString()));
-    emit int4CacheCleared(static_cast<qint64>(freed));
+    send(&EngineWorker::int4CacheCleared, static_cast<qint64>(freed));
 }
 
 void EngineWorker::clearSavedContext() {
     const qint64 freed = m_saved ? m_saved->clear() : 0;
     // What is in memory is still valid; it is written again when next evicted.
     for (SessionSlot& slot : m_sessions) slot.dirty = true;
-    emit savedContextCleared(freed);
+    send(&EngineWorker::savedContextCleared, freed);
 }
 
 void EngineWorker::setConfig(const EngineConfig& config) {
@@ -288,7 +289,7 @@ EngineWorker::SessionSlot* EngineWorker::slotFor(qint64 chatId, const QList<QByt
 void EngineWorker::generate(const GenerationRequest& request) {
     const qint64 id = request.requestId;
     if (!m_model) {
-        emit failed(id, tr("No model is loaded."));
+        send(&EngineWorker::failed, id, tr("No model is loaded."));
         return;
     }
     GenerationReport report;
@@ -310,13 +311,13 @@ void EngineWorker::generate(const GenerationRequest& request) {
     auto stopped = [&] {
         clearActive();
         report.stopReason = QStringLiteral("stopped");
-        emit finished(id, QString(), report);
+        send(&EngineWorker::finished, id, QString(), report);
     };
     if (token->load()) return stopped();
     QString error;
     if (!ensureStore(error)) {
         clearActive();
-        emit failed(id, error);
+        send(&EngineWorker::failed, id, error);
         return;
     }
     report.kvType = kvTypeName();
@@ -335,16 +336,17 @@ void EngineWorker::generate(const GenerationRequest& request) {
     auto chat = ChatSession::render(*m_model, messages);
     if (!chat) {
         clearActive();
-        emit failed(id, QString::fromStdString(chat.error_message()));
+        send(&EngineWorker::failed, id, QString::fromStdString(chat.error_message()));
         return;
     }
     if (!chat->templateNote.empty())
-        emit templateNote(request.chatId, QString::fromStdString(chat->templateNote));
+        send(&EngineWorker::templateNote, request.chatId,
+             QString::fromStdString(chat->templateNote));
 
     SessionSlot* slot = slotFor(request.chatId, keys, token, report.restoredTokens, error);
     if (!slot) {
         clearActive();
-        emit failed(id, error);
+        send(&EngineWorker::failed, id, error);
         return;
     }
     ChatSession* session = slot->session.get();
@@ -400,7 +402,7 @@ void EngineWorker::generate(const GenerationRequest& request) {
             return stopped();
         }
         clearActive();
-        emit failed(id, QString::fromStdString(turn.error_message()));
+        send(&EngineWorker::failed, id, QString::fromStdString(turn.error_message()));
         return;
     }
     report.promptTokens = turn->promptTokens;
@@ -425,10 +427,10 @@ void EngineWorker::generate(const GenerationRequest& request) {
     auto flush = [&] {
         if (pending.empty()) return;
         flushedOnce = true;
-        emit tokens(id, QString::fromStdString(pending));
+        send(&EngineWorker::tokens, id, QString::fromStdString(pending));
         pending.clear();
         fillReport();
-        emit progress(id, report);
+        send(&EngineWorker::progress, id, report);
         sinceFlush.restart();
     };
     bool first = true;
@@ -452,7 +454,7 @@ void EngineWorker::generate(const GenerationRequest& request) {
     flush();
     clearActive();
     if (!result) {
-        emit failed(id, QString::fromStdString(result.error_message()));
+        send(&EngineWorker::failed, id, QString::fromStdString(result.error_message()));
         return;
     }
     fillReport();
@@ -462,7 +464,7 @@ void EngineWorker::generate(const GenerationRequest& request) {
     // The reply is part of the chat the session holds (for the saved file's message list).
     slot->messages.append(SavedContexts::messageKey(QStringLiteral("assistant"),
                                                     QString::fromStdString(result->text)));
-    emit finished(id, QString::fromStdString(result->text), report);
+    send(&EngineWorker::finished, id, QString::fromStdString(result->text), report);
 }
 
 QVariantMap EngineWorker::describeModel() const {

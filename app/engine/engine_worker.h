@@ -19,6 +19,7 @@
 #include <mutex>
 
 #include "engine_types.h"
+#include "queued_call.h"
 
 #include "hearth/engine.h"
 
@@ -77,6 +78,13 @@ signals:
     void failed(qint64 requestId, const QString& message);
 
 private:
+    // Emits a signal for another thread with QueuedFence held (see queued_call.h).
+    template <class... Params, class... Args>
+    void send(void (EngineWorker::*signal)(Params...), Args&&... args) {
+        const QueuedFence fence;
+        (this->*signal)(std::forward<Args>(args)...);
+    }
+
     struct SessionSlot {
         qint64 chatId = 0;
         std::unique_ptr<ChatSession> session;

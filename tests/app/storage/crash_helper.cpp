@@ -17,6 +17,11 @@
 //             database plus 64 KiB (RLIMIT_FSIZE; SIGXFSZ ignored so writes fail with EFBIG as
 //             on a full disk), then adds 4 KiB messages until one fails: prints "added <n>"
 //             for each, then "error <message>" and exits 0
+//   fill      the same without a size limit: for a store on a small file system that fills up
+//             (fault_test mounts a tmpfs in a user namespace): a real ENOSPC
+//   check     opens the store, prints "integrity <integrity_check result>", "big <number of
+//             4 KiB messages>" and "marker <number of messages saying 'saved before the disk
+//             filled'>", and exits 0
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QThread>
@@ -28,6 +33,7 @@
 #include <optional>
 
 #include "chat_store.h"
+#include "sqlite_db.h"
 
 using namespace hearth::storage;
 
@@ -40,8 +46,10 @@ int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     const QByteArray mode = argc == 3 ? QByteArray(argv[2]) : QByteArray();
     if (argc < 2 || argc > 3 ||
-        (argc == 3 && mode != "hold" && mode != "open" && mode != "lock" && mode != "diskfull")) {
-        std::fprintf(stderr, "usage: %s <chats.db> [hold|open|lock|diskfull]\n", argv[0]);
+        (argc == 3 && mode != "hold" && mode != "open" && mode != "lock" && mode != "diskfull" &&
+         mode != "fill" && mode != "check")) {
+        std::fprintf(stderr, "usage: %s <chats.db> [hold|open|lock|diskfull|fill|check]\n",
+                     argv[0]);
         return 2;
     }
     const bool hold = mode == "hold";
@@ -64,11 +72,27 @@ int main(int argc, char** argv) {
         say("locked", 1);
         for (;;) QThread::sleep(1);
     }
-    if (mode == "diskfull") {
-        std::signal(SIGXFSZ, SIG_IGN);
-        const rlim_t limit = rlim_t(QFileInfo(QString::fromLocal8Bit(argv[1])).size()) + 65536;
-        const rlimit rl{limit, limit};
-        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) return 1;
+    if (mode == "check") {
+        auto integrity = store.integrityCheck();
+        std::printf("integrity %s\n", integrity ? integrity->toUtf8().constData()
+                                                : integrity.error_message().c_str());
+        opened.store.reset();
+        auto db = Database::open(QString::fromLocal8Bit(argv[1]), false);
+        if (!db) return 1;
+        auto big = (*db)->queryInt("SELECT count(*) FROM messages WHERE length(content) = 4096");
+        auto marker = (*db)->queryInt(
+            "SELECT count(*) FROM messages WHERE content = 'saved before the disk filled'");
+        say("big", big ? *big : -1);
+        say("marker", marker ? *marker : -1);
+        return 0;
+    }
+    if (mode == "diskfull" || mode == "fill") {
+        if (mode == "diskfull") {
+            std::signal(SIGXFSZ, SIG_IGN);
+            const rlim_t limit = rlim_t(QFileInfo(QString::fromLocal8Bit(argv[1])).size()) + 65536;
+            const rlimit rl{limit, limit};
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0) return 1;
+        }
         auto chat = store.createChat({"disk full", {}, {}, {}, {}});
         const QString big(4096, QLatin1Char('x'));
         for (long long n = 1; chat; ++n) {

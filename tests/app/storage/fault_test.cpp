@@ -6,8 +6,13 @@
 //    schema;
 //  - a full disk, as a file size limit (RLIMIT_FSIZE in the child: EFBIG on write): a clear
 //    message, nothing saved lost;
+//  - a really full disk (ENOSPC): a small tmpfs mounted in a user namespace (unshare -Urm);
+//    skipped where the kernel or container forbids unprivileged mounts;
 //  - another process holding the write lock, and a read-only data folder: a clear message.
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QMap>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QStandardPaths>
@@ -198,6 +203,52 @@ private slots:
         QVERIFY(n);
         QCOMPARE(*n, qint64(added));
         qInfo("disk full after %lld messages: %s", added, lines.last().constData());
+    }
+
+    void aReallyFullDiskGivesAClearMessageAndKeepsWhatWasSaved() {
+        if (QStandardPaths::findExecutable("unshare").isEmpty())
+            QSKIP("unshare (util-linux) is not installed: no tmpfs to fill");
+        QTemporaryDir dir;
+        const QString path = ChatStore::databasePath(dir.filePath("src"));
+        QVERIFY(QDir().mkpath(dir.filePath("src")) && QDir().mkpath(dir.filePath("mnt")));
+        {
+            auto opened = ChatStore::open(path);
+            QVERIFY(opened);
+            auto chat = opened.store->createChat({"before", {}, {}, {}, {}});
+            QVERIFY(chat);
+            QVERIFY(opened.store->addMessage(*chat, 0, Role::User, "saved before the disk filled"));
+        }
+        // The tmpfs lives only in the child's mount namespace, so filling it and checking what
+        // is left both run in there: "fill" adds 4 KiB messages until a write fails with ENOSPC,
+        // "check" reopens the copy on the full file system.
+        const qint64 sizeKiB = QFileInfo(path).size() / 1024 + 1024;
+        const QString script = QStringLiteral(
+                                   "mount -t tmpfs -o size=%1k hearth-full \"$1\" || exit 77\n"
+                                   "cp \"$2\" \"$1/chats.db\" && \"$3\" \"$1/chats.db\" fill && "
+                                   "\"$3\" \"$1/chats.db\" check")
+                                   .arg(sizeKiB);
+        const Finished f = runHelper({"-Urm", "sh", "-c", script, "sh", dir.filePath("mnt"), path,
+                                      QStringLiteral(HEARTH_CRASH_HELPER)},
+                                     QStringLiteral("unshare"));
+        if (f.exitCode == 77 || f.err.startsWith("unshare:"))
+            QSKIP(qPrintable("no unprivileged tmpfs mount here: " + f.err.trimmed()));
+        QVERIFY2(f.exitCode == 0, f.err.constData());
+        QMap<QByteArray, QByteArray> last;  // the last line of each kind
+        qint64 added = 0;
+        for (const QByteArray& line : f.out.trimmed().split('\n')) {
+            const qsizetype space = line.indexOf(' ');
+            last[line.left(space)] = line.mid(space + 1);
+            if (line.startsWith("added ")) added = line.mid(6).toLongLong();
+        }
+        QVERIFY2(added > 0, f.out.constData());  // some rows fit before the disk filled
+        QVERIFY2(last.value("error").startsWith(
+                     "The disk is full; what was saved before is kept. Free some space"),
+                 last.value("error").constData());
+        QCOMPARE(last.value("integrity"), QByteArray("ok"));
+        QCOMPARE(last.value("big").toLongLong(), added);  // every row reported added is there
+        QCOMPARE(last.value("marker"), QByteArray("1"));
+        qInfo("tmpfs of %lld KiB full after %lld messages: %s", sizeKiB, added,
+              last.value("error").constData());
     }
 
     void aDatabaseLockedByAnotherProcessGivesAClearMessage() {
