@@ -1,0 +1,167 @@
+// A draft model: a smaller GGUF with the target's vocabulary drafts k tokens in its own
+// session (its own paged KV cache, on whatever backend it was loaded on). Each draft call
+// prefills the draft session with the target's sequence, which reuses everything but the
+// last step's correction, then decodes k tokens one at a time.
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "hearth/session.h"
+#include "hearth/speculative.h"
+#include "runtime/drafter_adapt.h"
+#include "runtime/model_impl.h"
+#include "runtime/sampler.h"
+#include "tokenizer/vocab.h"
+
+namespace hearth {
+
+namespace {
+
+std::string quoted(std::string_view s) {
+    std::string out = "'";
+    for (char c : s.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20) ? '?' : c;
+    return out + (s.size() > 40 ? "...'" : "'");
+}
+
+}  // namespace
+
+Status check_draft_vocabulary(const Model& target, const Model& draft) {
+    const auto& t = ModelAccess::impl(target);
+    const auto& d = ModelAccess::impl(draft);
+    const auto refuse = [](const std::string& why) {
+        return Status::error("the draft model cannot draft for this model: " + why);
+    };
+    if (t.params.n_vocab != d.params.n_vocab)
+        return refuse("it has " + std::to_string(d.params.n_vocab) +
+                      " vocabulary rows, the model " + std::to_string(t.params.n_vocab));
+    const tokenizer::Vocab& tv = t.tokenizer->vocab();
+    const tokenizer::Vocab& dv = d.tokenizer->vocab();
+    if (tv.kind() != dv.kind()) return refuse("its tokenizer is of another kind");
+    if (tv.size() != dv.size())
+        return refuse("its tokenizer has " + std::to_string(dv.size()) + " tokens, the model's " +
+                      std::to_string(tv.size()));
+    for (int32_t id = 0; id < tv.size(); ++id) {
+        if (tv.text(id) != dv.text(id))
+            return refuse("token " + std::to_string(id) + " is " + quoted(dv.text(id)) +
+                          " there and " + quoted(tv.text(id)) + " here");
+        if (tv.type(id) != dv.type(id))
+            return refuse("token " + std::to_string(id) + " (" + quoted(tv.text(id)) +
+                          ") has another type there");
+        if (tv.is_eog(id) != dv.is_eog(id))
+            return refuse("token " + std::to_string(id) + " (" + quoted(tv.text(id)) +
+                          ") ends generation in one model and not in the other");
+    }
+    const struct {
+        const char* name;
+        int32_t a, b;
+    } specials[] = {{"BOS", tv.bos(), dv.bos()}, {"EOS", tv.eos(), dv.eos()},
+                    {"EOT", tv.eot(), dv.eot()}, {"EOM", tv.eom(), dv.eom()},
+                    {"UNK", tv.unk(), dv.unk()}, {"PAD", tv.pad(), dv.pad()}};
+    for (const auto& s : specials)
+        if (s.a != s.b)
+            return refuse(std::string("its ") + s.name + " token is " + std::to_string(s.b) +
+                          ", the model's " + std::to_string(s.a));
+    if (tv.add_bos() != dv.add_bos()) return refuse("it adds BOS differently");
+    return Status::ok();
+}
+
+namespace {
+
+class ModelDrafter final : public Drafter {
+public:
+    ModelDrafter(std::shared_ptr<const Model> model, std::unique_ptr<Session> session,
+                 const DraftModelOptions& o)
+        : model_(std::move(model)),
+          session_(std::move(session)),
+          // A drafted token costs a draft decode step plus its share of the verification.
+          k_(std::max(1, o.draft_min), std::max(1, o.draft_max), 0.35, o.adaptive) {}
+
+    std::string_view name() const override { return "draft model"; }
+    int32_t draft_size() override { return k_.next(); }
+
+    Result<Draft> draft(std::span<const int32_t> ctx, int32_t max_tokens,
+                        const SamplingParams& sp) override {
+        Draft d;
+        if (max_tokens <= 0 || ctx.empty()) return d;
+        if (static_cast<int64_t>(ctx.size()) + max_tokens > session_->n_ctx())
+            return d;  // past the draft's context: the target goes on alone
+        auto rep = session_->prefill(ctx);
+        if (!rep) return rep.status();
+        const bool greedy = sp.temperature <= 0.f;
+        if (!chain_ || !same_sampling(sp)) {
+            // The draft's own sampler: the target's parameters without penalties (q may be
+            // any distribution; the verifier corrects for it).
+            SamplingParams dp = sp;
+            dp.repeat_penalty = 1.f;
+            dp.frequency_penalty = dp.presence_penalty = 0.f;
+            chain_ = std::make_unique<runtime::SamplerChain>(runtime::make_sampler_chain(dp));
+            rng_.seed(sp.seed ^ 0xD1B54A32D192ED03ull);
+            sampling_ = sp;
+        }
+        const size_t V = static_cast<size_t>(ModelAccess::impl(*model_).params.n_vocab);
+        for (int32_t i = 0; i < max_tokens; ++i) {
+            const auto logits = session_->logits();
+            if (logits.size() != V) return Status::error("the draft model gave no logits");
+            int32_t tok = -1;
+            if (greedy) {
+                tok = chain_->sample(logits);
+            } else {
+                const auto& c = chain_->distribution(logits);
+                const size_t row = d.probs.size();
+                d.probs.resize(row + V, 0.f);
+                const double r = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+                double cum = 0;
+                for (const auto& t : c.data) {
+                    d.probs[row + static_cast<size_t>(t.id)] = t.p;
+                    cum += t.p;
+                    if (tok < 0 && r < cum) tok = t.id;
+                }
+                if (tok < 0 && !c.data.empty()) tok = c.data.back().id;
+            }
+            if (tok < 0) break;
+            d.tokens.push_back(tok);
+            if (i + 1 < max_tokens)
+                if (Status s = session_->append(std::span(&tok, 1)); !s) return s;
+        }
+        return d;
+    }
+
+protected:
+    void adapt(int32_t drafted, int32_t accepted) override { k_.update(drafted, accepted); }
+
+private:
+    std::shared_ptr<const Model> model_;
+    std::unique_ptr<Session> session_;
+    runtime::AdaptiveK k_;
+    std::unique_ptr<runtime::SamplerChain> chain_;
+    std::mt19937_64 rng_;
+    SamplingParams sampling_;  // what chain_ was made for
+
+    bool same_sampling(const SamplingParams& p) const {
+        const SamplingParams& s = sampling_;
+        return p.temperature == s.temperature && p.top_k == s.top_k && p.top_p == s.top_p &&
+               p.min_p == s.min_p && p.seed == s.seed;
+    }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Drafter>> make_model_drafter(const Model& target,
+                                                    std::shared_ptr<const Model> draft,
+                                                    const DraftModelOptions& o) try {
+    using R = Result<std::unique_ptr<Drafter>>;
+    if (!draft) return R::error("no draft model");
+    if (Status s = check_draft_vocabulary(target, *draft); !s) return s;
+    auto store = KvStore::create(draft, {.kv_type = o.kv_type, .n_ctx = o.n_ctx});
+    if (!store) return store.status();
+    // n_batch covers a whole draft-sized prefill step; the reply reserve is unused (flat
+    // prefills never drop turns).
+    auto session = Session::create(*store, {.n_threads = o.n_threads, .n_batch = 256});
+    if (!session) return session.status();
+    return std::unique_ptr<Drafter>(
+        std::make_unique<ModelDrafter>(std::move(draft), std::move(*session), o));
+} catch (...) {
+    return exception_status("creating the draft model's session");
+}
+
+}  // namespace hearth
