@@ -40,6 +40,16 @@ Status check_draft_vocabulary(const Model& target, const Model& draft) {
     if (tv.size() != dv.size())
         return refuse("its tokenizer has " + std::to_string(dv.size()) + " tokens, the model's " +
                       std::to_string(tv.size()));
+    const struct {
+        const char* name;
+        int32_t a, b;
+    } specials[] = {{"BOS", tv.bos(), dv.bos()}, {"EOS", tv.eos(), dv.eos()},
+                    {"EOT", tv.eot(), dv.eot()}, {"EOM", tv.eom(), dv.eom()},
+                    {"UNK", tv.unk(), dv.unk()}, {"PAD", tv.pad(), dv.pad()}};
+    for (const auto& s : specials)
+        if (s.a != s.b)
+            return refuse(std::string("its ") + s.name + " token is " + std::to_string(s.b) +
+                          ", the model's " + std::to_string(s.a));
     for (int32_t id = 0; id < tv.size(); ++id) {
         if (tv.text(id) != dv.text(id))
             return refuse("token " + std::to_string(id) + " is " + quoted(dv.text(id)) +
@@ -51,16 +61,6 @@ Status check_draft_vocabulary(const Model& target, const Model& draft) {
             return refuse("token " + std::to_string(id) + " (" + quoted(tv.text(id)) +
                           ") ends generation in one model and not in the other");
     }
-    const struct {
-        const char* name;
-        int32_t a, b;
-    } specials[] = {{"BOS", tv.bos(), dv.bos()}, {"EOS", tv.eos(), dv.eos()},
-                    {"EOT", tv.eot(), dv.eot()}, {"EOM", tv.eom(), dv.eom()},
-                    {"UNK", tv.unk(), dv.unk()}, {"PAD", tv.pad(), dv.pad()}};
-    for (const auto& s : specials)
-        if (s.a != s.b)
-            return refuse(std::string("its ") + s.name + " token is " + std::to_string(s.b) +
-                          ", the model's " + std::to_string(s.a));
     if (tv.add_bos() != dv.add_bos()) return refuse("it adds BOS differently");
     return Status::ok();
 }
