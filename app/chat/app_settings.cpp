@@ -15,13 +15,15 @@ struct Default {
 
 const QList<Default>& defaults() {
     static const QList<Default> list = {
-        {"backend", QStringLiteral("auto")},  // auto, cuda, vulkan, cpu
-        {"kvType", QStringLiteral("f16")},    // f16, f32, q8, q4
-        {"int4Weights", false},               // convert 16/8-bit models to 4-bit on load
-        {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)
-        {"threads", 0},                       // 0: all
-        {"kvMemoryMB", 0},                    // the KV cache all chats share; 0: automatic
-        {"savedContextLimitMB", 4096},        // chats' KV files on disk; LRU past this
+        {"backend", QStringLiteral("auto")},     // auto, cuda, vulkan, cpu
+        {"kvType", QStringLiteral("f16")},       // f16, f32, q8, q4
+        {"int4Weights", false},                  // convert 16/8-bit models to 4-bit on load
+        {"contextLength", 2048},                 // tokens; 0: the model's (at most 4096)
+        {"threads", 0},                          // 0: all
+        {"kvMemoryMB", 0},                       // the KV cache all chats share; 0: automatic
+        {"savedContextLimitMB", 4096},           // chats' KV files on disk; LRU past this
+        {"speculative", QStringLiteral("off")},  // off, lookup, draft (speculative decoding)
+        {"draftModel", QString()},               // the draft model file for "draft"
         {"temperature", 0.8},
         {"topK", 40},
         {"topP", 0.95},
@@ -100,7 +102,8 @@ bool AppSettings::needsReload(const QString& key) {
 bool AppSettings::needsNewContext(const QString& key) {
     return key == QLatin1String("kvType") || key == QLatin1String("contextLength") ||
            key == QLatin1String("threads") || key == QLatin1String("kvMemoryMB") ||
-           key == QLatin1String("savedContextLimitMB");
+           key == QLatin1String("savedContextLimitMB") || key == QLatin1String("speculative") ||
+           key == QLatin1String("draftModel");
 }
 
 QVariant AppSettings::updateValue(const QString& key, const QVariant& input) {
@@ -155,6 +158,8 @@ EngineConfig AppSettings::engineConfig() const {
     c.int4Weights = value(QStringLiteral("int4Weights")).toBool();
     c.kvMemoryBytes = value(QStringLiteral("kvMemoryMB")).toLongLong() << 20;
     c.savedContextLimitBytes = value(QStringLiteral("savedContextLimitMB")).toLongLong() << 20;
+    c.speculative = value(QStringLiteral("speculative")).toString();
+    c.draftModelPath = value(QStringLiteral("draftModel")).toString();
     return c;
 }
 

@@ -88,15 +88,18 @@ public:
         auto rep = session_->prefill(ctx);
         if (!rep) return rep.status();
         const bool greedy = sp.temperature <= 0.f;
-        if (!chain_ || !same_sampling(sp)) {
-            // The draft's own sampler: the target's parameters without penalties (q may be
-            // any distribution; the verifier corrects for it).
-            SamplingParams dp = sp;
-            dp.repeat_penalty = 1.f;
-            dp.frequency_penalty = dp.presence_penalty = 0.f;
-            chain_ = std::make_unique<runtime::SamplerChain>(runtime::make_sampler_chain(dp));
+        // The target's sampler, penalties included (they see the same recent tokens), so a
+        // draft model that predicts well is also accepted under penalties. Draws use rng_,
+        // which runs on across calls: each drafted token is a fresh draw from its q.
+        runtime::SamplerChain chain = runtime::make_sampler_chain(sp);
+        const size_t window = sp.penalty_last_n < 0
+                                  ? ctx.size()
+                                  : std::min(ctx.size(), static_cast<size_t>(sp.penalty_last_n));
+        for (int32_t t : ctx.subspan(ctx.size() - window)) chain.accept(t);
+        if (!seeded_ || seed_ != sp.seed) {
             rng_.seed(sp.seed ^ 0xD1B54A32D192ED03ull);
-            sampling_ = sp;
+            seed_ = sp.seed;
+            seeded_ = true;
         }
         const size_t V = static_cast<size_t>(ModelAccess::impl(*model_).params.n_vocab);
         for (int32_t i = 0; i < max_tokens; ++i) {
@@ -104,9 +107,9 @@ public:
             if (logits.size() != V) return Status::error("the draft model gave no logits");
             int32_t tok = -1;
             if (greedy) {
-                tok = chain_->sample(logits);
+                tok = chain.sample(logits);
             } else {
-                const auto& c = chain_->distribution(logits);
+                const auto& c = chain.distribution(logits);
                 const size_t row = d.probs.size();
                 d.probs.resize(row + V, 0.f);
                 const double r = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
@@ -119,6 +122,7 @@ public:
                 if (tok < 0 && !c.data.empty()) tok = c.data.back().id;
             }
             if (tok < 0) break;
+            chain.accept(tok);
             d.tokens.push_back(tok);
             if (i + 1 < max_tokens)
                 if (Status s = session_->append(std::span(&tok, 1)); !s) return s;
@@ -133,15 +137,9 @@ private:
     std::shared_ptr<const Model> model_;
     std::unique_ptr<Session> session_;
     runtime::AdaptiveK k_;
-    std::unique_ptr<runtime::SamplerChain> chain_;
     std::mt19937_64 rng_;
-    SamplingParams sampling_;  // what chain_ was made for
-
-    bool same_sampling(const SamplingParams& p) const {
-        const SamplingParams& s = sampling_;
-        return p.temperature == s.temperature && p.top_k == s.top_k && p.top_p == s.top_p &&
-               p.min_p == s.min_p && p.seed == s.seed;
-    }
+    uint64_t seed_ = 0;
+    bool seeded_ = false;
 };
 
 }  // namespace

@@ -200,6 +200,36 @@ TEST_F(Speculative, GreedyOutputEqualsPlainForEveryDrafterKvTypeAndBlockBoundary
     EXPECT_GT(other_rejected, 50);
 }
 
+// Penalties change the target's choice by history: verification applies them token by
+// token as plain decoding does.
+TEST_F(Speculative, GreedyWithPenaltiesEqualsPlain) {
+    auto target = load("target.gguf");
+    auto same = load("same_q8.gguf");
+    ASSERT_TRUE(target && same);
+    GenerateOptions o = greedy(48);
+    o.sampling.repeat_penalty = 1.5f;
+    o.sampling.frequency_penalty = 0.2f;
+    o.sampling.penalty_last_n = 16;
+    const auto prompt = prompt_of(33);
+    auto ref = session(target);
+    ASSERT_TRUE(ref->prefill(prompt).is_ok());
+    const auto want = ref->generate(o);
+    ASSERT_TRUE(want.is_ok());
+    std::vector<std::unique_ptr<Drafter>> drafters;
+    drafters.push_back(make_lookup_drafter({.ngram_min = 1}));
+    auto d = make_model_drafter(*target, same, {.n_ctx = 256});
+    ASSERT_TRUE(d.is_ok());
+    drafters.push_back(std::move(*d));
+    for (auto& dr : drafters) {
+        auto s = session(target);
+        ASSERT_TRUE(s->prefill(prompt).is_ok());
+        auto r = s->generate(o, *dr);
+        ASSERT_TRUE(r.is_ok());
+        EXPECT_EQ(r->tokens, want->tokens) << dr->name();
+        EXPECT_GT(dr->stats().accepted, 0) << dr->name();
+    }
+}
+
 TEST_F(Speculative, AcceptAllAndRejectAtFirst) {
     auto target = load("target.gguf");
     ASSERT_TRUE(target);
