@@ -15,15 +15,16 @@ struct Default {
 
 const QList<Default>& defaults() {
     static const QList<Default> list = {
-        {"backend", QStringLiteral("auto")},     // auto, cuda, vulkan, cpu
-        {"kvType", QStringLiteral("f16")},       // f16, f32, q8, q4
-        {"int4Weights", false},                  // convert 16/8-bit models to 4-bit on load
-        {"contextLength", 2048},                 // tokens; 0: the model's (at most 4096)
-        {"threads", 0},                          // 0: all
-        {"kvMemoryMB", 0},                       // the KV cache all chats share; 0: automatic
-        {"savedContextLimitMB", 4096},           // chats' KV files on disk; LRU past this
-        {"speculative", QStringLiteral("off")},  // off, lookup, draft (speculative decoding)
-        {"draftModel", QString()},               // the draft model file for "draft"
+        {"backend", QStringLiteral("auto")},  // auto, cuda, vulkan, cpu
+        {"kvType", QStringLiteral("f16")},    // f16, f32, q8, q4
+        {"int4Weights", false},               // convert 16/8-bit models to 4-bit on load
+        {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)
+        {"threads", 0},                       // 0: all
+        {"kvMemoryMB", 0},                    // the KV cache all chats share; 0: automatic
+        {"savedContextLimitMB", 4096},        // chats' KV files on disk; LRU past this
+        // Speculative decoding: off, lookup or draft (draftModel: the draft model's file).
+        {"speculative", QStringLiteral("off")},
+        {"draftModel", QString()},
         {"temperature", 0.8},
         {"topK", 40},
         {"topP", 0.95},

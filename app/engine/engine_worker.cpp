@@ -98,8 +98,9 @@ bool EngineWorker::stopRequested(qint64 requestId) const {
 
 void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineConfig& config) {
     dropSessions(/*save=*/true);
-    m_draftModel.reset();  // checked against the new model's vocabulary when next needed
-    m_model.reset();       // free the old weights before reading the new ones
+    m_model.reset();  // free the old weights before reading the new ones
+    // The draft model is checked against the new model's vocabulary when next needed.
+    m_draftModel.reset();
     setConfig(config);
     m_loadingId.store(loadId);
     m_loadCancelFlag.store(loadId <= m_cancelLoadUpTo.load());
