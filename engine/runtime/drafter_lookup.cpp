@@ -19,19 +19,35 @@ void Drafter::count_step(int32_t emitted) {
     stats_.emitted += emitted;
 }
 
+void Drafter::observe_step(int32_t batch, double seconds) {
+    constexpr double kKeep = 0.8;  // running means over about the last five steps
+    const auto mix = [](double& mean, double v) {
+        mean = mean > 0 ? kKeep * mean + (1 - kKeep) * v : v;
+    };
+    if (batch <= 0 || !(seconds > 0)) return;
+    if (batch == 1) {
+        mix(t1_, seconds);
+    } else if (t1_ > 0) {
+        mix(extra_, std::max(0.0, seconds - t1_) / (batch - 1));
+    }
+}
+
+double Drafter::verify_cost(double fallback) const {
+    return t1_ > 0 && extra_ > 0 ? extra_ / t1_ : fallback;
+}
+
 namespace {
 
 class LookupDrafter final : public Drafter {
 public:
     explicit LookupDrafter(const LookupOptions& o)
-        : opt_(o),
-          // A drafted token costs only its share of the verification pass.
-          k_(0, std::max(1, o.draft_max), 0.25, o.adaptive) {
+        : opt_(o), k_(0, std::max(1, o.draft_max), o.adaptive) {
         opt_.ngram_min = std::max(1, o.ngram_min);
         opt_.ngram_max = std::max(opt_.ngram_min, o.ngram_max);
     }
     std::string_view name() const override { return "lookup"; }
-    int32_t draft_size() override { return k_.next(); }
+    // A drafted token costs only its share of the verification pass (measured).
+    int32_t draft_size() override { return k_.next(verify_cost(0.25)); }
 
     Result<Draft> draft(std::span<const int32_t> ctx, int32_t max_tokens,
                         const SamplingParams&) override {

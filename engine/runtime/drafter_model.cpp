@@ -3,6 +3,7 @@
 // prefills the draft session with the target's sequence, which reuses everything but the
 // last step's correction, then decodes k tokens one at a time.
 #include <algorithm>
+#include <chrono>
 #include <random>
 #include <string>
 
@@ -73,11 +74,16 @@ public:
                  const DraftModelOptions& o)
         : model_(std::move(model)),
           session_(std::move(session)),
-          // A drafted token costs a draft decode step plus its share of the verification.
-          k_(std::max(1, o.draft_min), std::max(1, o.draft_max), 0.35, o.adaptive) {}
+          k_(std::max(1, o.draft_min), std::max(1, o.draft_max), o.adaptive) {}
 
     std::string_view name() const override { return "draft model"; }
-    int32_t draft_size() override { return k_.next(); }
+    // A drafted token costs a draft decode step plus its share of the verification; both
+    // are measured (the draft's against the target's one-token step once one was seen).
+    int32_t draft_size() override {
+        const double t1 = single_step_seconds();
+        const double draft = t1 > 0 && draft_per_token_ > 0 ? draft_per_token_ / t1 : 0.25;
+        return k_.next(verify_cost(0.1) + draft);
+    }
 
     Result<Draft> draft(std::span<const int32_t> ctx, int32_t max_tokens,
                         const SamplingParams& sp) override {
@@ -87,6 +93,7 @@ public:
             return d;  // past the draft's context: the target goes on alone
         auto rep = session_->prefill(ctx);
         if (!rep) return rep.status();
+        const auto t0 = std::chrono::steady_clock::now();
         const bool greedy = sp.temperature <= 0.f;
         // The target's sampler, penalties included (they see the same recent tokens), so a
         // draft model that predicts well is also accepted under penalties. Draws use rng_,
@@ -127,6 +134,13 @@ public:
             if (i + 1 < max_tokens)
                 if (Status s = session_->append(std::span(&tok, 1)); !s) return s;
         }
+        // Seconds per drafted token (the prefill of the target's last tokens included).
+        if (!d.tokens.empty()) {
+            const double s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                static_cast<double>(d.tokens.size());
+            draft_per_token_ = draft_per_token_ > 0 ? 0.8 * draft_per_token_ + 0.2 * s : s;
+        }
         return d;
     }
 
@@ -137,6 +151,7 @@ private:
     std::shared_ptr<const Model> model_;
     std::unique_ptr<Session> session_;
     runtime::AdaptiveK k_;
+    double draft_per_token_ = 0;  // running mean, seconds
     std::mt19937_64 rng_;
     uint64_t seed_ = 0;
     bool seeded_ = false;

@@ -126,7 +126,11 @@ Result<GenerateResult> generate_speculative(const tokenizer::Tokenizer& tokenize
         }
         batch.assign(1, pending);
         batch.insert(batch.end(), draft.tokens.begin(), draft.tokens.end());
+        const auto step_start = std::chrono::steady_clock::now();
         auto rows = hooks.evaluate(batch);
+        drafter.observe_step(
+            static_cast<int32_t>(batch.size()),
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count());
         if (!rows) {
             if (cancelled()) {
                 out.res.reason = StopReason::Cancelled;

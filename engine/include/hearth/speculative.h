@@ -66,14 +66,23 @@ public:
     void report(int32_t drafted, int32_t accepted);
     // Counts a target step (with or without a draft) that produced `emitted` tokens.
     void count_step(int32_t emitted);
+    // The wall time of a target step over `batch` tokens: drafters weigh what one more
+    // drafted token costs against its chance of being accepted.
+    void observe_step(int32_t batch, double seconds);
     const SpeculativeStats& stats() const { return stats_; }
     void reset_stats() { stats_ = {}; }
 
 protected:
     virtual void adapt(int32_t /*drafted*/, int32_t /*accepted*/) {}
+    // What verifying one more token costs, as a share of a one-token step (measured once
+    // both kinds of step were seen; `fallback` before), and that one-token step's seconds.
+    double verify_cost(double fallback) const;
+    double single_step_seconds() const { return t1_; }
 
 private:
     SpeculativeStats stats_;
+    double t1_ = 0;     // running mean of one-token steps (seconds); 0: none seen
+    double extra_ = 0;  // running mean of each further token's seconds; 0: none seen
 };
 
 struct LookupOptions {
