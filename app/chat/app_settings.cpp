@@ -24,6 +24,9 @@ const QList<Default>& defaults() {
         {"threads", 0},                       // 0: all
         {"kvMemoryMB", 0},                    // the KV cache all chats share; 0: automatic
         {"savedContextLimitMB", 4096},        // chats' KV files on disk; LRU past this
+        // Speculative decoding: off, lookup or draft (draftModel: the draft model's file).
+        {"speculative", QStringLiteral("off")},
+        {"draftModel", QString()},
         {"temperature", 0.8},
         {"topK", 40},
         {"topP", 0.95},
@@ -102,7 +105,8 @@ bool AppSettings::needsReload(const QString& key) {
 bool AppSettings::needsNewContext(const QString& key) {
     return key == QLatin1String("kvType") || key == QLatin1String("contextLength") ||
            key == QLatin1String("threads") || key == QLatin1String("kvMemoryMB") ||
-           key == QLatin1String("savedContextLimitMB");
+           key == QLatin1String("savedContextLimitMB") || key == QLatin1String("speculative") ||
+           key == QLatin1String("draftModel");
 }
 
 QVariant AppSettings::updateValue(const QString& key, const QVariant& input) {
@@ -156,6 +160,8 @@ EngineConfig AppSettings::engineConfig() const {
     c.int4Weights = value(QStringLiteral("int4Weights")).toBool();
     c.kvMemoryBytes = value(QStringLiteral("kvMemoryMB")).toLongLong() << 20;
     c.savedContextLimitBytes = value(QStringLiteral("savedContextLimitMB")).toLongLong() << 20;
+    c.speculative = value(QStringLiteral("speculative")).toString();
+    c.draftModelPath = value(QStringLiteral("draftModel")).toString();
     return c;
 }
 

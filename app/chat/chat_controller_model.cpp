@@ -200,6 +200,11 @@ void ChatController::setStatsFrom(const GenerationReport& r) {
         {QStringLiteral("backend"), backendLabel(r.backend)},
         {QStringLiteral("memoryText"),
          r.memoryBytes > 0 ? QLocale().formattedDataSize(r.memoryBytes) : QString()},
+        {QStringLiteral("drafter"), r.drafter},
+        {QStringLiteral("acceptance"),
+         r.drafted > 0 ? double(r.accepted) / double(r.drafted) : 0.0},
+        {QStringLiteral("meanAcceptedLength"), r.meanAcceptedLength},
+        {QStringLiteral("speculativeNote"), r.speculativeNote},
     };
     emit statsChanged();
 }

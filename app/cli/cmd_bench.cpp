@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "bench_chat.h"
+#include "bench_spec.h"
 #include "bench_speed.h"
 #include "command_registry.h"
 
@@ -12,6 +13,7 @@ namespace {
 constexpr const char* kUsage =
     R"(Usage: hearth-cli bench -m MODEL [-p N] [-n N] [-t N] [-r N] [--kv-type T] [--json]
        hearth-cli bench --chat -m MODEL [options]
+       hearth-cli bench --spec -m MODEL [--lookup] [--draft-model FILE] [options]
 
 Default mode, in the manner of llama-bench: prompt processing of -p random tokens in one
 batch (pp) and generation of -n tokens one step at a time (tg), each repeated -r times after
@@ -39,9 +41,23 @@ Then: second chat, same system prompt (N tokens): TTFT X ms (reused, computed) |
 alone: Y ms | X/Y (a new Session on the same store, its first turn after the system prompt);
 restore N tokens (S MiB file): R ms | re-prefill: P ms | Kx
 
+--spec (also implied by --lookup or --draft-model): speculative decoding. Generates -n tokens
+after one prompt (--prompt-file FILE, tokenized with BOS; else -p random tokens) without
+speculation, then with each drafter asked for (--lookup: prompt lookup; --draft-model FILE:
+a draft model of the same vocabulary; neither: prompt lookup), -r times each after one
+uncounted warm-up round, and prints one table row per drafter:
+  | drafter | tok/s | speed-up | drafted | accepted | acceptance | mean accepted length | output |
+speed-up is against the row "none"; mean accepted length is tokens per target step (accepted
+drafts plus the target's own token); output says whether greedy output equalled "none"'s.
+Prompt prefill (the target's, and the draft model's) is not timed. A first line gives the
+setup and the load average (other processes sharing the CPU skew the numbers).
+      --draft-max K        most drafted tokens per step (default 8; adapted to acceptance)
+      --temp T             sampling temperature (default 0: greedy)
+
 Options:
   -m, --model FILE         GGUF model file
-  -p, --n-prompt N         pp: prompt tokens (default 512; 0 skips pp)
+  -p, --n-prompt N         pp: prompt tokens (default 512; 0 skips pp; --spec: random prompt
+                           tokens, default 256)
   -n, --n-gen N            tg: generated tokens (default 128; 0 skips tg)
   -r, --repetitions N      repetitions of each test (default 3)
       --json               default mode: one JSON object instead of the table
@@ -67,7 +83,9 @@ int bench(std::span<const std::string> argv) {
         {"restore-tokens", 0, true}, {"ctx-size", 'c', true},    {"kv-type", 0, true},
         {"threads", 't', true},      {"full-every", 0, true},    {"n-prompt", 'p', true},
         {"n-gen", 'n', true},        {"repetitions", 'r', true}, {"json", 0, false},
-        {"no-floor", 0, false},      {"restart-turn", 0, true},
+        {"no-floor", 0, false},      {"restart-turn", 0, true},  {"spec", 0, false},
+        {"lookup", 0, false},        {"draft-model", 0, true},   {"draft-max", 0, true},
+        {"prompt-file", 0, true},    {"temp", 0, true},
     };
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -77,10 +95,14 @@ int bench(std::span<const std::string> argv) {
     }
     if (args->has("restart-turn")) return hearth::cli::run_bench_restart_turn(*args);
     if (args->has("chat")) return hearth::cli::run_bench_chat(*args);
+    if (args->has("spec") || args->has("lookup") || args->has("draft-model"))
+        return hearth::cli::run_bench_spec(*args);
     return hearth::cli::run_bench_speed(*args);
 }
 
 }  // namespace
 
-HEARTH_CLI_COMMAND({"bench", "performance measurements (--chat: multi-turn TTFT, restore)", kUsage,
-                    bench});
+HEARTH_CLI_COMMAND({"bench",
+                    "performance measurements (--chat: multi-turn TTFT, restore; --spec: "
+                    "speculative decoding)",
+                    kUsage, bench});

@@ -12,6 +12,8 @@
 #include "gguf/gguf_file.h"
 #include "hearth/chat_prompt.h"
 #include "hearth/engine.h"
+#include "hearth/session.h"
+#include "hearth/speculative.h"
 #include "model/int4_convert.h"
 
 namespace {
@@ -55,14 +57,34 @@ constexpr const char* kUsage =
     "      --logits-out FILE   write the logits at the last prompt position as JSON:\n"
     "                          {\"prompt_token_ids\": [...], \"n_vocab\": V, \"logits\": [...]}\n"
     "      --chat              apply the model's chat template to PROMPT as a user message\n"
-    "      --system TEXT       with --chat: a system message before the prompt\n";
+    "      --system TEXT       with --chat: a system message before the prompt\n"
+    "\n"
+    "Speculative decoding (the output is the same as without; greedy: the same tokens):\n"
+    "      --lookup            draft by prompt lookup: the tokens that followed the last\n"
+    "                          earlier occurrence of the sequence's last 4..2 tokens\n"
+    "      --lookup-ngram MIN,MAX  n-gram lengths tried, longest first (default 2,4)\n"
+    "      --draft-model FILE  draft with a smaller GGUF of the same vocabulary (token texts\n"
+    "                          and special tokens are checked; another is refused)\n"
+    "      --draft-max K       most drafted tokens per step (default 8); the drafters\n"
+    "                          adapt K to the recent acceptance rate\n"
+    "      --draft-fixed       keep K fixed (no adaptation)\n"
+    "  With either, one more stderr line:\n"
+    "  speculative: DRAFTER | steps N | drafted N | accepted N (R%) | mean accepted length L\n";
 
 std::atomic<bool> g_interrupted{false};
 hearth::Context* g_context = nullptr;
+hearth::Session* g_session = nullptr;
 
 void on_sigint(int) {
     g_interrupted.store(true);
     if (g_context) g_context->cancel();
+    if (g_session) g_session->cancel();
+}
+
+// "2,4" -> {2, 4}.
+bool parse_pair(const std::string& text, int& a, int& b) {
+    char tail = 0;
+    return std::sscanf(text.c_str(), "%d,%d%c", &a, &b, &tail) == 2 && a >= 1 && b >= a && b <= 64;
 }
 
 bool write_logits(const std::string& path, std::span<const int32_t> prompt,
@@ -125,6 +147,11 @@ int run(std::span<const std::string> argv) {
         {"system", 0, true},
         {"int4", 0, false},
         {"int4-cache", 0, true},
+        {"lookup", 0, false},
+        {"lookup-ngram", 0, true},
+        {"draft-model", 0, true},
+        {"draft-max", 0, true},
+        {"draft-fixed", 0, false},
     };
     std::string err;
     auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -183,6 +210,31 @@ int run(std::span<const std::string> argv) {
     }
     co.kv_type = *kv;
     if (n_predict < 0) n_predict = 0;
+    const bool speculate = args->has("lookup") || args->has("draft-model");
+    if (args->has("lookup") && args->has("draft-model")) {
+        std::fprintf(stderr, "hearth-cli run: --lookup and --draft-model exclude each other\n");
+        return 2;
+    }
+    long long draft_max = 8;
+    if (!integer("draft-max", draft_max) || draft_max < 1 || draft_max > 64) {
+        std::fprintf(stderr, "hearth-cli run: --draft-max: expected 1..64 %s\n", err.c_str());
+        return 2;
+    }
+    hearth::LookupOptions lookup;
+    lookup.draft_max = static_cast<int32_t>(draft_max);
+    lookup.adaptive = !args->has("draft-fixed");
+    if (auto ng = args->value("lookup-ngram")) {
+        int a = 0, b = 0;
+        if (!parse_pair(*ng, a, b)) {
+            std::fprintf(stderr,
+                         "hearth-cli run: --lookup-ngram: expected MIN,MAX (1 <= MIN <= "
+                         "MAX <= 64), got '%s'\n",
+                         ng->c_str());
+            return 2;
+        }
+        lookup.ngram_min = a;
+        lookup.ngram_max = b;
+    }
 
     hearth::LoadOptions lo;
     lo.backend = args->value_or("backend", "auto");
@@ -206,10 +258,57 @@ int run(std::span<const std::string> argv) {
                                           : "converted",
                      mi.int4_converted ? mi.int4_source_types.c_str() : mi.weight_types.c_str());
     }
-    auto ctx = hearth::Context::create(*model, co);
-    if (!ctx) {
-        std::fprintf(stderr, "hearth-cli run: %s\n", ctx.error_message().c_str());
-        return 1;
+    // Speculation runs on a session of the paged KV cache; plain runs on a Context.
+    std::unique_ptr<hearth::Context> context;
+    std::unique_ptr<hearth::Session> session;
+    std::unique_ptr<hearth::Drafter> drafter;
+    if (speculate) {
+        const int64_t n_ctx = co.n_ctx > 0 ? co.n_ctx : 4096;
+        auto store = hearth::KvStore::create(*model, {.kv_type = co.kv_type, .n_ctx = n_ctx});
+        if (!store) {
+            std::fprintf(stderr, "hearth-cli run: %s\n", store.error_message().c_str());
+            return 1;
+        }
+        auto s =
+            hearth::Session::create(*store, {.n_threads = co.n_threads, .n_batch = co.n_batch});
+        if (!s) {
+            std::fprintf(stderr, "hearth-cli run: %s\n", s.error_message().c_str());
+            return 1;
+        }
+        session = std::move(*s);
+        if (auto path = args->value("draft-model")) {
+            hearth::LoadOptions dlo;
+            dlo.backend = lo.backend;
+            dlo.cancel = &g_interrupted;
+            auto draft = hearth::Model::load(*path, dlo);
+            if (!draft) {
+                std::fprintf(stderr, "hearth-cli run: --draft-model: %s\n",
+                             draft.error_message().c_str());
+                return 1;
+            }
+            hearth::DraftModelOptions dmo;
+            dmo.draft_max = static_cast<int32_t>(draft_max);
+            dmo.adaptive = !args->has("draft-fixed");
+            dmo.n_ctx = n_ctx;
+            dmo.kv_type = co.kv_type;
+            dmo.n_threads = co.n_threads;
+            auto d = hearth::make_model_drafter(**model, *draft, dmo);
+            if (!d) {
+                std::fprintf(stderr, "hearth-cli run: --draft-model: %s\n",
+                             d.error_message().c_str());
+                return 1;
+            }
+            drafter = std::move(*d);
+        } else {
+            drafter = hearth::make_lookup_drafter(lookup);
+        }
+    } else {
+        auto ctx = hearth::Context::create(*model, co);
+        if (!ctx) {
+            std::fprintf(stderr, "hearth-cli run: %s\n", ctx.error_message().c_str());
+            return 1;
+        }
+        context = std::move(*ctx);
     }
     std::vector<hearth::ChatTurn> turns;
     if (auto system = args->value("system")) turns.push_back({"system", *system});
@@ -229,13 +328,20 @@ int run(std::span<const std::string> argv) {
         std::fprintf(stderr, "hearth-cli run: %s\n", prompt.error_message().c_str());
         return 1;
     }
-    g_context = ctx->get();
-    if (hearth::Status s = (*ctx)->feed(*prompt); !s) {
+    g_context = context.get();
+    g_session = session.get();
+    hearth::Status fed = hearth::Status::ok();
+    if (session) {
+        if (auto r = session->prefill(*prompt); !r) fed = r.status();
+    } else {
+        fed = context->feed(*prompt);
+    }
+    if (const hearth::Status& s = fed; !s) {
         std::fprintf(stderr, "hearth-cli run: %s\n", s.message().c_str());
         return 1;
     }
     if (auto path = args->value("logits-out")) {
-        if (!write_logits(*path, *prompt, (*ctx)->logits())) {
+        if (!write_logits(*path, *prompt, session ? session->logits() : context->logits())) {
             std::fprintf(stderr, "hearth-cli run: cannot write %s\n", path->c_str());
             return 1;
         }
@@ -258,15 +364,16 @@ int run(std::span<const std::string> argv) {
         std::fflush(stdout);
         return true;
     };
-    auto res = (*ctx)->generate(go);
+    auto res = session ? session->generate(go, *drafter) : context->generate(go);
     g_context = nullptr;
+    g_session = nullptr;
     std::printf("\n");
     std::fflush(stdout);  // the text before the statistics on a shared terminal or log
     if (!res) {
         std::fprintf(stderr, "hearth-cli run: %s\n", res.error_message().c_str());
         return 1;
     }
-    const auto& st = (*ctx)->stats();
+    const auto& st = session ? session->stats() : context->stats();
     std::fprintf(
         stderr,
         "prompt: %lld tokens in %.3f s (%.1f tok/s) | generation: %lld tokens in %.3f s "
@@ -276,6 +383,15 @@ int run(std::span<const std::string> argv) {
         st.generate_tokens_per_second(), st.time_to_first_token * 1000.0,
         hearth::stop_reason_name(res->reason),
         seeded || sp.temperature <= 0 ? "" : (" | seed: " + std::to_string(sp.seed)).c_str());
+    if (drafter) {
+        const auto& ss = drafter->stats();
+        std::fprintf(stderr,
+                     "speculative: %s | steps %lld | drafted %lld | accepted %lld (%.1f%%) | mean "
+                     "accepted length %.2f\n",
+                     std::string(drafter->name()).c_str(), static_cast<long long>(ss.steps),
+                     static_cast<long long>(ss.drafted), static_cast<long long>(ss.accepted),
+                     100.0 * ss.acceptance_rate(), ss.mean_accepted_length());
+    }
     return g_interrupted ? 130 : 0;
 }
 

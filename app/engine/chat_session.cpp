@@ -86,9 +86,9 @@ Result<PreparedTurn> ChatSession::prefill(const RenderedChat& chat, const Cancel
 }
 
 Result<GenerateResult> ChatSession::generate(const GenerateOptions& options,
-                                             const CancelToken& cancel) {
+                                             const CancelToken& cancel, Drafter* drafter) {
     m_session->set_cancel_token(cancel);
-    auto r = m_session->generate(options);
+    auto r = drafter ? m_session->generate(options, *drafter) : m_session->generate(options);
     takeStats();
     return r;
 }

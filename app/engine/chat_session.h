@@ -15,6 +15,7 @@
 #include "hearth/engine.h"
 #include "hearth/result.h"
 #include "hearth/session.h"
+#include "hearth/speculative.h"
 
 namespace hearth::app {
 
@@ -59,7 +60,9 @@ public:
     Result<PreparedTurn> prepare(const std::vector<SessionMessage>& messages,
                                  const CancelToken& cancel);
     Result<PreparedTurn> prefill(const RenderedChat& chat, const CancelToken& cancel);
-    Result<GenerateResult> generate(const GenerateOptions& options, const CancelToken& cancel);
+    // With a drafter: speculative decoding (the same reply; the drafter counts acceptances).
+    Result<GenerateResult> generate(const GenerateOptions& options, const CancelToken& cancel,
+                                    Drafter* drafter = nullptr);
 
     const GenerationStats& stats() const { return m_stats; }
     void resetStats();

@@ -20,6 +20,10 @@ struct EngineConfig {
     qint64 kvMemoryBytes = 0;
     QString savedContextDir;            // where chats' KV files are kept (empty: not saved)
     qint64 savedContextLimitBytes = 0;  // least recently used files deleted past this; 0: none
+    // Speculative decoding: "off", "lookup" (prompt lookup) or "draft" (draftModelPath, a
+    // smaller model with the same vocabulary). Takes effect from the next message.
+    QString speculative = QStringLiteral("off");
+    QString draftModelPath;
 
     bool sameContext(const EngineConfig& o) const {
         return contextLength == o.contextLength && kvType == o.kvType && threads == o.threads &&
@@ -69,6 +73,14 @@ struct GenerationReport {
     QString backend;                  // in effect: cpu, vulkan, cuda
     qint64 kvMemoryBytes = 0;         // the shared KV cache's memory
     SamplingConfig sampling;          // what the request asked for (global + the chat's own)
+    // Speculative decoding in this reply: the drafter ("lookup", "draft model"; empty: off),
+    // its drafted and accepted tokens, tokens per target step; speculativeNote says why the
+    // setting could not be used (a draft model that failed to load or was refused).
+    QString drafter;
+    qint64 drafted = 0;
+    qint64 accepted = 0;
+    double meanAcceptedLength = 0;
+    QString speculativeNote;
 };
 
 }  // namespace hearth::app

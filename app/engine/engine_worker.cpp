@@ -11,6 +11,7 @@
 #include "chat_session.h"
 #include "hearth/engine.h"
 #include "hearth/session.h"
+#include "hearth/speculative.h"
 #include "saved_contexts.h"
 
 namespace hearth::app {
@@ -98,6 +99,8 @@ bool EngineWorker::stopRequested(qint64 requestId) const {
 void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineConfig& config) {
     dropSessions(/*save=*/true);
     m_model.reset();  // free the old weights before reading the new ones
+    // The draft model is checked against the new model's vocabulary when next needed.
+    m_draftModel.reset();
     setConfig(config);
     m_loadingId.store(loadId);
     m_loadCancelFlag.store(loadId <= m_cancelLoadUpTo.load());
@@ -131,6 +134,7 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
 
 void EngineWorker::unloadModel() {
     dropSessions(/*save=*/true);
+    m_draftModel.reset();
     m_model.reset();
     send(&EngineWorker::modelUnloaded);
 }
@@ -152,6 +156,12 @@ void EngineWorker::setConfig(const EngineConfig& config) {
     const bool rebuild = !config.sameContext(m_config);
     const bool newDir = config.savedContextDir != m_config.savedContextDir;
     if (rebuild || newDir) dropSessions(/*save=*/true);
+    if (config.speculative != m_config.speculative ||
+        config.draftModelPath != m_config.draftModelPath) {
+        m_drafter.reset();
+        m_drafterNote.clear();
+    }
+    if (config.draftModelPath != m_config.draftModelPath) m_draftModel.reset();
     m_config = config;
     if (newDir)
         m_saved = config.savedContextDir.isEmpty()
@@ -186,7 +196,45 @@ void EngineWorker::saveAll() {
 void EngineWorker::dropSessions(bool save) {
     if (save) saveAll();
     m_sessions.clear();
+    m_drafter.reset();  // its context follows the store's
+    m_drafterNote.clear();
     m_store.reset();
+}
+
+Drafter* EngineWorker::drafter(QString& note) {
+    note = m_drafterNote;
+    if (m_drafter || !m_drafterNote.isEmpty() || !m_model || !m_store) return m_drafter.get();
+    if (m_config.speculative == QLatin1String("lookup")) {
+        m_drafter = make_lookup_drafter();
+    } else if (m_config.speculative == QLatin1String("draft")) {
+        if (m_config.draftModelPath.isEmpty()) {
+            m_drafterNote = tr("no draft model is chosen");
+        } else {
+            if (!m_draftModel) {
+                LoadOptions options;
+                options.backend = m_config.backend.toStdString();
+                auto model = Model::load(m_config.draftModelPath.toStdString(), options);
+                if (model)
+                    m_draftModel = std::move(*model);
+                else
+                    m_drafterNote = tr("the draft model could not be loaded: %1")
+                                        .arg(QString::fromStdString(model.error_message()));
+            }
+            if (m_draftModel) {
+                DraftModelOptions options;
+                options.n_ctx = m_store->n_ctx();
+                options.kv_type = m_store->kv_type();
+                options.n_threads = m_config.threads;
+                auto d = make_model_drafter(*m_model, m_draftModel, options);
+                if (d)
+                    m_drafter = std::move(*d);
+                else
+                    m_drafterNote = QString::fromStdString(d.error_message());
+            }
+        }
+    }
+    note = m_drafterNote;
+    return m_drafter.get();
 }
 
 void EngineWorker::forgetChat(qint64 chatId) {
@@ -447,10 +495,19 @@ void EngineWorker::generate(const GenerationRequest& request) {
         if (!flushedOnce || sinceFlush.elapsed() >= kFlushMs) flush();
         return !stopRequested(id);
     };
+    Drafter* draft = drafter(report.speculativeNote);
+    if (draft) draft->reset_stats();
     streamingNow = true;
     generateClock.start();
-    auto result = session->generate(options, token);
+    auto result = session->generate(options, token, draft);
     streamingNow = false;
+    if (draft) {
+        const SpeculativeStats& ss = draft->stats();
+        report.drafter = QString::fromUtf8(draft->name().data(), qsizetype(draft->name().size()));
+        report.drafted = ss.drafted;
+        report.accepted = ss.accepted;
+        report.meanAcceptedLength = ss.mean_accepted_length();
+    }
     flush();
     clearActive();
     if (!result) {

@@ -24,8 +24,9 @@
 #include "hearth/engine.h"
 
 namespace hearth {
+class Drafter;
 class KvStore;
-}
+}  // namespace hearth
 
 namespace hearth::app {
 
@@ -102,13 +103,19 @@ private:
     // Saves (when asked) and closes every chat, and the KV store.
     void dropSessions(bool save);
     QString kvTypeName() const;
+    // The drafter the speculative setting asks for (made on first use; nullptr: off, or it
+    // could not be made and `note` says why).
+    Drafter* drafter(QString& note);
 
     std::shared_ptr<Model> m_model;
     std::shared_ptr<KvStore> m_store;
     QString m_modelKey;
     EngineConfig m_config;
     std::unique_ptr<SavedContexts> m_saved;
-    std::list<SessionSlot> m_sessions;  // most recently used first
+    std::list<SessionSlot> m_sessions;    // most recently used first
+    std::shared_ptr<Model> m_draftModel;  // for speculative decoding with a draft model
+    std::unique_ptr<Drafter> m_drafter;
+    QString m_drafterNote;  // why the drafter could not be made (kept until the setting changes)
 
     std::atomic<qint64> m_stopUpTo{0};
     std::atomic<qint64> m_cancelLoadUpTo{0};

@@ -39,6 +39,8 @@ public:
     virtual void accept(int32_t /*token*/) {}
     virtual void reset() {}
     virtual std::unique_ptr<Sampler> clone() const = 0;
+    // Pickers (greedy, dist) select a token; the others shape the distribution.
+    virtual bool picks() const { return false; }
 };
 
 // Pickers.
@@ -67,6 +69,9 @@ public:
     // Runs every sampler on the logits and returns the selected token (the chain must end
     // with a picker; without one the best remaining token is returned).
     int32_t sample(std::span<const float> logits);
+    // The distribution the picker would draw from (speculative verification): every sampler
+    // before the picker, then softmax. Valid until the next call.
+    const Candidates& distribution(std::span<const float> logits);
     // Records a token that became part of the sequence (prompt or generated).
     void accept(int32_t token);
     void reset();

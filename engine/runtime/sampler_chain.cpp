@@ -51,6 +51,16 @@ int32_t SamplerChain::sample(std::span<const float> logits) {
     return cand_.data.empty() ? -1 : cand_.data[0].id;
 }
 
+const Candidates& SamplerChain::distribution(std::span<const float> logits) {
+    cand_.reset(logits);
+    for (auto& s : samplers_) {
+        if (s->picks()) break;
+        s->apply(cand_);
+    }
+    cand_.softmax();
+    return cand_;
+}
+
 void SamplerChain::accept(int32_t token) {
     for (auto& s : samplers_) s->accept(token);
 }

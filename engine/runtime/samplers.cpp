@@ -22,6 +22,7 @@ public:
 class Greedy final : public Cloneable<Greedy> {
 public:
     const char* name() const override { return "greedy"; }
+    bool picks() const override { return true; }
     void apply(Candidates& c) override {
         if (c.data.empty()) return;
         // Lowest id wins an exact tie, as in the golden files.
@@ -36,6 +37,7 @@ class Dist final : public Cloneable<Dist> {
 public:
     explicit Dist(uint64_t seed) : seed_(seed), rng_(seed) {}
     const char* name() const override { return "dist"; }
+    bool picks() const override { return true; }
     void apply(Candidates& c) override {
         if (c.data.empty()) return;
         c.softmax();

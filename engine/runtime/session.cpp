@@ -8,6 +8,7 @@
 #include "kv/kv_file.h"
 #include "runtime/forward.h"
 #include "runtime/generation.h"
+#include "runtime/spec_generate.h"
 #include "runtime/kv_store_impl.h"
 
 namespace hearth {
@@ -25,6 +26,7 @@ struct Session::Impl {
     std::unique_ptr<runtime::Forward> forward;
     SessionOptions opt;
     std::vector<float> logits;  // after the last token of the sequence
+    std::vector<float> rows;    // evaluate(): the logits after each token
     std::atomic<bool> cancel{false};
     CancelToken token;  // the request's (never reset here)
     GenerationStats stats;
@@ -47,7 +49,8 @@ struct Session::Impl {
 
     // Runs tokens after the sequence in batches: room in the block table, forward pass,
     // then the tokens are committed (full blocks become reusable by every session).
-    Status compute(std::span<const int32_t> toks) {
+    // rows: when given, receives the logits after every token (speculative verification).
+    Status compute(std::span<const int32_t> toks, std::vector<float>* rows = nullptr) {
         const kv::KvMemory& mem = cache->memory();
         for (size_t done = 0; done < toks.size();) {
             if (cancelled()) return Status::error("cancelled");
@@ -59,10 +62,12 @@ struct Session::Impl {
             const runtime::KvView view{
                 mem.k(), mem.v(), cache->block_table(seq), mem.layout().block_size,
                 size(),  n_ctx()};
-            auto out = forward->step(chunk, view);
+            auto out = forward->step(chunk, view, rows != nullptr);
             if (!out) return out.status();
             cache->commit(seq, chunk);
-            logits.assign(out->begin(), out->end());
+            if (rows) rows->insert(rows->end(), out->begin(), out->end());
+            const size_t V = static_cast<size_t>(m().params.n_vocab);
+            logits.assign(out->end() - static_cast<std::ptrdiff_t>(V), out->end());
             done += n;
         }
         stats.tokens_computed = forward->tokens_computed();
@@ -218,6 +223,52 @@ Result<GenerateResult> Session::generate(const GenerateOptions& opt) try {
     return res;
 } catch (...) {
     return exception_status("generate");
+}
+
+Result<GenerateResult> Session::generate(const GenerateOptions& opt, Drafter& drafter) try {
+    Impl& s = *impl_;
+    s.cancel.store(false);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (s.logits.empty()) return Result<GenerateResult>::error("prefill before generating");
+    runtime::SpeculativeHooks hooks;
+    hooks.tokens = [&s] { return s.cache->tokens(s.seq); };
+    hooks.evaluate = [this](std::span<const int32_t> t) { return evaluate(t); };
+    hooks.rollback = [this](int64_t n, std::span<const float> l) { return rollback(n, l); };
+    hooks.n_ctx = s.n_ctx();
+    hooks.token = s.token.get();
+    const std::vector<float> first = s.logits;
+    auto res = runtime::generate_speculative(*s.m().tokenizer, opt, first, drafter, s.cancel,
+                                             s.stats, hooks, t0);
+    s.stats.generate_seconds += seconds_since(t0);
+    return res;
+} catch (...) {
+    return exception_status("generate");
+}
+
+Result<std::span<const float>> Session::evaluate(std::span<const int32_t> tokens) try {
+    using R = Result<std::span<const float>>;
+    Impl& s = *impl_;
+    if (tokens.empty()) return R::error("no tokens to evaluate");
+    if (s.size() + static_cast<int64_t>(tokens.size()) > s.n_ctx())
+        return R::error("context is full");
+    s.rows.clear();
+    if (Status st = s.compute(tokens, &s.rows); !st) return st;
+    return std::span<const float>(s.rows);
+} catch (...) {
+    return exception_status("evaluate");
+}
+
+Status Session::rollback(int64_t n, std::span<const float> logits) try {
+    Impl& s = *impl_;
+    if (n < 0 || n > s.size()) return Status::error("rollback past the end of the sequence");
+    if (logits.size() != static_cast<size_t>(s.m().params.n_vocab))
+        return Status::error("rollback: logits of the wrong size");
+    std::vector<float> keep(logits.begin(), logits.end());  // may point into rows
+    s.cache->truncate(s.seq, n);
+    s.logits = std::move(keep);
+    return Status::ok();
+} catch (...) {
+    return exception_status("rollback");
 }
 
 Result<std::unique_ptr<Session>> Session::fork(int64_t n_tokens) const try {

@@ -3,9 +3,9 @@ import QtQuick.Controls
 import Hearth
 import Hearth.App
 
-// Speed of the last reply (live while one streams), time to first token, and how full the
-// context is. A Flow: on a narrow window the pieces wrap onto a second line instead of pushing
-// the chat column past the window's edge.
+// Speed of the last reply (live while one streams), time to first token, speculative
+// decoding's acceptance rate, and how full the context is. A Flow: on a narrow window the
+// pieces wrap onto a second line instead of pushing the chat column past the window's edge.
 Flow {
     id: root
 
@@ -35,6 +35,18 @@ Flow {
         text: qsTr("%1 · KV %2").arg(root.s.backend || "").arg(root.s.kvType || "")
         color: Theme.c.textMuted
         font.pixelSize: Theme.fontSmall
+    }
+    Label {
+        objectName: "speculativeText"
+        visible: root.has && ((root.s.drafter || "").length > 0 || (root.s.speculativeNote || "").length > 0)
+        text: (root.s.drafter || "").length > 0
+              ? qsTr("%1: %2% of drafts accepted").arg(root.s.drafter === "lookup" ? qsTr("lookup") : qsTr("draft model"))
+                    .arg(Math.round(100 * (root.s.acceptance || 0)))
+              : qsTr("speculative decoding off: %1").arg(root.s.speculativeNote || "")
+        color: Theme.c.textMuted
+        font.pixelSize: Theme.fontSmall
+        elide: Text.ElideRight
+        width: Math.min(implicitWidth, 320)
     }
     Label {
         visible: root.has && root.s.memoryText.length > 0

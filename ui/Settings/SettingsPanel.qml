@@ -1,5 +1,6 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import Hearth
 import Hearth.App
@@ -130,6 +131,33 @@ Drawer {
                 value: panel.st ? panel.st.threads : 0
                 onEdited: v => panel.st.threads = v
             }
+            ChoiceRow {
+                objectName: "speculativeSetting"
+                label: qsTr("Speculative decoding")
+                note: qsTr("Drafts several tokens and lets the model check them in one step: the same replies, faster when the drafts are right. Prompt lookup drafts from the chat's own text (code being edited, quotes); a draft model is a smaller model with the same vocabulary. Applies from the next message.")
+                value: panel.st ? panel.st.speculative : "off"
+                options: [{ value: "off", text: qsTr("Off") }, { value: "lookup", text: qsTr("Prompt lookup") },
+                          { value: "draft", text: qsTr("Draft model") }]
+                onChosen: v => panel.st.speculative = v
+            }
+            SettingRow {
+                visible: panel.st ? panel.st.speculative === "draft" : false
+                label: qsTr("Draft model file")
+                TextField {
+                    objectName: "draftModelSetting"
+                    Layout.fillWidth: true
+                    text: panel.st ? panel.st.draftModel : ""
+                    placeholderText: qsTr("A GGUF file with the same vocabulary")
+                    font.pixelSize: Theme.fontBody
+                    Accessible.name: qsTr("Draft model file")
+                    onEditingFinished: panel.st.draftModel = text
+                }
+                Button {
+                    text: qsTr("Choose…")
+                    Accessible.name: qsTr("Choose the draft model file")
+                    onClicked: draftDialog.open()
+                }
+            }
             NumberRow {
                 objectName: "temperatureSetting"
                 label: qsTr("Temperature")
@@ -221,5 +249,12 @@ Drawer {
                 onClicked: panel.st.resetToDefaults()
             }
         }
+    }
+
+    FileDialog {
+        id: draftDialog
+        title: qsTr("Choose a draft model")
+        nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
+        onAccepted: panel.st.draftModel = decodeURIComponent(selectedFile.toString().replace(/^file:\/\//, ""))
     }
 }

@@ -22,6 +22,8 @@
 
 namespace hearth {
 
+class Drafter;  // hearth/speculative.h
+
 struct KvStoreOptions {
     KvType kv_type = KvType::F16;
     int64_t n_ctx = 0;          // positions per session; 0: 4096 (as Context)
@@ -109,6 +111,16 @@ public:
     // Samples after the last token; every generated token but the last is appended to the
     // sequence (the next prefill matches them against the rendered reply).
     Result<GenerateResult> generate(const GenerateOptions& options);
+    // Speculative decoding (hearth/speculative.h): the same, with each step verifying the
+    // drafter's proposal in one forward pass. Greedy output is generate()'s; sampled output
+    // has the same distribution. The drafter's stats() count the drafts and acceptances.
+    Result<GenerateResult> generate(const GenerateOptions& options, Drafter& drafter);
+    // Its two primitives. evaluate: runs tokens after the sequence in one step and returns
+    // the logits after each ([tokens.size() * n_vocab], valid until the next call).
+    Result<std::span<const float>> evaluate(std::span<const int32_t> tokens);
+    // rollback: keeps the first n tokens (blocks past them are released, a partly filled one
+    // is cut); `logits` (those after token n - 1, from evaluate) become the session's.
+    Status rollback(int64_t n, std::span<const float> logits);
 
     // A new session on the same store sharing the first n tokens (copy-on-write): editing or
     // regenerating turn k forks at its start.

@@ -785,6 +785,49 @@ private slots:
         }
     }
 
+    // Speculative decoding from the settings: the same greedy reply with prompt lookup and
+    // with a draft model (the model itself: every draft accepted), the acceptance in the
+    // status; a draft model that cannot be loaded leaves speculation off and says why.
+    void speculativeDecodingKeepsTheReplyAndReportsAcceptance() {
+        REQUIRE_MODEL();
+        const struct {
+            const char* mode;
+            QString draft;
+            const char* drafter;
+        } cases[] = {{"off", {}, ""},
+                     {"lookup", {}, "lookup"},
+                     {"draft", hearth::test::tinyModelPath(), "draft model"},
+                     {"draft", QStringLiteral("/nonexistent/draft.gguf"), ""}};
+        QString plain;
+        for (const auto& k : cases) {
+            QTemporaryDir dir;
+            auto c = hearth::test::openController(dir.path());
+            QVERIFY(c);
+            c->settings()->insert(QStringLiteral("maxTokens"), 48);
+            c->settings()->insert(QStringLiteral("speculative"), QString::fromLatin1(k.mode));
+            c->settings()->insert(QStringLiteral("draftModel"), k.draft);
+            QVERIFY(hearth::test::loadTinyModel(*c));
+            QVERIFY(c->send(QStringLiteral("Once upon a time")));
+            const QString reason = hearth::test::waitForReply(*c);
+            QVERIFY2(!reason.isEmpty() && reason != QLatin1String("error"), k.mode);
+            const auto r = c->lastReport();
+            if (plain.isEmpty()) plain = text(*c, 1);
+            QCOMPARE(text(*c, 1), plain);
+            QCOMPARE(r.drafter, QString::fromLatin1(k.drafter));
+            if (r.drafter == QLatin1String("draft model")) {
+                QVERIFY(r.drafted > 0);
+                QCOMPARE(r.accepted, r.drafted);
+                QCOMPARE(c->stats().value("acceptance").toDouble(), 1.0);
+                QVERIFY(r.meanAcceptedLength > 2.0);
+            }
+            if (k.draft.startsWith(QLatin1String("/nonexistent")))
+                QVERIFY2(r.speculativeNote.contains(QLatin1String("could not be loaded")),
+                         qPrintable(r.speculativeNote));
+            else
+                QVERIFY2(r.speculativeNote.isEmpty(), qPrintable(r.speculativeNote));
+        }
+    }
+
     void notAModelIsRefusedBeforeLoading() {
         QTemporaryDir dir;
         auto c = hearth::test::openController(dir.path());
