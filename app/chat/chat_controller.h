@@ -51,6 +51,9 @@ class ChatController : public QObject {
     Q_PROPERTY(QString modelError READ modelError NOTIFY modelErrorChanged)
     Q_PROPERTY(QString templateNote READ templateNote NOTIFY templateNoteChanged)
     Q_PROPERTY(bool reloadNeeded READ reloadNeeded NOTIFY reloadNeededChanged)
+    // The settings changed since the model was loaded that apply on reload ("backend",
+    // "int4Weights"), in the order they were changed.
+    Q_PROPERTY(QStringList reloadSettings READ reloadSettings NOTIFY reloadNeededChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     Q_PROPERTY(qint64 currentChatId READ currentChatId NOTIFY currentChatChanged)
     Q_PROPERTY(QString currentChatTitle READ currentChatTitle NOTIFY currentChatChanged)
@@ -58,6 +61,15 @@ class ChatController : public QObject {
     Q_PROPERTY(QVariantMap stats READ stats NOTIFY statsChanged)
     Q_PROPERTY(QVariantList searchResults READ searchResults NOTIFY searchResultsChanged)
     Q_PROPERTY(QString notice READ notice NOTIFY noticeChanged)
+    // Whether the notice reports something that went wrong (shown in the error style).
+    Q_PROPERTY(bool noticeIsError READ noticeIsError NOTIFY noticeChanged)
+    // The chat a reply is being written into (0: none). It keeps going when another chat is
+    // opened or a new one started.
+    Q_PROPERTY(qint64 generatingChatId READ generatingChatId NOTIFY generatingChanged)
+    // Chats in the trash: [{chatId, title, deletedAt (ms), daysLeft}], newest first.
+    Q_PROPERTY(QVariantList trash READ trash NOTIFY trashChanged)
+    // The message a search result opened (scrolled to and highlighted; 0: none).
+    Q_PROPERTY(qint64 highlightedMessageId READ highlightedMessageId NOTIFY highlightChanged)
     Q_PROPERTY(QString undoTitle READ undoTitle NOTIFY undoChanged)
     // The open chat's own settings: systemPrompt, and the sampling keys it overrides
     // (temperature, topK, topP, minP, repeatPenalty, maxTokens); others follow Settings.
@@ -94,12 +106,17 @@ public:
     QString modelError() const { return m_modelError; }
     QString templateNote() const { return m_templateNote; }
     bool reloadNeeded() const { return m_reloadNeeded; }
+    QStringList reloadSettings() const { return m_reloadNeeded ? m_reloadSettings : QStringList(); }
     bool generating() const { return m_generating; }
     qint64 currentChatId() const { return m_chatId; }
     QString currentChatTitle() const { return m_chatTitle; }
     QVariantMap stats() const { return m_stats; }
     QVariantList searchResults() const { return m_searchResults; }
     QString notice() const { return m_notice; }
+    bool noticeIsError() const { return m_noticeIsError; }
+    qint64 generatingChatId() const { return m_generating ? m_replyChatId : 0; }
+    QVariantList trash() const { return m_trash; }
+    qint64 highlightedMessageId() const { return m_highlightedId; }
     QString undoTitle() const { return m_undoTitle; }
     QVariantMap chatSettings() const { return m_chatSettings; }
     qint64 contextDroppedUpTo() const { return m_droppedUpTo; }
@@ -129,6 +146,9 @@ public:
     Q_INVOKABLE bool send(const QString& text);
     Q_INVOKABLE void stop();
     Q_INVOKABLE bool regenerate(qint64 assistantMessageId);
+    // Continues a reply that was stopped, cut at the length limit or interrupted: its text
+    // stays and the model writes on from its end.
+    Q_INVOKABLE bool continueReply(qint64 assistantMessageId);
     Q_INVOKABLE bool editMessage(qint64 userMessageId, const QString& text);
     Q_INVOKABLE void switchBranch(qint64 messageId, int delta);
     Q_INVOKABLE void renameChat(qint64 chatId, const QString& title);
@@ -139,11 +159,28 @@ public:
     // Saves (or replaces) a named system prompt; deletes one.
     Q_INVOKABLE void savePreset(const QString& name, const QString& prompt);
     Q_INVOKABLE void deletePreset(const QString& name);
+    // Moves the chat to the trash (kept 30 days); undoDelete brings the last one back.
     Q_INVOKABLE void deleteChat(qint64 chatId);
     Q_INVOKABLE void undoDelete();
+    Q_INVOKABLE void refreshTrash();
+    Q_INVOKABLE void restoreChat(qint64 chatId);
+    Q_INVOKABLE void purgeChat(qint64 chatId);
+    Q_INVOKABLE void emptyTrash();
+    // Results grouped per chat: [{chatId, title, hits: [{messageId, role, snippet}]}], the
+    // chat with the best match first.
     Q_INVOKABLE void search(const QString& query);
-    // Writes the chat's selected branch to a file; format "markdown" or "json".
+    // Opens the chat on the branch that holds the message and highlights it.
+    Q_INVOKABLE void openSearchResult(qint64 chatId, qint64 messageId);
+    Q_INVOKABLE void clearHighlight();
+    // Writes a chat to a file: "json" (every branch, versioned, importable), "markdown" or
+    // "text" (the selected branch).
     Q_INVOKABLE void exportChat(qint64 chatId, const QUrl& file, const QString& format);
+    // A file name for the export: the chat's title made safe, with the format's extension.
+    Q_INVOKABLE QString exportFileName(qint64 chatId, const QString& format) const;
+    // Reads a chat written by exportChat(..., "json") into a new chat and opens it.
+    Q_INVOKABLE void importChat(const QUrl& file);
+    // The open chat's selected branch as plain text on the clipboard.
+    Q_INVOKABLE void copyConversation();
     Q_INVOKABLE void copyText(const QString& text);
     Q_INVOKABLE void copyLastAnswer();
 
@@ -164,6 +201,9 @@ signals:
     void chatSettingsChanged();
     void contextNoticeChanged();
     void presetsChanged();
+    void trashChanged();
+    void highlightChanged();
+    void chatImported(qint64 chatId);
     // For tests and QML reactions.
     void modelLoaded();
     void modelLoadFailed(const QString& message);
@@ -179,6 +219,10 @@ private:
     void startGeneration(const Turn& turn);
     void onModelLoaded(qint64 loadId, const QVariantMap& info);
     void onModelLoadFailed(qint64 loadId, const QString& path, const QString& message);
+    void onModelKept(qint64 loadId, const QVariantMap& info);
+    void applyModelInfo(const QVariantMap& info);
+    void onTemplateNote(qint64 chatId, const QString& note);
+    void discardEmptyReply(qint64 id, qint64 chatId, const QString& stopReason);
     void onTokens(qint64 requestId, const QString& delta);
     void onProgress(qint64 requestId, const GenerationReport& report);
     void onFinished(qint64 requestId, const QString& text, const GenerationReport& report);
@@ -190,7 +234,8 @@ private:
     void showPath(qint64 chatId, const QList<hearth::storage::Message>& path, const QString& title);
     void setGenerating(bool on);
     void setModelError(const QString& message);
-    void setNotice(const QString& message);
+    void setNotice(const QString& message, bool isError = false);
+    void setError(const QString& message) { setNotice(message, true); }
     void setStatsFrom(const GenerationReport& report);
     void loadChatSettings();
     void refreshPresets();
@@ -237,6 +282,14 @@ private:
     QVariantList m_searchResults;
     qint64 m_searchSerial = 0;
     QString m_notice;
+    bool m_noticeIsError = false;
+    QVariantList m_trash;
+    qint64 m_highlightedId = 0;
+    QString m_continuePrefix;          // Continue: the reply's text before this request
+    QStringList m_templateNotesShown;  // for the model loaded now: each shown once
+    bool m_modelKept = false;          // the failed load left the previous model loaded
+    bool m_reloadNeededBefore = false;
+    QStringList m_reloadSettings;
     qint64 m_undoChatId = 0;
     QString m_undoTitle;
     QTimer m_undoTimer;

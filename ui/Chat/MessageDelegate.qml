@@ -18,6 +18,8 @@ Item {
     required property int siblingIndex
     required property int siblingCount
     required property string stats
+    required property string replyState
+    required property bool canContinue
     required property int index
 
     readonly property bool isUser: role === "user"
@@ -47,7 +49,10 @@ Item {
             implicitHeight: (root.editing ? editor.implicitHeight : body.implicitHeight) + 20
             radius: Theme.radius
             color: root.isUser ? Theme.c.dropActive : Theme.c.surface
-            border.color: Theme.c.border
+            // A search result opened this message.
+            border.color: root.messageId === root.controller.highlightedMessageId
+                          ? Theme.c.accent : Theme.c.border
+            border.width: root.messageId === root.controller.highlightedMessageId ? 2 : 1
 
             MessageContent {
                 id: body
@@ -71,6 +76,12 @@ Item {
                 }
                 onCancelled: root.editing = false
             }
+        }
+        ReplyState {
+            controller: root.controller
+            messageId: root.messageId
+            replyState: root.replyState
+            canContinue: root.canContinue
         }
         RowLayout {
             Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
@@ -119,8 +130,8 @@ Item {
                 }
             }
             Label {
-                visible: root.stats.length > 0 || root.interrupted
-                text: root.interrupted ? qsTr("interrupted") : root.stats
+                visible: root.stats.length > 0
+                text: root.stats
                 color: Theme.c.textMuted
                 font.pixelSize: Theme.fontSmall
                 leftPadding: 6

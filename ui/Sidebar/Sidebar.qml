@@ -59,32 +59,11 @@ Rectangle {
             clip: true
             spacing: 4
             model: sidebar.controller.searchResults
-            delegate: ItemDelegate {
+            delegate: SearchResultGroup {
                 required property var modelData
                 width: ListView.view.width
-                Accessible.name: qsTr("Search result in %1").arg(modelData.title)
-                onClicked: sidebar.controller.openChat(modelData.chatId)
-                contentItem: Column {
-                    spacing: 2
-                    Label {
-                        width: parent.width
-                        text: modelData.title
-                        elide: Text.ElideRight
-                        color: Theme.c.text
-                        font.pixelSize: Theme.fontBody
-                        font.bold: true
-                    }
-                    Label {
-                        width: parent.width
-                        text: modelData.snippet
-                        textFormat: Text.StyledText
-                        wrapMode: Text.Wrap
-                        maximumLineCount: 3
-                        elide: Text.ElideRight
-                        color: Theme.c.textMuted
-                        font.pixelSize: Theme.fontSmall
-                    }
-                }
+                controller: sidebar.controller
+                group: modelData
             }
             Label {
                 anchors.centerIn: parent
