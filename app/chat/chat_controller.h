@@ -175,8 +175,15 @@ public:
     // Writes a chat to a file: "json" (every branch, versioned, importable), "markdown" or
     // "text" (the selected branch).
     Q_INVOKABLE void exportChat(qint64 chatId, const QUrl& file, const QString& format);
+    // exportChat to a local path (a file name may hold '#', '?' or spaces).
+    Q_INVOKABLE void exportChatToPath(qint64 chatId, const QString& path, const QString& format) {
+        exportChat(chatId, QUrl::fromLocalFile(path), format);
+    }
     // A file name for the export: the chat's title made safe, with the format's extension.
     Q_INVOKABLE QString exportFileName(qint64 chatId, const QString& format) const;
+    // Where the export dialog starts: the Documents folder, else home.
+    Q_INVOKABLE QString defaultExportFolder() const;
+    Q_INVOKABLE bool fileExists(const QString& path) const;
     // Reads a chat written by exportChat(..., "json") into a new chat and opens it.
     Q_INVOKABLE void importChat(const QUrl& file);
     // The open chat's selected branch as plain text on the clipboard.

@@ -1,6 +1,9 @@
 // ChatController: export, import and copying a whole conversation.
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
+#include <QStandardPaths>
 
 #include "chat_controller.h"
 #include "chat_export.h"
@@ -42,6 +45,15 @@ QString ChatController::exportFileName(qint64 chatId, const QString& format) con
                         : format == QLatin1String("text")   ? QStringLiteral("txt")
                                                             : QStringLiteral("json");
     return title + QLatin1Char('.') + ext;
+}
+
+QString ChatController::defaultExportFolder() const {
+    const QString docs = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    return !docs.isEmpty() && QFileInfo(docs).isDir() ? docs : QDir::homePath();
+}
+
+bool ChatController::fileExists(const QString& path) const {
+    return QFileInfo(path).isFile();
 }
 
 void ChatController::importChat(const QUrl& file) {

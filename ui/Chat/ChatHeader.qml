@@ -1,6 +1,5 @@
 import QtQuick
 import QtQuick.Controls
-import QtQuick.Dialogs
 import QtQuick.Layouts
 import Hearth
 import Hearth.App
@@ -11,7 +10,6 @@ RowLayout {
     id: header
 
     required property ChatController controller
-    property string format: "markdown"
     readonly property alias chatSettingsPanel: chatSettings
 
     spacing: 8
@@ -53,27 +51,35 @@ RowLayout {
         objectName: "exportButton"
         visible: header.controller.currentChatId !== 0
         text: qsTr("Export ▾")
-        tip: qsTr("Save this chat as Markdown or JSON")
+        tip: qsTr("Save this chat as Markdown, text or JSON, or copy it")
         onClicked: exportMenu.open()
         Menu {
             id: exportMenu
             y: parent.height
             MenuItem {
                 text: qsTr("Markdown (.md)")
-                onTriggered: { header.format = "markdown"; saveDialog.open() }
+                onTriggered: saveDialog.openFor(header.controller.currentChatId, "markdown")
             }
             MenuItem {
-                text: qsTr("JSON (.json)")
-                onTriggered: { header.format = "json"; saveDialog.open() }
+                text: qsTr("Plain text (.txt)")
+                onTriggered: saveDialog.openFor(header.controller.currentChatId, "text")
+            }
+            MenuItem {
+                text: qsTr("JSON, every branch (.json)")
+                onTriggered: saveDialog.openFor(header.controller.currentChatId, "json")
+            }
+            MenuSeparator {}
+            MenuItem {
+                objectName: "copyConversation"
+                text: qsTr("Copy conversation")
+                onTriggered: header.controller.copyConversation()
             }
         }
     }
-    FileDialog {
+    SaveChatDialog {
         id: saveDialog
-        title: qsTr("Export chat")
-        fileMode: FileDialog.SaveFile
-        defaultSuffix: header.format === "json" ? "json" : "md"
-        nameFilters: header.format === "json" ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
-        onAccepted: header.controller.exportChat(header.controller.currentChatId, selectedFile, header.format)
+        objectName: "saveChatDialog"
+        controller: header.controller
+        parent: Overlay.overlay
     }
 }

@@ -212,9 +212,16 @@ Drawer {
                 onChosen: v => panel.st.fontScale = Number(v)
             }
             Button {
+                objectName: "restoreDefaultsButton"
                 Layout.bottomMargin: 20
                 text: qsTr("Restore defaults")
-                onClicked: panel.st.resetToDefaults()
+                onClicked: confirmDefaults.open()
+            }
+            ConfirmDefaultsDialog {
+                id: confirmDefaults
+                objectName: "confirmDefaults"
+                settings: panel.st
+                parent: Overlay.overlay
             }
         }
     }

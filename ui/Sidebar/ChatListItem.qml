@@ -14,7 +14,8 @@ ItemDelegate {
     property bool editing: false
 
     readonly property bool current: controller.currentChatId === chatId
-    height: 38
+    // Tall enough for the hover buttons (they are sized to fit, never clipped).
+    height: Math.max(38, implicitHeight)
     Accessible.name: qsTr("Chat %1").arg(title)
     onClicked: if (!editing) controller.openChat(chatId)
     onDoubleClicked: startRename()
@@ -34,11 +35,21 @@ ItemDelegate {
         spacing: 2
         Label {
             Layout.fillWidth: true
+            Layout.minimumWidth: 0
             visible: !item.editing
             text: item.title
             elide: Text.ElideRight
             color: Theme.c.text
             font.pixelSize: Theme.fontBody
+        }
+        // A reply is still being written into this chat (another chat is open).
+        BusyIndicator {
+            objectName: "writingIndicator"
+            visible: item.controller.generatingChatId === item.chatId && !item.editing
+            running: visible
+            Layout.preferredWidth: 20
+            Layout.preferredHeight: 20
+            Accessible.name: qsTr("A reply is being written")
         }
         TextField {
             id: renameField
@@ -56,6 +67,10 @@ ItemDelegate {
         }
         ToolButton {
             visible: item.hovered && !item.editing
+            // Sized to fit the row (the style's 40 px default would stick out of it).
+            implicitWidth: 26
+            implicitHeight: 26
+            padding: 2
             text: "✎"
             Accessible.name: qsTr("Rename chat")
             ToolTip.visible: hovered
@@ -64,6 +79,10 @@ ItemDelegate {
         }
         ToolButton {
             visible: item.hovered && !item.editing
+            // Sized to fit the row (the style's 40 px default would stick out of it).
+            implicitWidth: 26
+            implicitHeight: 26
+            padding: 2
             text: "✕"
             Accessible.name: qsTr("Delete chat")
             ToolTip.visible: hovered

@@ -1,5 +1,6 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import Hearth
 import Hearth.App
@@ -108,5 +109,38 @@ Rectangle {
                 font.pixelSize: Theme.fontBody
             }
         }
+        // The trash and importing an exported chat.
+        RowLayout {
+            Layout.fillWidth: true
+            spacing: 4
+            HeaderButton {
+                objectName: "trashButton"
+                text: sidebar.controller.trash.length > 0
+                      ? qsTr("Trash (%1)").arg(sidebar.controller.trash.length) : qsTr("Trash")
+                tip: qsTr("Deleted chats, kept for 30 days")
+                onClicked: trashDialog.open()
+            }
+            Item { Layout.fillWidth: true }
+            HeaderButton {
+                objectName: "importButton"
+                text: qsTr("Import…")
+                tip: qsTr("Import a chat exported as JSON")
+                onClicked: importDialog.open()
+            }
+        }
+    }
+
+    TrashDialog {
+        id: trashDialog
+        objectName: "trashDialog"
+        controller: sidebar.controller
+        parent: Overlay.overlay
+    }
+    FileDialog {
+        id: importDialog
+        title: qsTr("Import a chat")
+        fileMode: FileDialog.OpenFile
+        nameFilters: [qsTr("Hearth chats (*.json)")]
+        onAccepted: sidebar.controller.importChat(selectedFile)
     }
 }
