@@ -163,6 +163,9 @@ void ChatController::setDataDir(const QString& dir) {
     if (!m_settings->loadProblem().isEmpty()) setError(m_settings->loadProblem());
     connect(m_settings.get(), &AppSettings::settingChanged, this,
             &ChatController::onSettingChanged);
+    m_library = std::make_unique<ModelLibrary>(m_settings.get(), [this] {
+        return m_modelState == QLatin1String("ready") ? m_modelInfo : QVariantMap();
+    });
     const EngineConfig config = engineConfig();
     QMetaObject::invokeMethod(m_worker.get(),
                               [w = m_worker.get(), config] { w->setConfig(config); });

@@ -18,6 +18,7 @@
 #include "chat_list_model.h"
 #include "engine_types.h"
 #include "message_model.h"
+#include "model_library.h"
 
 namespace hearth::app {
 
@@ -34,6 +35,8 @@ class ChatController : public QObject {
     Q_PROPERTY(hearth::app::AppSettings* settings READ settings NOTIFY dataDirChanged)
     Q_PROPERTY(hearth::app::ChatListModel* chats READ chats CONSTANT)
     Q_PROPERTY(hearth::app::MessageModel* messages READ messages CONSTANT)
+    // The models in the chosen folders and the recent ones, with the fit estimate.
+    Q_PROPERTY(hearth::app::ModelLibrary* library READ library NOTIFY dataDirChanged)
     // "none", "loading" or "ready".
     Q_PROPERTY(QString modelState READ modelState NOTIFY modelChanged)
     Q_PROPERTY(double loadFraction READ loadFraction NOTIFY loadProgressChanged)
@@ -91,6 +94,7 @@ public:
     AppSettings* settings() const { return m_settings.get(); }
     ChatListModel* chats() const { return m_chats; }
     MessageModel* messages() const { return m_messages; }
+    ModelLibrary* library() const { return m_library.get(); }
     QString modelState() const { return m_modelState; }
     double loadFraction() const { return m_loadFraction; }
     QString loadBytesText() const { return m_loadBytesText; }
@@ -128,6 +132,9 @@ public:
     // Checks the file (a .gguf that exists and starts with the signature), then loads it on
     // the engine thread. Returns false (and sets modelError) when the file is refused.
     Q_INVOKABLE bool loadModel(const QUrl& url);
+    Q_INVOKABLE bool loadModelFile(const QString& path) {
+        return loadModel(QUrl::fromLocalFile(path));
+    }
     Q_INVOKABLE void cancelLoad();
     Q_INVOKABLE void unloadModel();
     Q_INVOKABLE void reloadModel();
@@ -252,6 +259,7 @@ private:
     QString m_dataDir;
     bool m_ready = false;
     std::unique_ptr<AppSettings> m_settings;
+    std::unique_ptr<ModelLibrary> m_library;
     ChatListModel* m_chats;
     MessageModel* m_messages;
     std::unique_ptr<StoreThread> m_store;

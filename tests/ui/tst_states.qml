@@ -376,6 +376,22 @@ TestCase {
         compare(buttons, 2)
     }
 
+    // Item 15: the model library lists the loaded (recent) model with its facts and fit label.
+    function test_modelLibraryListsTheRecentModel() {
+        const view = makeView()
+        const c = view.controller
+        loadModel(view)
+        const button = findByName(view.sidebar, "modelLibraryButton")
+        mouseClick(button)
+        tryVerify(() => c.library.models.length === 1 && !c.library.scanning, 20000)
+        const m = c.library.models[0]
+        compare(m.architecture, "llama")
+        compare(m.fit, "fits")
+        verify(m.loaded)
+        wait(100)
+        shoot(view, "model-library")
+    }
+
     // Item 3: the trash lists deleted chats and restores them.
     function test_trashRestores() {
         const view = makeView()

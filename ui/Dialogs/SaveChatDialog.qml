@@ -8,7 +8,7 @@ import Hearth.App
 // Export: a file name suggested from the chat's title, the folder (Documents by default), and
 // a Save button that saves on click. Hearth's own dialog, so it follows the light and dark
 // themes and never depends on the platform's file dialog.
-Dialog {
+ThemedDialog {
     id: dialog
 
     required property ChatController controller
@@ -31,14 +31,7 @@ Dialog {
 
     title: format === "json" ? qsTr("Export chat (JSON, every branch)")
            : format === "text" ? qsTr("Export chat (plain text)") : qsTr("Export chat (Markdown)")
-    modal: true
-    anchors.centerIn: parent
     width: Math.min(parent ? parent.width - 48 : 520, 520)
-    background: Rectangle {
-        color: Theme.c.surface
-        border.color: Theme.c.border
-        radius: Theme.radius
-    }
 
     ColumnLayout {
         anchors.fill: parent

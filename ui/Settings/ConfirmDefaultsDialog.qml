@@ -5,20 +5,13 @@ import Hearth
 
 // Restore defaults asks first: it also clears the system prompt, which may be long and
 // written by hand.
-Dialog {
+ThemedDialog {
     id: dialog
 
     property var settings
 
     title: qsTr("Restore the default settings?")
-    modal: true
-    anchors.centerIn: parent
     width: Math.min(parent ? parent.width - 48 : 440, 440)
-    background: Rectangle {
-        color: Theme.c.surface
-        border.color: Theme.c.border
-        radius: Theme.radius
-    }
     Label {
         width: parent ? parent.width : 400
         wrapMode: Text.Wrap

@@ -120,6 +120,12 @@ Rectangle {
                 tip: qsTr("Deleted chats, kept for 30 days")
                 onClicked: trashDialog.open()
             }
+            HeaderButton {
+                objectName: "modelLibraryButton"
+                text: qsTr("Models")
+                tip: qsTr("The models in your folders and the recent ones")
+                onClicked: modelLibrary.open()
+            }
             Item { Layout.fillWidth: true }
             HeaderButton {
                 objectName: "importButton"
@@ -130,6 +136,12 @@ Rectangle {
         }
     }
 
+    ModelLibraryDialog {
+        id: modelLibrary
+        objectName: "modelLibraryDialog"
+        controller: sidebar.controller
+        parent: Overlay.overlay
+    }
     TrashDialog {
         id: trashDialog
         objectName: "trashDialog"

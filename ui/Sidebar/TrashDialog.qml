@@ -5,21 +5,14 @@ import Hearth
 import Hearth.App
 
 // Deleted chats stay here for 30 days: restore one, delete one for good, or empty the trash.
-Dialog {
+ThemedDialog {
     id: dialog
 
     required property ChatController controller
 
     title: qsTr("Trash")
-    modal: true
-    anchors.centerIn: parent
     width: Math.min(parent ? parent.width - 48 : 480, 480)
     height: Math.min(parent ? parent.height - 80 : 460, 460)
-    background: Rectangle {
-        color: Theme.c.surface
-        border.color: Theme.c.border
-        radius: Theme.radius
-    }
     onAboutToShow: controller.refreshTrash()
 
     ColumnLayout {
@@ -92,17 +85,10 @@ Dialog {
         }
     }
 
-    Dialog {
+    ThemedDialog {
         id: confirmEmpty
         objectName: "confirmEmptyTrash"
         title: qsTr("Empty the trash?")
-        modal: true
-        anchors.centerIn: parent
-        background: Rectangle {
-            color: Theme.c.surface
-            border.color: Theme.c.border
-            radius: Theme.radius
-        }
         Label {
             text: qsTr("%n chat(s) will be deleted for good.", "", list.count)
             color: Theme.c.text

@@ -3,7 +3,9 @@
 // switching, grouped search that opens the matching branch, export/import round trips, the
 // model's display name and fit estimate, and the settings the reload banner names.
 #include <QClipboard>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -13,6 +15,7 @@
 #include "controller_fixture.h"
 #include "demo_chat.h"
 #include "message_model.h"
+#include "model_library.h"
 #include "model_probe.h"
 
 using hearth::app::ChatController;
@@ -378,6 +381,59 @@ private slots:
         f.write("GGUF junk");
         f.close();
         QVERIFY(!hearth::app::probeModel(f.fileName(), 0, "f16", 0).ok());
+    }
+
+    // Item 15: the library lists the models in a chosen folder (sub-folders too) and the
+    // recent ones, each with its facts and fit label; a file that is no model says why.
+    void modelLibraryListsFoldersAndRecentFiles() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        const QString models = dir.filePath("models");
+        QVERIFY(QDir().mkpath(models + "/nested"));
+        QVERIFY(QFile::copy(hearth::test::tinyModelPath(), models + "/nested/tiny.gguf"));
+        {
+            QFile junk(models + "/junk.gguf");
+            QVERIFY(junk.open(QIODevice::WriteOnly));
+            junk.write("GGUF but not really");
+        }
+        auto c = hearth::test::openController(dir.filePath("data"));
+        QVERIFY(c);
+        QVERIFY(hearth::test::loadTinyModel(*c));  // a recent file, in use
+        auto* lib = c->library();
+        QSignalSpy changed(lib, &hearth::app::ModelLibrary::modelsChanged);
+        lib->addFolder(QUrl::fromLocalFile(models));
+        QCOMPARE(lib->folders(), QStringList{QDir(models).absolutePath()});
+        QVERIFY(changed.wait(20000) || !changed.isEmpty());
+        QTRY_VERIFY(!lib->scanning());
+        const QVariantList list = lib->models();
+        QCOMPARE(list.size(), 3);
+        int ok = 0, bad = 0, loaded = 0;
+        for (const QVariant& v : list) {
+            const QVariantMap m = v.toMap();
+            if (m.value("error").toString().isEmpty()) {
+                ++ok;
+                QCOMPARE(m.value("architecture").toString(), QStringLiteral("llama"));
+                QCOMPARE(m.value("quantization").toString(), QStringLiteral("F32"));
+                QCOMPARE(m.value("fit").toString(), QStringLiteral("fits"));
+                QVERIFY(m.value("contextTrained").toLongLong() > 0);
+                QVERIFY(m.value("sizeText").toString().endsWith(" MB"));
+                if (m.value("loaded").toBool()) {
+                    ++loaded;
+                    QVERIFY(m.value("recent").toBool());
+                }
+            } else {
+                ++bad;
+                QCOMPARE(QFileInfo(m.value("path").toString()).fileName(),
+                         QStringLiteral("junk.gguf"));
+            }
+        }
+        QCOMPARE(ok, 2);
+        QCOMPARE(bad, 1);
+        QCOMPARE(loaded, 1);
+        changed.clear();
+        lib->removeFolder(QDir(models).absolutePath());
+        QVERIFY(changed.wait(20000) || !changed.isEmpty());
+        QTRY_COMPARE(lib->models().size(), 1);  // the recent one stays
     }
 
     // Item 15: the model in use is remembered for the next start (a setting, on by default).
