@@ -52,27 +52,49 @@
 <context>
     <name>AppBanners</name>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="28"/>
-        <source>This model&apos;s chat template was not used as is: %1</source>
-        <translation>未按原样使用此模型的对话模板：%1</translation>
+        <location filename="../ui/Model/AppBanners.qml" line="62"/>
+        <source>Moved “%1” to the trash.</source>
+        <translation>已将“%1”移到回收站。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="39"/>
-        <source>The new backend setting takes effect when the model is loaded again.</source>
-        <translation>新的后端设置将在重新加载模型后生效。</translation>
+        <location filename="../ui/Model/AppBanners.qml" line="80"/>
+        <source>The backend</source>
+        <translation>后端</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="40"/>
+        <location filename="../ui/Model/AppBanners.qml" line="81"/>
+        <source>4-bit weights</source>
+        <translation>4 位权重</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="88"/>
+        <source>%1 takes effect when the model is loaded again.</source>
+        <translation>%1将在重新加载模型后生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="89"/>
+        <source>%1 and %2 take effect when the model is loaded again.</source>
+        <translation>%1和%2将在重新加载模型后生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="94"/>
         <source>Reload now</source>
         <translation>立即重新加载</translation>
     </message>
-    <message>
-        <location filename="../ui/Model/AppBanners.qml" line="62"/>
-        <source>Deleted “%1”.</source>
-        <translation>已删除“%1”。</translation>
+    <message numerus="yes">
+        <location filename="../ui/Model/AppBanners.qml" line="117"/>
+        <source>%n more message(s)</source>
+        <translation>
+            <numerusform>还有 %n 条消息</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="63"/>
+        <location filename="../ui/Model/AppBanners.qml" line="118"/>
+        <source>Show fewer</source>
+        <translation>收起</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="65"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
@@ -80,108 +102,126 @@
 <context>
     <name>Banner</name>
     <message>
-        <location filename="../ui/Components/Banner.qml" line="50"/>
+        <location filename="../ui/Components/Banner.qml" line="27"/>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location filename="../ui/Components/Banner.qml" line="27"/>
+        <source>Notice</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <location filename="../ui/Components/Banner.qml" line="55"/>
         <source>Dismiss message</source>
         <translation>关闭消息</translation>
     </message>
     <message>
-        <location filename="../ui/Components/Banner.qml" line="52"/>
+        <location filename="../ui/Components/Banner.qml" line="57"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
 </context>
 <context>
+    <name>ChatExport</name>
+    <message>
+        <location filename="../app/chat/chat_export.cpp" line="167"/>
+        <source>Imported chat</source>
+        <translation>导入的对话</translation>
+    </message>
+</context>
+<context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="21"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="19"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="32"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="30"/>
         <source>%1 / %2 tokens</source>
         <translation>%1 / %2 词元</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="35"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="33"/>
         <source>Context used: %1 of %2 tokens</source>
         <translation>已用上下文：%1 / %2 词元</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="40"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="38"/>
         <source>Chat settings</source>
         <translation>对话设置</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="41"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="39"/>
         <source>This chat&apos;s system prompt and sampling</source>
         <translation>此对话的系统提示词和采样设置</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="55"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="53"/>
         <source>Export ▾</source>
         <translation>导出 ▾</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="56"/>
-        <source>Save this chat as Markdown or JSON</source>
-        <translation>将此对话保存为 Markdown 或 JSON</translation>
+        <location filename="../ui/Chat/ChatHeader.qml" line="54"/>
+        <source>Save this chat as Markdown, text or JSON, or copy it</source>
+        <translation>将此对话保存为 Markdown、纯文本或 JSON，或复制它</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="62"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="64"/>
+        <source>Plain text (.txt)</source>
+        <translation>纯文本 (.txt)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="68"/>
+        <source>JSON, every branch (.json)</source>
+        <translation>JSON，包含所有分支 (.json)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="74"/>
+        <source>Copy conversation</source>
+        <translation>复制对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ChatHeader.qml" line="60"/>
         <source>Markdown (.md)</source>
         <translation>Markdown (.md)</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="66"/>
-        <source>JSON (.json)</source>
-        <translation>JSON (.json)</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="73"/>
-        <source>Export chat</source>
-        <translation>导出对话</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="76"/>
-        <source>JSON files (*.json)</source>
-        <translation>JSON 文件 (*.json)</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="76"/>
-        <source>Markdown files (*.md)</source>
-        <translation>Markdown 文件 (*.md)</translation>
     </message>
 </context>
 <context>
     <name>ChatListItem</name>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="18"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="19"/>
         <source>Chat %1</source>
         <translation>对话 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="49"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="52"/>
+        <source>A reply is being written</source>
+        <translation>正在生成回复</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="60"/>
         <source>New name for the chat</source>
         <translation>对话的新名称</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="60"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="75"/>
         <source>Rename chat</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="62"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="77"/>
         <source>Rename</source>
         <translation>重命名</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="68"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="87"/>
         <source>Delete chat</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="70"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="89"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -322,12 +362,12 @@
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatView.qml" line="44"/>
+        <location filename="../ui/Chat/ChatView.qml" line="57"/>
         <source>Ask %1 anything. Your chat stays on this computer.</source>
         <translation>向 %1 提任何问题。你的对话只保存在这台电脑上。</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatView.qml" line="45"/>
+        <location filename="../ui/Chat/ChatView.qml" line="58"/>
         <source>Load a model to start chatting.</source>
         <translation>加载模型后即可开始对话。</translation>
     </message>
@@ -391,6 +431,24 @@
         <location filename="../ui/Chat/Composer.qml" line="71"/>
         <source>Stop the reply (Esc)</source>
         <translation>停止回复（Esc）</translation>
+    </message>
+</context>
+<context>
+    <name>ConfirmDefaultsDialog</name>
+    <message>
+        <location filename="../ui/Settings/ConfirmDefaultsDialog.qml" line="13"/>
+        <source>Restore the default settings?</source>
+        <translation>恢复默认设置？</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ConfirmDefaultsDialog.qml" line="20"/>
+        <source>Every setting goes back to its default, and your system prompt is cleared. Chats and their own settings are kept.</source>
+        <translation>所有设置都将恢复为默认值，系统提示词也会被清空。对话及其各自的设置会保留。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ConfirmDefaultsDialog.qml" line="21"/>
+        <source>Every setting goes back to its default. Chats and their own settings are kept.</source>
+        <translation>所有设置都将恢复为默认值。对话及其各自的设置会保留。</translation>
     </message>
 </context>
 <context>
@@ -506,62 +564,57 @@
 <context>
     <name>MessageDelegate</name>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="28"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="30"/>
         <source>You said: %1</source>
         <translation>你说：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="28"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="30"/>
         <source>Reply: %1</source>
         <translation>回复：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="39"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="41"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="39"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="41"/>
         <source>Assistant</source>
         <translation>助手</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="84"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="95"/>
         <source>Previous version</source>
         <translation>上一个版本</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="90"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="101"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="98"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="109"/>
         <source>Next version</source>
         <translation>下一个版本</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="102"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="113"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="108"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="119"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="114"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="125"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="123"/>
-        <source>interrupted</source>
-        <translation>已中断</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="137"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="148"/>
         <source>Earlier messages up to here are no longer seen by the model: the chat is longer than its context. The system prompt is kept.</source>
         <translation>到此为止的较早消息模型已看不到：对话超出了上下文长度。系统提示词仍会保留。</translation>
     </message>
@@ -701,14 +754,117 @@
     </message>
 </context>
 <context>
+    <name>ModelLibraryDialog</name>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="17"/>
+        <source>Fits</source>
+        <translation>可运行</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="18"/>
+        <source>Tight</source>
+        <translation>内存紧张</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="19"/>
+        <source>Won&apos;t fit</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="23"/>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="38"/>
+        <source>Folders: %1</source>
+        <translation>文件夹：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="39"/>
+        <source>Add a folder with .gguf files; recent models are always listed.</source>
+        <translation>添加包含 .gguf 文件的文件夹；最近使用的模型总会列出。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="51"/>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="72"/>
+        <source>%1: cannot be used</source>
+        <translation>%1：无法使用</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="73"/>
+        <source>%1, %2, %3, %4</source>
+        <translation>%1，%2，%3，%4</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="85"/>
+        <source>(in use)</source>
+        <translation>（使用中）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="95"/>
+        <source>Cannot be used: %1</source>
+        <translation>无法使用：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="96"/>
+        <source>%1 · %2 · %3 · context %4 · needs about %5</source>
+        <translation>%1 · %2 · %3 · 上下文 %4 · 约需 %5</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="120"/>
+        <source>Needs about %1; %2 is free now.</source>
+        <translation>约需 %1；当前可用 %2。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="129"/>
+        <source>Load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="131"/>
+        <source>Load %1</source>
+        <translation>加载 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="142"/>
+        <source>No models found yet.</source>
+        <translation>还没有找到模型。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="153"/>
+        <source>Remove %1</source>
+        <translation>移除 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="154"/>
+        <source>Stop listing the models in %1</source>
+        <translation>不再列出 %1 中的模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="160"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="168"/>
+        <source>A folder with models</source>
+        <translation>包含模型的文件夹</translation>
+    </message>
+</context>
+<context>
     <name>ModelPicker</name>
     <message>
-        <location filename="../app/core/model_picker.cpp" line="30"/>
+        <location filename="../app/core/model_picker.cpp" line="28"/>
         <source>“%1” is not a file on this computer. Download the model first, then drop the .gguf file here.</source>
         <translation>“%1”不是这台电脑上的文件。请先下载模型，再把 .gguf 文件拖放到这里。</translation>
     </message>
     <message>
-        <location filename="../app/core/model_picker.cpp" line="35"/>
+        <location filename="../app/core/model_picker.cpp" line="34"/>
         <source>“%1” is not a model file. Hearth opens GGUF models, files whose names end in .gguf.</source>
         <translation>“%1”不是模型文件。Hearth 打开 GGUF 模型，即文件名以 .gguf 结尾的文件。</translation>
     </message>
@@ -734,11 +890,42 @@
     </message>
 </context>
 <context>
+    <name>ModelProbe</name>
+    <message>
+        <location filename="../app/engine/model_probe.cpp" line="103"/>
+        <source>the file holds no model weights</source>
+        <translation>文件中没有模型权重</translation>
+    </message>
+</context>
+<context>
     <name>NumberRow</name>
     <message>
-        <location filename="../ui/Settings/NumberRow.qml" line="31"/>
+        <location filename="../ui/Settings/NumberRow.qml" line="28"/>
+        <source>“%1” is not allowed: enter a number from %2 to %3. Kept %4.</source>
+        <translation>“%1”无效：请输入 %2 到 %3 之间的数字。已保留 %4。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/NumberRow.qml" line="51"/>
+        <source>A number from %1 to %2</source>
+        <translation>%1 到 %2 之间的数字</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/NumberRow.qml" line="57"/>
         <source>(%1 – %2)</source>
         <translation>（%1 – %2）</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <location filename="../app/chat/app_settings.cpp" line="76"/>
+        <source>The settings file %1 could not be read, so the defaults are in use; the old file was kept as %2.</source>
+        <translation>无法读取设置文件 %1，已使用默认设置；旧文件保存为 %2。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/app_settings.cpp" line="80"/>
+        <source>The settings file %1 could not be read, so the defaults are in use.</source>
+        <translation>无法读取设置文件 %1，已使用默认设置。</translation>
     </message>
 </context>
 <context>
@@ -765,6 +952,129 @@
     </message>
 </context>
 <context>
+    <name>ReplyState</name>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="20"/>
+        <source>Writing…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="21"/>
+        <source>Stopped by you</source>
+        <translation>已由你停止</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="22"/>
+        <source>Stopped at the reply length limit</source>
+        <translation>已达到回复长度上限</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="23"/>
+        <source>Stopped: the chat filled the model&apos;s context</source>
+        <translation>已停止：对话占满了模型的上下文</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="24"/>
+        <source>Stopped by an error</source>
+        <translation>因错误而停止</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="25"/>
+        <source>Interrupted: Hearth closed while writing this</source>
+        <translation>已中断：生成时 Hearth 被关闭</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="47"/>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="48"/>
+        <source>Let the model write on from the end of this reply</source>
+        <translation>让模型从这条回复的末尾继续写</translation>
+    </message>
+</context>
+<context>
+    <name>SaveChatDialog</name>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="32"/>
+        <source>Export chat (JSON, every branch)</source>
+        <translation>导出对话（JSON，包含所有分支）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="33"/>
+        <source>Export chat (plain text)</source>
+        <translation>导出对话（纯文本）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="33"/>
+        <source>Export chat (Markdown)</source>
+        <translation>导出对话（Markdown）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="40"/>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="50"/>
+        <source>File name</source>
+        <translation>文件名</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="54"/>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="66"/>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="69"/>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="70"/>
+        <source>Choose the folder</source>
+        <translation>选择文件夹</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="79"/>
+        <source>A file with this name is already there; Save replaces it.</source>
+        <translation>已存在同名文件；保存将替换它。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="87"/>
+        <source>Folder for the export</source>
+        <translation>导出到的文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>SearchResultGroup</name>
+    <message>
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="22"/>
+        <source>Untitled chat</source>
+        <translation>未命名对话</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="28"/>
+        <source>%1, %n match(es)</source>
+        <translation>
+            <numerusform>%1，%n 处匹配</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="37"/>
+        <source>Your message: %1</source>
+        <translation>你的消息：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="38"/>
+        <source>Reply: %1</source>
+        <translation>回复：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="42"/>
+        <source>You: </source>
+        <translation>你：</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPanel</name>
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="33"/>
@@ -779,7 +1089,7 @@
     </message>
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="48"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="69"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="81"/>
         <source>Applies when the model is loaded again.</source>
         <translation>重新加载模型后生效。</translation>
     </message>
@@ -804,214 +1114,227 @@
         <translation>Q4 会明显改变小模型的回答（与 F16 的一致程度远低于 Q8）。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="67"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="79"/>
         <source>4-bit weights</source>
         <translation>4 位权重</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="68"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="80"/>
         <source>Converts 16/8-bit models to 4-bit when loading: about a quarter of the memory, faster replies; the first load takes longer, then it is cached.</source>
         <translation>加载时将 16/8 位模型转换为 4 位：内存约为原来的四分之一，回复更快；首次加载较慢，之后会使用缓存。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="71"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="84"/>
         <source>On</source>
         <translation>开</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="67"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="74"/>
+        <source>Reload the last model at start</source>
+        <translation>启动时重新加载上次的模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="68"/>
+        <source>Hearth loads the model you used last when it starts.</source>
+        <translation>Hearth 启动时会加载你上次使用的模型。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="71"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="84"/>
         <source>Off</source>
         <translation>关</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="75"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="87"/>
         <source>Convert weights to 4-bit when loading</source>
         <translation>加载时将权重转换为 4 位</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="80"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="92"/>
         <source>Clear 4-bit cache</source>
         <translation>清除 4 位缓存</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="81"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="93"/>
         <source>Delete the cached 4-bit conversions</source>
         <translation>删除已缓存的 4 位转换结果</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="95"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="107"/>
         <source>Context length (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="96"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="108"/>
         <source>0 uses the model&apos;s own length, at most 4096. Applies from the next message.</source>
         <translation>0 表示使用模型自身的长度，最多 4096。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="103"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="115"/>
         <source>KV memory (MB)</source>
         <translation>KV 内存（MB）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="104"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="116"/>
         <source>Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory, at most eight full contexts. Applies from the next message.</source>
         <translation>所有打开的对话共用的上下文内存；用满时，最久未使用的对话会保存到磁盘。0 表示使用空闲内存的四分之一，最多八个完整上下文。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="110"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="122"/>
         <source>Saved context</source>
         <translation>已保存的上下文</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="111"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="123"/>
         <source>Chats&apos; context is kept on disk so they continue at once after a restart. Oldest are deleted past the limit (MB).</source>
         <translation>对话的上下文保存在磁盘上，重启后可立即继续。超过上限（MB）时删除最旧的。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="116"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="128"/>
         <source>Saved context limit in megabytes</source>
         <translation>已保存上下文的上限（MB）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="121"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="133"/>
         <source>Clear saved context (%1)</source>
         <translation>清除已保存的上下文（%1）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="122"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="134"/>
         <source>Delete the chats&apos; saved context</source>
         <translation>删除对话已保存的上下文</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="127"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="139"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="128"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="140"/>
         <source>0 uses all cores. Applies from the next message.</source>
         <translation>0 表示使用全部核心。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="135"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="147"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="136"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="148"/>
         <source>0 always picks the most likely word. Applies from the next message.</source>
         <translation>0 表示总是选择可能性最大的词。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="142"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="154"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="148"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="160"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="154"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="166"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="160"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="172"/>
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="166"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="178"/>
         <source>Longest reply (tokens)</source>
         <translation>最长回复（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="172"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="183"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="184"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="195"/>
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="173"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="185"/>
         <source>Used by new chats.</source>
         <translation>用于新建的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="180"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="192"/>
         <source>e.g. You are a concise assistant.</source>
         <translation>例如：你是一个简洁的助手。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="189"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="201"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="190"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="208"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="202"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="220"/>
         <source>Applies at once.</source>
         <translation>立即生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="192"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="204"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="192"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="204"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="193"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="205"/>
         <source>Follow system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="198"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="199"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
         <source>Applies after Hearth is restarted.</source>
         <translation>重新启动 Hearth 后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="201"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="213"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="207"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="219"/>
         <source>Text size</source>
         <translation>文字大小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="222"/>
         <source>Small</source>
         <translation>小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="222"/>
         <source>Normal</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="223"/>
         <source>Large</source>
         <translation>大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="223"/>
         <source>Larger</source>
         <translation>更大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="216"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="229"/>
         <source>Restore defaults</source>
         <translation>恢复默认设置</translation>
     </message>
@@ -1019,42 +1342,82 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="21"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="22"/>
         <source>Chats</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="38"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="39"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="39"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="40"/>
         <source>Start a new chat (Ctrl+N)</source>
         <translation>开始新对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="46"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="47"/>
         <source>Search chats (Ctrl+F)</source>
         <translation>搜索对话（Ctrl+F）</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="47"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="48"/>
         <source>Search chats</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="65"/>
-        <source>Search result in %1</source>
-        <translation>%1 中的搜索结果</translation>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="119"/>
+        <source>Trash (%1)</source>
+        <translation>回收站 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="92"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="119"/>
+        <source>Trash</source>
+        <translation>回收站</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="120"/>
+        <source>Deleted chats, kept for 30 days</source>
+        <translation>已删除的对话，保留 30 天</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="125"/>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="126"/>
+        <source>The models in your folders and the recent ones</source>
+        <translation>你的文件夹中的模型和最近使用的模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="132"/>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="133"/>
+        <source>Import a chat exported as JSON</source>
+        <translation>导入以 JSON 导出的对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="153"/>
+        <source>Import a chat</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="155"/>
+        <source>Hearth chats (*.json)</source>
+        <translation>Hearth 对话 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="72"/>
         <source>No matches</source>
         <translation>没有匹配结果</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="125"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="105"/>
         <source>Your chats will appear here.</source>
         <translation>你的对话将显示在这里。</translation>
     </message>
@@ -1126,6 +1489,73 @@
     </message>
 </context>
 <context>
+    <name>TrashDialog</name>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="13"/>
+        <source>Trash</source>
+        <translation>回收站</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="24"/>
+        <source>Deleted chats are kept for 30 days, then removed for good.</source>
+        <translation>已删除的对话会保留 30 天，之后永久删除。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="48"/>
+        <source>%n day(s) left</source>
+        <translation>
+            <numerusform>还剩 %n 天</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="54"/>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="55"/>
+        <source>Restore %1</source>
+        <translation>恢复 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="59"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="60"/>
+        <source>Delete %1 for good</source>
+        <translation>永久删除 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="67"/>
+        <source>The trash is empty.</source>
+        <translation>回收站是空的。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="77"/>
+        <source>Empty trash</source>
+        <translation>清空回收站</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="82"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="91"/>
+        <source>Empty the trash?</source>
+        <translation>清空回收站？</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../ui/Sidebar/TrashDialog.qml" line="93"/>
+        <source>%n chat(s) will be deleted for good.</source>
+        <translation>
+            <numerusform>%n 个对话将被永久删除。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>hearth::app::ChatController</name>
     <message>
         <location filename="../app/chat/chat_controller.cpp" line="104"/>
@@ -1133,101 +1563,151 @@
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="109"/>
+        <location filename="../app/chat/chat_controller.cpp" line="108"/>
         <source>Freed %1.</source>
         <translation>已释放 %1。</translation>
     </message>
     <message>
         <location filename="../app/chat/chat_controller.cpp" line="175"/>
+        <location filename="../app/chat/chat_controller.cpp" line="462"/>
         <source>Saving the chat failed: %1</source>
         <translation>保存对话失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="237"/>
+        <location filename="../app/chat/chat_controller.cpp" line="241"/>
+        <location filename="../app/chat/chat_controller.cpp" line="718"/>
         <source>The chat could not be opened: %1</source>
         <translation>无法打开对话：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="322"/>
+        <location filename="../app/chat/chat_controller.cpp" line="338"/>
         <source>The message could not be saved: %1</source>
         <translation>无法保存消息：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="381"/>
+        <location filename="../app/chat/chat_controller.cpp" line="403"/>
         <source>The reply could not be generated: %1</source>
         <translation>无法生成回复：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="532"/>
+        <location filename="../app/chat/chat_controller.cpp" line="468"/>
+        <source>Stopped before the reply began, so there is nothing to keep.</source>
+        <translation>在回复开始前已停止，没有可保留的内容。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="471"/>
+        <source>This chat fills the model&apos;s whole context, so there was no room for a reply. Start a new chat or raise the context length in Settings.</source>
+        <translation>此对话占满了模型的全部上下文，没有空间生成回复。请新建对话，或在设置中增大上下文长度。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="474"/>
+        <source>The model ended its reply without writing anything. Try Regenerate.</source>
+        <translation>模型没有写出任何内容就结束了回复。请尝试重新生成。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="594"/>
+        <location filename="../app/chat/chat_controller.cpp" line="644"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="589"/>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="31"/>
         <source>Chat exported to %1</source>
         <translation>对话已导出到 %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="590"/>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="33"/>
         <source>The chat could not be exported: %1</source>
         <translation>无法导出对话：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="25"/>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="43"/>
+        <source>chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="64"/>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="69"/>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="77"/>
+        <source>The chat could not be imported: %1</source>
+        <translation>无法导入对话：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="83"/>
+        <source>Chat imported.</source>
+        <translation>对话已导入。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="26"/>
         <source>This model&apos;s architecture is not supported yet.</source>
         <translation>暂不支持此模型的架构。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="27"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="28"/>
         <source>There is not enough memory to load this model.</source>
         <translation>内存不足，无法加载此模型。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="29"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="30"/>
         <source>The file may be damaged or incomplete.</source>
         <translation>文件可能已损坏或不完整。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="30"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="31"/>
         <source>“%1” could not be loaded. %2
 Details: %3</source>
         <translation>无法加载“%1”。%2
 详细信息：%3</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="69"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="71"/>
         <source>Converting to 4-bit… %1%</source>
         <translation>正在转换为 4 位… %1%</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="70"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="72"/>
         <source>Loading… %1%</source>
         <translation>正在加载… %1%</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="143"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="174"/>
         <source>%1: in use (%2)</source>
         <translation>%1：正在使用（%2）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="146"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="177"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="147"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="178"/>
         <source>available, not chosen</source>
         <translation>可用，但未选用</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="154"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="185"/>
         <source>4-bit (converted)</source>
         <translation>4 位（已转换）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="154"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="185"/>
         <source>4-bit (converted from %1)</source>
         <translation>4 位（由 %1 转换）</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="208"/>
+        <source>This model has no separate place for a system prompt, so Hearth puts it at the start of your first message.</source>
+        <translation>此模型没有单独放置系统提示词的位置，因此 Hearth 会把它放在你第一条消息的开头。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="212"/>
+        <source>This model&apos;s own chat format could not be used, so Hearth uses a standard one. Replies may be a little off; a newer file of this model may fix it.</source>
+        <translation>无法使用此模型自带的对话格式，Hearth 改用标准格式。回复可能略有偏差；此模型的较新文件可能会解决这个问题。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="215"/>
+        <source>Hearth adjusted this model&apos;s chat format.</source>
+        <translation>Hearth 调整了此模型的对话格式。</translation>
     </message>
 </context>
 <context>
@@ -1256,12 +1736,17 @@ Details: %3</source>
 <context>
     <name>hearth::app::EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="201"/>
+        <location filename="../app/engine/engine_worker.cpp" line="115"/>
+        <source>not enough memory: it needs about %1, this computer has %2</source>
+        <translation>内存不足：约需 %1，这台电脑只有 %2</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="222"/>
         <source>The KV cache type “%1” in Settings is not known (f16, f32, q8_0, q4_0).</source>
         <translation>“设置”中的 KV 缓存类型“%1”无法识别（f16、f32、q8_0、q4_0）。</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="291"/>
+        <location filename="../app/engine/engine_worker.cpp" line="312"/>
         <source>No model is loaded.</source>
         <translation>未加载模型。</translation>
     </message>

@@ -16,10 +16,6 @@ namespace hearth::app {
 
 namespace {
 
-QString tr(const char* text) {
-    return QCoreApplication::translate("ModelProbe", text);
-}
-
 // MemAvailable and MemTotal from /proc/meminfo, in bytes (0 where unknown).
 std::pair<qint64, qint64> memoryNow() {
     qint64 available = 0, total = 0;
@@ -103,8 +99,9 @@ ModelProbe probeModel(const QString& path, int contextLength, const QString& kvT
                                        [](auto& a, auto& b) { return a.second < b.second; });
     if (most != bytesByType.end()) p.quantization = QString::fromStdString(most->first);
     if (!info.config) {
-        p.error = info.config_error.empty() ? tr("the file holds no model weights")
-                                            : QString::fromStdString(info.config_error);
+        p.error = info.config_error.empty()
+                      ? QCoreApplication::translate("ModelProbe", "the file holds no model weights")
+                      : QString::fromStdString(info.config_error);
         return p;
     }
     p.contextTrained = info.config->n_ctx_train;
