@@ -57,39 +57,34 @@
         <translation>已将“%1”移到回收站。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="80"/>
-        <source>The backend</source>
-        <translation>后端</translation>
+        <location filename="../ui/Model/AppBanners.qml" line="83"/>
+        <source>The new backend and 4-bit weights settings take effect when the model is loaded again.</source>
+        <translation>新的后端和 4 位权重设置将在重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="81"/>
-        <source>4-bit weights</source>
-        <translation>4 位权重</translation>
+        <location filename="../ui/Model/AppBanners.qml" line="85"/>
+        <source>The 4-bit weights setting takes effect when the model is loaded again.</source>
+        <translation>4 位权重设置将在重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="88"/>
-        <source>%1 takes effect when the model is loaded again.</source>
-        <translation>%1将在重新加载模型后生效。</translation>
+        <location filename="../ui/Model/AppBanners.qml" line="86"/>
+        <source>The new backend setting takes effect when the model is loaded again.</source>
+        <translation>新的后端设置将在重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="89"/>
-        <source>%1 and %2 take effect when the model is loaded again.</source>
-        <translation>%1和%2将在重新加载模型后生效。</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/AppBanners.qml" line="94"/>
+        <location filename="../ui/Model/AppBanners.qml" line="90"/>
         <source>Reload now</source>
         <translation>立即重新加载</translation>
     </message>
     <message numerus="yes">
-        <location filename="../ui/Model/AppBanners.qml" line="117"/>
+        <location filename="../ui/Model/AppBanners.qml" line="113"/>
         <source>%n more message(s)</source>
         <translation>
             <numerusform>还有 %n 条消息</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="118"/>
+        <location filename="../ui/Model/AppBanners.qml" line="114"/>
         <source>Show fewer</source>
         <translation>收起</translation>
     </message>

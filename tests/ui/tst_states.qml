@@ -176,6 +176,19 @@ TestCase {
         tryVerify(() => !more.visible)
     }
 
+    // Item 9: the reload banner names the setting that was changed.
+    function test_reloadBannerNamesTheSetting() {
+        const view = makeView()
+        const c = view.controller
+        loadModel(view)
+        c.settings.int4Weights = true
+        const banner = findByName(view.banners, "reloadBanner")
+        tryVerify(() => banner.visible)
+        verify(banner.message.indexOf("4-bit weights") >= 0, banner.message)
+        verify(banner.message.indexOf("backend") < 0, banner.message)
+        c.settings.int4Weights = false
+    }
+
     // Item 9: an out-of-range number is refused visibly: the field shows the value in use and
     // a message says what is allowed; a valid one applies.
     function test_numberRowRefusesOutOfRange() {

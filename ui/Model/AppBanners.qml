@@ -76,18 +76,14 @@ ColumnLayout {
         Layout.fillWidth: true
         isError: false
         property bool hidden: false
-        function settingName(key) {
-            if (key === "backend") return qsTr("The backend")
-            if (key === "int4Weights") return qsTr("4-bit weights")
-            return key
-        }
         message: {
             const keys = root.controller.reloadSettings
             if (!root.controller.reloadNeeded || hidden || keys.length === 0) return ""
-            if (keys.length === 1)
-                return qsTr("%1 takes effect when the model is loaded again.").arg(settingName(keys[0]))
-            return qsTr("%1 and %2 take effect when the model is loaded again.")
-                .arg(settingName(keys[0])).arg(settingName(keys[1]).toLowerCase())
+            if (keys.length > 1)
+                return qsTr("The new backend and 4-bit weights settings take effect when the model is loaded again.")
+            if (keys[0] === "int4Weights")
+                return qsTr("The 4-bit weights setting takes effect when the model is loaded again.")
+            return qsTr("The new backend setting takes effect when the model is loaded again.")
         }
         visible: root.shown(this)
         singleLine: root.collapsed
