@@ -339,6 +339,11 @@ void ChatController::startGeneration(const Turn& t) {
         emit errorOccurred(t.error);
         return;
     }
+    // The reply's chat is known from here (a new chat's id only now): set before the view
+    // changes, so anything reacting to it sees where the reply goes.
+    m_replyId = t.replyId;
+    m_replyChatId = t.chatId;
+    emit generatingChanged();
     clearHighlight();
     showPath(t.chatId, t.path, t.title);
     refreshChats();
@@ -361,8 +366,6 @@ void ChatController::startGeneration(const Turn& t) {
     }
     request.continueText = m_continuePrefix;
     request.sampling = withOverrides(m_settings->samplingConfig(), t.samplingOverrides);
-    m_replyId = t.replyId;
-    m_replyChatId = t.chatId;
     m_replyText = m_continuePrefix;
     m_checkpointedLength = static_cast<int>(m_replyText.size());
     m_requestSent = true;
