@@ -37,6 +37,9 @@ const QList<Default>& defaults() {
         {"theme", QStringLiteral("system")},     // light, dark, system
         {"language", QStringLiteral("system")},  // system, en, zh_CN (applies after restart)
         {"fontScale", 1.0},
+        {"reloadLastModel", true},        // load the model of the last session at start
+        {"lastModel", QString()},         // its path (kept by Restore defaults)
+        {"modelFolders", QStringList()},  // folders the model library lists
     };
     return list;
 }
@@ -135,6 +138,23 @@ void AppSettings::addRecentModel(const QString& path) {
     store(QStringLiteral("recentModels"), recent);
 }
 
+QVariant AppSettings::set(const QString& key, const QVariant& value) {
+    const QVariant stored = updateValue(key, value);
+    insert(key, stored);
+    return stored;
+}
+
+void AppSettings::setLastModel(const QString& path) {
+    insert(QStringLiteral("lastModel"), path);
+    store(QStringLiteral("lastModel"), path);
+}
+
+QString AppSettings::modelToReload() const {
+    if (!value(QStringLiteral("reloadLastModel")).toBool()) return {};
+    const QString path = value(QStringLiteral("lastModel")).toString();
+    return !path.isEmpty() && QFile::exists(path) ? path : QString();
+}
+
 void AppSettings::removeRecentModel(const QString& path) {
     QStringList recent = value(QStringLiteral("recentModels")).toStringList();
     recent.removeAll(path);
@@ -145,6 +165,7 @@ void AppSettings::removeRecentModel(const QString& path) {
 void AppSettings::resetToDefaults() {
     for (const Default& d : defaults()) {
         const QString key = QString::fromLatin1(d.key);
+        if (key == QLatin1String("lastModel") || key == QLatin1String("modelFolders")) continue;
         if (value(key) == d.value) continue;
         insert(key, d.value);
         store(key, d.value);

@@ -33,7 +33,14 @@ public:
     // Puts path first in the recent models (at most 8).
     void addRecentModel(const QString& path);
     Q_INVOKABLE void removeRecentModel(const QString& path);
-    // Back to the defaults (recent models are kept).
+    // Changes a setting as a write from QML does (checked, saved, settingChanged). Returns
+    // the value stored.
+    Q_INVOKABLE QVariant set(const QString& key, const QVariant& value);
+    // The model in use, for "reload the last model at start".
+    void setLastModel(const QString& path);
+    // The last model's path when reloadLastModel is on and the file still exists, else empty.
+    QString modelToReload() const;
+    // Back to the defaults (recent models, the last model and the model folders are kept).
     Q_INVOKABLE void resetToDefaults();
 
 signals:

@@ -9,6 +9,7 @@
 
 #include "chat_export.h"
 #include "engine_worker.h"
+#include "model_probe.h"
 #include "queued_call.h"
 #include "store_thread.h"
 
@@ -102,13 +103,11 @@ ChatController::ChatController(QObject* parent)
                 if (id != m_loadId) return;
                 m_loadPhase = phase;
                 m_loadFraction = fraction;
-                m_loadBytesText =
-                    tr("%1 of %2")
-                        .arg(QLocale().formattedDataSize(done), QLocale().formattedDataSize(total));
+                m_loadBytesText = tr("%1 of %2").arg(formatFileSize(done), formatFileSize(total));
                 emit loadProgressChanged();
             });
     connect(m_worker.get(), &EngineWorker::int4CacheCleared, this, [this](qint64 freed) {
-        m_int4CacheNote = tr("Freed %1.").arg(QLocale().formattedDataSize(freed));
+        m_int4CacheNote = tr("Freed %1.").arg(formatFileSize(freed));
         emit int4CacheCleared(freed);
     });
     connect(m_worker.get(), &EngineWorker::savedContextCleared, this, [this](qint64 freed) {
@@ -118,27 +117,23 @@ ChatController::ChatController(QObject* parent)
     connect(m_worker.get(), &EngineWorker::modelLoaded, this, &ChatController::onModelLoaded);
     connect(m_worker.get(), &EngineWorker::modelLoadFailed, this,
             &ChatController::onModelLoadFailed);
+    connect(m_worker.get(), &EngineWorker::modelKept, this, &ChatController::onModelKept);
     connect(m_worker.get(), &EngineWorker::tokens, this, &ChatController::onTokens);
     connect(m_worker.get(), &EngineWorker::progress, this, &ChatController::onProgress);
     connect(m_worker.get(), &EngineWorker::finished, this, &ChatController::onFinished);
     connect(m_worker.get(), &EngineWorker::failed, this, &ChatController::onFailed);
-    connect(m_worker.get(), &EngineWorker::templateNote, this,
-            [this](qint64 chatId, const QString& note) {
-                if (chatId != m_replyChatId || note == m_templateNote) return;
-                m_templateNote = note;
-                emit templateNoteChanged();
-            });
+    connect(m_worker.get(), &EngineWorker::templateNote, this, &ChatController::onTemplateNote);
     m_engineThread.start();
 
     m_checkpointTimer.setInterval(kCheckpointMs);
     connect(&m_checkpointTimer, &QTimer::timeout, this, &ChatController::checkpoint);
     m_undoTimer.setSingleShot(true);
     m_undoTimer.setInterval(kUndoMs);
+    // The undo offer ends; the chat stays in the trash (Restore there) for 30 days.
     connect(&m_undoTimer, &QTimer::timeout, this, [this] {
         m_undoChatId = 0;
         m_undoTitle.clear();
         emit undoChanged();
-        if (m_store) m_store->write([](ChatStore& s) { return s.purgeDeletedChats().status(); });
     });
 }
 
@@ -163,6 +158,7 @@ ChatController::~ChatController() {
         const qint64 id = m_replyId;
         const QString text = m_replyText;
         m_store->write([id, text](ChatStore& s) {
+            if (text.trimmed().isEmpty()) return s.discardEmptyReply(id);
             hearth::storage::GenerationStats st;
             st.stopReason = QStringLiteral("stopped");
             return s.finishMessage(id, text, st);
@@ -176,19 +172,22 @@ void ChatController::setDataDir(const QString& dir) {
     m_dataDir = dir;
     QDir().mkpath(dir);
     m_settings = std::make_unique<AppSettings>(dir);
-    if (!m_settings->loadProblem().isEmpty()) setNotice(m_settings->loadProblem());
+    if (!m_settings->loadProblem().isEmpty()) setError(m_settings->loadProblem());
     connect(m_settings.get(), &AppSettings::settingChanged, this,
             &ChatController::onSettingChanged);
+    m_library = std::make_unique<ModelLibrary>(m_settings.get(), [this] {
+        return m_modelState == QLatin1String("ready") ? m_modelInfo : QVariantMap();
+    });
     const EngineConfig config = engineConfig();
     postQueued(m_worker.get(), [w = m_worker.get(), config] { w->setConfig(config); });
     refreshSavedContext();
     m_store = std::make_unique<StoreThread>();
     connect(m_store.get(), &StoreThread::writeFailed, this, [this](const QString& message) {
-        setNotice(tr("Saving the chat failed: %1").arg(message));
+        setError(tr("Saving the chat failed: %1").arg(message));
     });
     m_store->open(dir, [this](const QString& error, const QString& notice) {
         if (!error.isEmpty()) {
-            setNotice(error);
+            setError(error);
             emit errorOccurred(error);
             return;
         }
@@ -197,6 +196,7 @@ void ChatController::setDataDir(const QString& dir) {
         emit readyChanged();
         refreshChats();
         refreshPresets();
+        refreshTrash();
         if (m_pendingOpen != 0) openChat(std::exchange(m_pendingOpen, 0));
     });
     emit dataDirChanged();
@@ -224,9 +224,12 @@ void ChatController::showPath(qint64 chatId, const QList<Message>& path, const Q
     if (changed) emit currentChatChanged();
 }
 
+// A reply being written keeps going when another chat is opened or a new one started (it
+// lands in its own chat, and the sidebar shows it is still being written): stopping it
+// silently would lose work the person asked for.
 void ChatController::newChat() {
-    if (m_generating) stop();
     m_messages->clear();
+    clearHighlight();
     if (m_chatId != 0 || !m_chatTitle.isEmpty()) {
         m_chatId = 0;
         m_chatTitle.clear();
@@ -242,11 +245,11 @@ void ChatController::openChat(qint64 chatId) {
         m_pendingOpen = chatId;
         return;
     }
-    if (m_generating && chatId != m_replyChatId) stop();
+    if (chatId != m_chatId) clearHighlight();
     m_store->run([chatId](ChatStore& s) { return Turn::forChat(s, chatId, 0); },
                  [this](const Turn& t) {
                      if (!t.error.isEmpty()) {
-                         setNotice(tr("The chat could not be opened: %1").arg(t.error));
+                         setError(tr("The chat could not be opened: %1").arg(t.error));
                          return;
                      }
                      QList<Message> path = t.path;
@@ -328,13 +331,31 @@ bool ChatController::editMessage(qint64 userMessageId, const QString& rawText) {
     return true;
 }
 
+bool ChatController::continueReply(qint64 assistantMessageId) {
+    if (!canStartTurn()) return false;
+    setGenerating(true);
+    m_store->run(
+        [assistantMessageId](ChatStore& s) {
+            if (Status r = s.resumeReply(assistantMessageId); !r) return Turn::fail(r.message());
+            return Turn::forChatOf(s, assistantMessageId, assistantMessageId);
+        },
+        [this](const Turn& t) { startGeneration(t); });
+    return true;
+}
+
 void ChatController::startGeneration(const Turn& t) {
     if (!t.error.isEmpty()) {
         setGenerating(false);
-        setNotice(tr("The message could not be saved: %1").arg(t.error));
+        setError(tr("The message could not be saved: %1").arg(t.error));
         emit errorOccurred(t.error);
         return;
     }
+    // The reply's chat is known from here (a new chat's id only now): set before the view
+    // changes, so anything reacting to it sees where the reply goes.
+    m_replyId = t.replyId;
+    m_replyChatId = t.chatId;
+    emit generatingChanged();
+    clearHighlight();
     showPath(t.chatId, t.path, t.title);
     refreshChats();
     GenerationRequest request;
@@ -345,16 +366,19 @@ void ChatController::startGeneration(const Turn& t) {
         request.messages.append({QStringLiteral("system"), t.systemPrompt});
         m_requestMessageIds.append(0);
     }
+    m_continuePrefix.clear();
     for (const Message& m : t.path) {
-        if (m.id == t.replyId) break;
+        if (m.id == t.replyId) {
+            m_continuePrefix = m.content;  // Continue: the text so far (empty for a new reply)
+            break;
+        }
         request.messages.append({hearth::storage::roleName(m.role), m.content});
         m_requestMessageIds.append(m.id);
     }
+    request.continueText = m_continuePrefix;
     request.sampling = withOverrides(m_settings->samplingConfig(), t.samplingOverrides);
-    m_replyId = t.replyId;
-    m_replyChatId = t.chatId;
-    m_replyText.clear();
-    m_checkpointedLength = 0;
+    m_replyText = m_continuePrefix;
+    m_checkpointedLength = static_cast<int>(m_replyText.size());
     m_requestSent = true;
     if (std::exchange(m_stopBeforeStart, false)) m_worker->requestStop(request.requestId);
     postQueued(m_worker.get(), [w = m_worker.get(), request] { w->generate(request); });
@@ -381,7 +405,7 @@ void ChatController::onProgress(qint64 requestId, const GenerationReport& report
 void ChatController::onFinished(qint64 requestId, const QString& text,
                                 const GenerationReport& report) {
     if (requestId != m_requestId || !m_generating) return;
-    finishReply(text, report);
+    finishReply(m_continuePrefix + text, report);
 }
 
 void ChatController::onFailed(qint64 requestId, const QString& message) {
@@ -389,7 +413,7 @@ void ChatController::onFailed(qint64 requestId, const QString& message) {
     GenerationReport report;
     report.stopReason = QStringLiteral("error");
     finishReply(m_replyText, report);
-    setNotice(tr("The reply could not be generated: %1").arg(message));
+    setError(tr("The reply could not be generated: %1").arg(message));
     emit errorOccurred(message);
 }
 
@@ -407,6 +431,17 @@ void ChatController::finishReply(const QString& text, const GenerationReport& re
     st.timeToFirstTokenMs = report.timeToFirstTokenMs;
     st.stopReason = report.stopReason;
     const qint64 id = m_replyId;
+    m_lastReport = report;
+    if (text.trimmed().isEmpty()) {
+        // Nothing was written: not an answer, so nothing is stored as one.
+        discardEmptyReply(id, m_replyChatId, report.stopReason);
+        m_replyText.clear();
+        m_continuePrefix.clear();
+        setGenerating(false);
+        refreshChats();
+        emit replyFinished(id, report.stopReason);
+        return;
+    }
     m_store->write([id, text, st](ChatStore& s) { return s.finishMessage(id, text, st); });
     Message done;
     done.id = id;
@@ -414,7 +449,6 @@ void ChatController::finishReply(const QString& text, const GenerationReport& re
     done.stats = st;
     done.status = MessageStatus::Complete;
     m_messages->updateMessage(done);
-    m_lastReport = report;
     if (report.generatedTokens > 0 || report.promptTokens > 0) setStatsFrom(report);
     if (m_replyChatId == m_chatId) {
         qint64 upTo = 0;
@@ -426,9 +460,33 @@ void ChatController::finishReply(const QString& text, const GenerationReport& re
         }
     }
     m_replyText.clear();
+    m_continuePrefix.clear();
     setGenerating(false);
     refreshChats();
     emit replyFinished(id, report.stopReason);
+}
+
+void ChatController::discardEmptyReply(qint64 id, qint64 chatId, const QString& stopReason) {
+    m_store->run(
+        [id, chatId](ChatStore& s) {
+            if (Status d = s.discardEmptyReply(id); !d) return Turn::fail(d.message());
+            return Turn::forChat(s, chatId, 0);
+        },
+        [this](const Turn& t) {
+            if (!t.error.isEmpty()) {
+                setError(tr("Saving the chat failed: %1").arg(t.error));
+                return;
+            }
+            if (t.chatId == m_chatId) showPath(t.chatId, t.path, t.title);
+        });
+    if (stopReason == QLatin1String("stopped"))
+        setNotice(tr("Stopped before the reply began, so there is nothing to keep."));
+    else if (stopReason == QLatin1String("context-full"))
+        setError(
+            tr("This chat fills the model's whole context, so there was no room for a "
+               "reply. Start a new chat or raise the context length in Settings."));
+    else if (stopReason != QLatin1String("error"))  // an error has its own message
+        setNotice(tr("The model ended its reply without writing anything. Try Regenerate."));
 }
 
 void ChatController::checkpoint() {
@@ -536,6 +594,62 @@ void ChatController::renameChat(qint64 chatId, const QString& rawTitle) {
     refreshChats();
 }
 
+void ChatController::refreshTrash() {
+    if (!m_store) return;
+    m_store->run(
+        [](ChatStore& s) { return s.listTrash(); },
+        [this](const Result<QList<hearth::storage::Chat>>& chats) {
+            if (!chats) return;
+            m_trash.clear();
+            const QDateTime now = QDateTime::currentDateTimeUtc();
+            for (const auto& c : *chats) {
+                const qint64 days = ChatStore::kTrashKeepDays - c.deletedAt.daysTo(now);
+                m_trash.append(QVariantMap{
+                    {QStringLiteral("chatId"), c.id},
+                    {QStringLiteral("title"), c.title.isEmpty() ? tr("Untitled chat") : c.title},
+                    {QStringLiteral("deletedAt"), c.deletedAt.toMSecsSinceEpoch()},
+                    {QStringLiteral("daysLeft"), std::max<qint64>(days, 0)}});
+            }
+            emit trashChanged();
+        });
+}
+
+void ChatController::restoreChat(qint64 chatId) {
+    if (!m_ready) return;
+    if (chatId == m_undoChatId) {
+        undoDelete();
+        return;
+    }
+    m_store->write([chatId](ChatStore& s) { return s.restoreChat(chatId); });
+    refreshChats();
+    refreshTrash();
+}
+
+void ChatController::purgeChat(qint64 chatId) {
+    if (!m_ready) return;
+    if (chatId == m_undoChatId) {
+        m_undoChatId = 0;
+        m_undoTitle.clear();
+        m_undoTimer.stop();
+        emit undoChanged();
+    }
+    m_store->write([chatId](ChatStore& s) { return s.purgeChat(chatId); });
+    refreshTrash();
+}
+
+void ChatController::emptyTrash() {
+    if (!m_ready) return;
+    m_undoChatId = 0;
+    m_undoTitle.clear();
+    m_undoTimer.stop();
+    emit undoChanged();
+    m_store->write([](ChatStore& s) {
+        auto purged = s.purgeDeletedChats();
+        return purged ? Status::ok() : purged.status();
+    });
+    refreshTrash();
+}
+
 void ChatController::deleteChat(qint64 chatId) {
     if (!m_ready) return;
     if (m_generating && m_replyChatId == chatId) stop();
@@ -548,6 +662,7 @@ void ChatController::deleteChat(qint64 chatId) {
     postQueued(m_worker.get(), [w = m_worker.get(), chatId] { w->forgetChat(chatId); });
     if (chatId == m_chatId) newChat();
     refreshChats();
+    refreshTrash();
 }
 
 void ChatController::undoDelete() {
@@ -558,6 +673,7 @@ void ChatController::undoDelete() {
     emit undoChanged();
     m_store->write([id](ChatStore& s) { return s.restoreChat(id); });
     refreshChats();
+    refreshTrash();
     openChat(id);
 }
 
@@ -574,33 +690,62 @@ void ChatController::search(const QString& query) {
             if (serial != m_searchSerial) return;  // a newer query is on its way
             m_searchResults.clear();
             if (hits) {
-                for (const auto& h : *hits)
-                    m_searchResults.append(QVariantMap{
-                        {QStringLiteral("chatId"), h.chatId},
+                // One entry per chat, in the order of each chat's best match.
+                QList<qint64> order;
+                QHash<qint64, QVariantMap> groups;
+                for (const auto& h : *hits) {
+                    if (!groups.contains(h.chatId)) {
+                        order.append(h.chatId);
+                        groups[h.chatId] = QVariantMap{{QStringLiteral("chatId"), h.chatId},
+                                                       {QStringLiteral("title"), h.chatTitle},
+                                                       {QStringLiteral("hits"), QVariantList()}};
+                    }
+                    QVariantMap& g = groups[h.chatId];
+                    QVariantList list = g.value(QStringLiteral("hits")).toList();
+                    list.append(QVariantMap{
                         {QStringLiteral("messageId"), h.messageId},
-                        {QStringLiteral("title"), h.chatTitle},
+                        {QStringLiteral("role"), hearth::storage::roleName(h.role)},
                         {QStringLiteral("snippet"), hearth::storage::snippetToHtml(h.snippet)}});
+                    g[QStringLiteral("hits")] = list;
+                }
+                for (qint64 id : order) m_searchResults.append(groups.value(id));
             }
             emit searchResultsChanged();
         });
 }
 
-void ChatController::exportChat(qint64 chatId, const QUrl& file, const QString& format) {
+void ChatController::openSearchResult(qint64 chatId, qint64 messageId) {
     if (!m_ready) return;
-    const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
+    // The branch that holds the message is selected (unless a reply is being written into
+    // this chat: then its branch stays and the message is shown if it is on it).
+    const bool keepBranch = m_generating && chatId == m_replyChatId;
     m_store->run(
-        [chatId, path, format](ChatStore& s) -> QString {
-            auto chat = s.chat(chatId);
-            auto messages = s.selectedPath(chatId);
-            if (!chat || !messages)
-                return QString::fromStdString(!chat ? chat.error_message()
-                                                    : messages.error_message());
-            return writeChatExport(*chat, *messages, path, format);
+        [chatId, messageId, keepBranch](ChatStore& s) {
+            if (!keepBranch) {
+                if (auto sel = s.selectBranch(messageId); !sel)
+                    return Turn::fail(sel.error_message());
+            }
+            return Turn::forChat(s, chatId, 0);
         },
-        [this, path](const QString& error) {
-            setNotice(error.isEmpty() ? tr("Chat exported to %1").arg(path)
-                                      : tr("The chat could not be exported: %1").arg(error));
+        [this, messageId](const Turn& t) {
+            if (!t.error.isEmpty()) {
+                setError(tr("The chat could not be opened: %1").arg(t.error));
+                return;
+            }
+            QList<Message> path = t.path;
+            for (Message& m : path)
+                if (m_generating && m.id == m_replyId) m.content = m_replyText;
+            m_highlightedId = messageId;  // before the view resets, so it does not jump to the end
+            showPath(t.chatId, path, t.title);
+            emit highlightChanged();
+            emit chatOpened(t.chatId);
         });
+}
+
+void ChatController::clearHighlight() {
+    if (m_highlightedId == 0) return;
+    m_highlightedId = 0;
+    emit highlightChanged();
 }
 
 void ChatController::copyText(const QString& text) {
@@ -618,9 +763,10 @@ void ChatController::setGenerating(bool on) {
     emit generatingChanged();
 }
 
-void ChatController::setNotice(const QString& message) {
-    if (m_notice == message) return;
+void ChatController::setNotice(const QString& message, bool isError) {
+    if (m_notice == message && m_noticeIsError == isError) return;
     m_notice = message;
+    m_noticeIsError = isError && !message.isEmpty();
     emit noticeChanged();
 }
 

@@ -18,6 +18,7 @@
 #include "chat_list_model.h"
 #include "engine_types.h"
 #include "message_model.h"
+#include "model_library.h"
 
 namespace hearth::app {
 
@@ -34,6 +35,8 @@ class ChatController : public QObject {
     Q_PROPERTY(hearth::app::AppSettings* settings READ settings NOTIFY dataDirChanged)
     Q_PROPERTY(hearth::app::ChatListModel* chats READ chats CONSTANT)
     Q_PROPERTY(hearth::app::MessageModel* messages READ messages CONSTANT)
+    // The models in the chosen folders and the recent ones, with the fit estimate.
+    Q_PROPERTY(hearth::app::ModelLibrary* library READ library NOTIFY dataDirChanged)
     // "none", "loading" or "ready".
     Q_PROPERTY(QString modelState READ modelState NOTIFY modelChanged)
     Q_PROPERTY(double loadFraction READ loadFraction NOTIFY loadProgressChanged)
@@ -51,6 +54,9 @@ class ChatController : public QObject {
     Q_PROPERTY(QString modelError READ modelError NOTIFY modelErrorChanged)
     Q_PROPERTY(QString templateNote READ templateNote NOTIFY templateNoteChanged)
     Q_PROPERTY(bool reloadNeeded READ reloadNeeded NOTIFY reloadNeededChanged)
+    // The settings changed since the model was loaded that apply on reload ("backend",
+    // "int4Weights"), in the order they were changed.
+    Q_PROPERTY(QStringList reloadSettings READ reloadSettings NOTIFY reloadNeededChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     Q_PROPERTY(qint64 currentChatId READ currentChatId NOTIFY currentChatChanged)
     Q_PROPERTY(QString currentChatTitle READ currentChatTitle NOTIFY currentChatChanged)
@@ -58,6 +64,15 @@ class ChatController : public QObject {
     Q_PROPERTY(QVariantMap stats READ stats NOTIFY statsChanged)
     Q_PROPERTY(QVariantList searchResults READ searchResults NOTIFY searchResultsChanged)
     Q_PROPERTY(QString notice READ notice NOTIFY noticeChanged)
+    // Whether the notice reports something that went wrong (shown in the error style).
+    Q_PROPERTY(bool noticeIsError READ noticeIsError NOTIFY noticeChanged)
+    // The chat a reply is being written into (0: none). It keeps going when another chat is
+    // opened or a new one started.
+    Q_PROPERTY(qint64 generatingChatId READ generatingChatId NOTIFY generatingChanged)
+    // Chats in the trash: [{chatId, title, deletedAt (ms), daysLeft}], newest first.
+    Q_PROPERTY(QVariantList trash READ trash NOTIFY trashChanged)
+    // The message a search result opened (scrolled to and highlighted; 0: none).
+    Q_PROPERTY(qint64 highlightedMessageId READ highlightedMessageId NOTIFY highlightChanged)
     Q_PROPERTY(QString undoTitle READ undoTitle NOTIFY undoChanged)
     // The open chat's own settings: systemPrompt, and the sampling keys it overrides
     // (temperature, topK, topP, minP, repeatPenalty, maxTokens); others follow Settings.
@@ -79,6 +94,7 @@ public:
     AppSettings* settings() const { return m_settings.get(); }
     ChatListModel* chats() const { return m_chats; }
     MessageModel* messages() const { return m_messages; }
+    ModelLibrary* library() const { return m_library.get(); }
     QString modelState() const { return m_modelState; }
     double loadFraction() const { return m_loadFraction; }
     QString loadBytesText() const { return m_loadBytesText; }
@@ -94,12 +110,17 @@ public:
     QString modelError() const { return m_modelError; }
     QString templateNote() const { return m_templateNote; }
     bool reloadNeeded() const { return m_reloadNeeded; }
+    QStringList reloadSettings() const { return m_reloadNeeded ? m_reloadSettings : QStringList(); }
     bool generating() const { return m_generating; }
     qint64 currentChatId() const { return m_chatId; }
     QString currentChatTitle() const { return m_chatTitle; }
     QVariantMap stats() const { return m_stats; }
     QVariantList searchResults() const { return m_searchResults; }
     QString notice() const { return m_notice; }
+    bool noticeIsError() const { return m_noticeIsError; }
+    qint64 generatingChatId() const { return m_generating ? m_replyChatId : 0; }
+    QVariantList trash() const { return m_trash; }
+    qint64 highlightedMessageId() const { return m_highlightedId; }
     QString undoTitle() const { return m_undoTitle; }
     QVariantMap chatSettings() const { return m_chatSettings; }
     qint64 contextDroppedUpTo() const { return m_droppedUpTo; }
@@ -111,6 +132,9 @@ public:
     // Checks the file (a .gguf that exists and starts with the signature), then loads it on
     // the engine thread. Returns false (and sets modelError) when the file is refused.
     Q_INVOKABLE bool loadModel(const QUrl& url);
+    Q_INVOKABLE bool loadModelFile(const QString& path) {
+        return loadModel(QUrl::fromLocalFile(path));
+    }
     Q_INVOKABLE void cancelLoad();
     Q_INVOKABLE void unloadModel();
     Q_INVOKABLE void reloadModel();
@@ -129,6 +153,9 @@ public:
     Q_INVOKABLE bool send(const QString& text);
     Q_INVOKABLE void stop();
     Q_INVOKABLE bool regenerate(qint64 assistantMessageId);
+    // Continues a reply that was stopped, cut at the length limit or interrupted: its text
+    // stays and the model writes on from its end.
+    Q_INVOKABLE bool continueReply(qint64 assistantMessageId);
     Q_INVOKABLE bool editMessage(qint64 userMessageId, const QString& text);
     Q_INVOKABLE void switchBranch(qint64 messageId, int delta);
     Q_INVOKABLE void renameChat(qint64 chatId, const QString& title);
@@ -139,11 +166,35 @@ public:
     // Saves (or replaces) a named system prompt; deletes one.
     Q_INVOKABLE void savePreset(const QString& name, const QString& prompt);
     Q_INVOKABLE void deletePreset(const QString& name);
+    // Moves the chat to the trash (kept 30 days); undoDelete brings the last one back.
     Q_INVOKABLE void deleteChat(qint64 chatId);
     Q_INVOKABLE void undoDelete();
+    Q_INVOKABLE void refreshTrash();
+    Q_INVOKABLE void restoreChat(qint64 chatId);
+    Q_INVOKABLE void purgeChat(qint64 chatId);
+    Q_INVOKABLE void emptyTrash();
+    // Results grouped per chat: [{chatId, title, hits: [{messageId, role, snippet}]}], the
+    // chat with the best match first.
     Q_INVOKABLE void search(const QString& query);
-    // Writes the chat's selected branch to a file; format "markdown" or "json".
+    // Opens the chat on the branch that holds the message and highlights it.
+    Q_INVOKABLE void openSearchResult(qint64 chatId, qint64 messageId);
+    Q_INVOKABLE void clearHighlight();
+    // Writes a chat to a file: "json" (every branch, versioned, importable), "markdown" or
+    // "text" (the selected branch).
     Q_INVOKABLE void exportChat(qint64 chatId, const QUrl& file, const QString& format);
+    // exportChat to a local path (a file name may hold '#', '?' or spaces).
+    Q_INVOKABLE void exportChatToPath(qint64 chatId, const QString& path, const QString& format) {
+        exportChat(chatId, QUrl::fromLocalFile(path), format);
+    }
+    // A file name for the export: the chat's title made safe, with the format's extension.
+    Q_INVOKABLE QString exportFileName(qint64 chatId, const QString& format) const;
+    // Where the export dialog starts: the Documents folder, else home.
+    Q_INVOKABLE QString defaultExportFolder() const;
+    Q_INVOKABLE bool fileExists(const QString& path) const;
+    // Reads a chat written by exportChat(..., "json") into a new chat and opens it.
+    Q_INVOKABLE void importChat(const QUrl& file);
+    // The open chat's selected branch as plain text on the clipboard.
+    Q_INVOKABLE void copyConversation();
     Q_INVOKABLE void copyText(const QString& text);
     Q_INVOKABLE void copyLastAnswer();
 
@@ -164,6 +215,9 @@ signals:
     void chatSettingsChanged();
     void contextNoticeChanged();
     void presetsChanged();
+    void trashChanged();
+    void highlightChanged();
+    void chatImported(qint64 chatId);
     // For tests and QML reactions.
     void modelLoaded();
     void modelLoadFailed(const QString& message);
@@ -183,6 +237,10 @@ private:
     void startGeneration(const Turn& turn);
     void onModelLoaded(qint64 loadId, const QVariantMap& info);
     void onModelLoadFailed(qint64 loadId, const QString& path, const QString& message);
+    void onModelKept(qint64 loadId, const QVariantMap& info);
+    void applyModelInfo(const QVariantMap& info);
+    void onTemplateNote(qint64 chatId, const QString& note);
+    void discardEmptyReply(qint64 id, qint64 chatId, const QString& stopReason);
     void onTokens(qint64 requestId, const QString& delta);
     void onProgress(qint64 requestId, const GenerationReport& report);
     void onFinished(qint64 requestId, const QString& text, const GenerationReport& report);
@@ -194,7 +252,8 @@ private:
     void showPath(qint64 chatId, const QList<hearth::storage::Message>& path, const QString& title);
     void setGenerating(bool on);
     void setModelError(const QString& message);
-    void setNotice(const QString& message);
+    void setNotice(const QString& message, bool isError = false);
+    void setError(const QString& message) { setNotice(message, true); }
     void setStatsFrom(const GenerationReport& report);
     void loadChatSettings();
     void refreshPresets();
@@ -204,6 +263,7 @@ private:
     QString m_dataDir;
     bool m_ready = false;
     std::unique_ptr<AppSettings> m_settings;
+    std::unique_ptr<ModelLibrary> m_library;
     ChatListModel* m_chats;
     MessageModel* m_messages;
     std::unique_ptr<StoreThread> m_store;
@@ -241,6 +301,14 @@ private:
     QVariantList m_searchResults;
     qint64 m_searchSerial = 0;
     QString m_notice;
+    bool m_noticeIsError = false;
+    QVariantList m_trash;
+    qint64 m_highlightedId = 0;
+    QString m_continuePrefix;          // Continue: the reply's text before this request
+    QStringList m_templateNotesShown;  // for the model loaded now: each shown once
+    bool m_modelKept = false;          // the failed load left the previous model loaded
+    bool m_reloadNeededBefore = false;
+    QStringList m_reloadSettings;
     qint64 m_undoChatId = 0;
     QString m_undoTitle;
     QTimer m_undoTimer;

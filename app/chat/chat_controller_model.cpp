@@ -6,6 +6,7 @@
 #include "chat_controller.h"
 #include "engine_worker.h"
 #include "model_picker.h"
+#include "model_probe.h"
 #include "queued_call.h"
 
 namespace hearth::app {
@@ -42,6 +43,7 @@ bool ChatController::loadModel(const QUrl& url) {
     }
     if (m_generating) stop();
     setModelError({});
+    if (m_modelState == QLatin1String("ready")) m_reloadNeededBefore = m_reloadNeeded;
     m_reloadNeeded = false;
     emit reloadNeededChanged();
     const qint64 loadId = ++m_loadId;
@@ -90,7 +92,7 @@ void ChatController::refreshSavedContext() {
     const QDir dir(savedContextDir());
     if (!m_dataDir.isEmpty())
         for (const QFileInfo& fi : dir.entryInfoList(QDir::Files)) bytes += fi.size();
-    m_savedContextText = QLocale().formattedDataSize(bytes);
+    m_savedContextText = formatFileSize(bytes);
     emit savedContextChanged();
 }
 
@@ -114,6 +116,7 @@ void ChatController::unloadModel() {
     postQueued(m_worker.get(), [w = m_worker.get()] { w->unloadModel(); });
     m_modelState = QStringLiteral("none");
     m_modelInfo.clear();
+    m_modelKept = false;
     m_reloadNeeded = false;
     emit reloadNeededChanged();
     emit modelChanged();
@@ -126,6 +129,34 @@ void ChatController::reloadModel() {
 
 void ChatController::onModelLoaded(qint64 loadId, const QVariantMap& info) {
     if (loadId != m_loadId) return;
+    applyModelInfo(info);
+    m_reloadNeededBefore = false;
+    m_templateNotesShown.clear();  // a new model: its notes are new
+    if (m_settings) {
+        m_settings->addRecentModel(info.value(QStringLiteral("path")).toString());
+        m_settings->setLastModel(info.value(QStringLiteral("path")).toString());
+    }
+    m_templateNote.clear();
+    emit templateNoteChanged();
+    emit loadProgressChanged();
+    emit modelChanged();
+    emit modelLoaded();
+}
+
+// A load failed or was cancelled and the engine kept the model it had: that one is in use.
+void ChatController::onModelKept(qint64 loadId, const QVariantMap& info) {
+    if (loadId != m_loadId) return;
+    applyModelInfo(info);
+    m_modelKept = true;
+    if (m_reloadNeededBefore != m_reloadNeeded) {
+        m_reloadNeeded = m_reloadNeededBefore;
+        emit reloadNeededChanged();
+    }
+    emit loadProgressChanged();
+    emit modelChanged();
+}
+
+void ChatController::applyModelInfo(const QVariantMap& info) {
     m_modelInfo = info;
     const qint64 bytes = info.value(QStringLiteral("fileBytes")).toLongLong();
     m_modelInfo[QStringLiteral("sizeText")] = ModelPicker::formatBytes(bytes);
@@ -154,27 +185,49 @@ void ChatController::onModelLoaded(qint64 loadId, const QVariantMap& info) {
     }
     m_modelState = QStringLiteral("ready");
     m_loadFraction = 1;
-    if (m_settings) m_settings->addRecentModel(info.value(QStringLiteral("path")).toString());
-    m_templateNote.clear();
-    emit templateNoteChanged();
-    emit loadProgressChanged();
-    emit modelChanged();
-    emit modelLoaded();
 }
 
 void ChatController::onModelLoadFailed(qint64 loadId, const QString& path, const QString& message) {
     if (loadId != m_loadId) return;
-    m_modelState = QStringLiteral("none");
-    m_modelInfo.clear();
-    emit modelChanged();
+    if (!std::exchange(m_modelKept, false)) {  // else the previous model is still in use
+        m_modelState = QStringLiteral("none");
+        m_modelInfo.clear();
+        emit modelChanged();
+    }
     if (message.contains(QLatin1String("cancelled"))) return;  // the person asked for it
     setModelError(explainLoadFailure(QFileInfo(path).fileName(), message));
     emit modelLoadFailed(message);
 }
 
+namespace {
+
+// The engine's reason in words a person can act on (the engine's text is for bug reports).
+QString plainTemplateNote(const QString& note) {
+    if (note.contains(QLatin1String("system message")))
+        return ChatController::tr(
+            "This model has no separate place for a system prompt, so Hearth puts it at the "
+            "start of your first message.");
+    if (note.contains(QLatin1String("built-in")))
+        return ChatController::tr(
+            "This model's own chat format could not be used, so Hearth uses a standard one. "
+            "Replies may be a little off; a newer file of this model may fix it.");
+    return ChatController::tr("Hearth adjusted this model's chat format.");
+}
+
+}  // namespace
+
+void ChatController::onTemplateNote(qint64 chatId, const QString& note) {
+    // Once per model, not with every reply.
+    if (chatId != m_replyChatId || m_templateNotesShown.contains(note)) return;
+    m_templateNotesShown.append(note);
+    m_templateNote = plainTemplateNote(note);
+    emit templateNoteChanged();
+}
+
 void ChatController::onSettingChanged(const QString& key) {
-    if (AppSettings::needsReload(key) && m_modelState == QLatin1String("ready") &&
-        !m_reloadNeeded) {
+    if (AppSettings::needsReload(key) && m_modelState == QLatin1String("ready")) {
+        if (!m_reloadNeeded) m_reloadSettings.clear();
+        if (!m_reloadSettings.contains(key)) m_reloadSettings.append(key);
         m_reloadNeeded = true;
         emit reloadNeededChanged();
     }
@@ -199,7 +252,7 @@ void ChatController::setStatsFrom(const GenerationReport& r) {
         {QStringLiteral("kvType"), r.kvType},
         {QStringLiteral("backend"), backendLabel(r.backend)},
         {QStringLiteral("memoryText"),
-         r.memoryBytes > 0 ? QLocale().formattedDataSize(r.memoryBytes) : QString()},
+         r.memoryBytes > 0 ? formatFileSize(r.memoryBytes) : QString()},
         {QStringLiteral("drafter"), r.drafter},
         {QStringLiteral("acceptance"),
          r.drafted > 0 ? double(r.accepted) / double(r.drafted) : 0.0},

@@ -29,6 +29,17 @@ QString MessageModel::statsText(const hearth::storage::GenerationStats& s) {
     return text;
 }
 
+QString MessageModel::stateOf(const Message& m) {
+    if (m.role != Role::Assistant) return {};
+    if (m.status == MessageStatus::Streaming) return QStringLiteral("streaming");
+    if (m.status == MessageStatus::Interrupted) return QStringLiteral("interrupted");
+    const QString& r = m.stats.stopReason;
+    if (r == QLatin1String("stopped") || r == QLatin1String("length") ||
+        r == QLatin1String("context-full") || r == QLatin1String("error"))
+        return r;
+    return {};
+}
+
 QVariant MessageModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
@@ -51,6 +62,14 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
             return m.siblingCount;
         case StatsRole:
             return statsText(m.stats);
+        case StateRole:
+            return stateOf(m);
+        case CanContinueRole: {
+            const QString state = stateOf(m);
+            return m.role == Role::Assistant &&
+                   (state == QLatin1String("stopped") || state == QLatin1String("length") ||
+                    state == QLatin1String("interrupted"));
+        }
         default:
             return {};
     }
@@ -60,7 +79,8 @@ QHash<int, QByteArray> MessageModel::roleNames() const {
     return {{MessageIdRole, "messageId"},       {RoleRole, "role"},
             {ContentRole, "content"},           {StreamingRole, "streaming"},
             {InterruptedRole, "interrupted"},   {SiblingIndexRole, "siblingIndex"},
-            {SiblingCountRole, "siblingCount"}, {StatsRole, "stats"}};
+            {SiblingCountRole, "siblingCount"}, {StatsRole, "stats"},
+            {StateRole, "replyState"},          {CanContinueRole, "canContinue"}};
 }
 
 void MessageModel::setMessages(const QList<Message>& messages) {
@@ -97,7 +117,8 @@ void MessageModel::updateMessage(const Message& message) {
     m.status = message.status;
     m.stats = message.stats;
     const QModelIndex i = index(row);
-    emit dataChanged(i, i, {ContentRole, StreamingRole, InterruptedRole, StatsRole});
+    emit dataChanged(
+        i, i, {ContentRole, StreamingRole, InterruptedRole, StatsRole, StateRole, CanContinueRole});
 }
 
 QString MessageModel::lastAssistantText() const {

@@ -23,7 +23,14 @@ public:
         SiblingIndexRole,                  // int, 0-based
         SiblingCountRole,                  // int
         StatsRole,                         // QString: "12.3 tok/s · 45 tokens", empty if none
+        // QString: how the reply ended, "" for a normal end; "streaming", "stopped" (by the
+        // person), "length" (the reply-length limit), "context-full", "error", "interrupted"
+        // (Hearth closed or crashed while writing it).
+        StateRole,
+        CanContinueRole,  // bool: a reply that Continue can write on (stopped, length, interrupted)
     };
+    // The state names above for a stored message.
+    static QString stateOf(const hearth::storage::Message& message);
 
     explicit MessageModel(QObject* parent = nullptr);
 
@@ -38,6 +45,7 @@ public:
     // Replaces a message in place (its final text, status and statistics).
     void updateMessage(const hearth::storage::Message& message);
     int indexOf(qint64 messageId) const;
+    Q_INVOKABLE int indexOfMessage(qint64 messageId) const { return indexOf(messageId); }
     const QList<hearth::storage::Message>& messages() const { return m_messages; }
     Q_INVOKABLE QString lastAssistantText() const;
 

@@ -37,7 +37,7 @@ void StoreThread::open(const QString& dataDir, std::function<void(QString, QStri
                     tr("%n reply(s) were interrupted when Hearth last closed; their text "
                        "up to then was kept.",
                        nullptr, opened.store->interruptedOnOpen());
-            opened.store->purgeDeletedChats();
+            opened.store->purgeExpiredTrash();  // chats in the trash over 30 days
             m_store = std::move(opened.store);
         }
         postQueued(this, [done, error, notice] { done(error, notice); });

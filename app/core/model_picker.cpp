@@ -3,22 +3,20 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include "model_probe.h"
+
 ModelPicker::ModelPicker(QObject* parent) : QObject(parent) {}
 
-QString ModelPicker::fileName() const { return QFileInfo(m_path).fileName(); }
+QString ModelPicker::fileName() const {
+    return QFileInfo(m_path).fileName();
+}
 
-QString ModelPicker::sizeText() const { return hasModel() ? formatBytes(m_size) : QString(); }
+QString ModelPicker::sizeText() const {
+    return hasModel() ? formatBytes(m_size) : QString();
+}
 
 QString ModelPicker::formatBytes(qint64 bytes) {
-    static const char* const units[] = {"B", "KB", "MB", "GB", "TB"};
-    double value = static_cast<double>(bytes);
-    int unit = 0;
-    while (value >= 1000.0 && unit < 4) {
-        value /= 1000.0;
-        ++unit;
-    }
-    if (unit == 0) return QStringLiteral("%1 B").arg(bytes);
-    return QStringLiteral("%1 %2").arg(value, 0, 'f', value < 10 ? 2 : 1).arg(units[unit]);
+    return hearth::app::formatFileSize(bytes);
 }
 
 bool ModelPicker::offer(const QUrl& url) {
@@ -28,12 +26,14 @@ bool ModelPicker::offer(const QUrl& url) {
 
     if (!url.isLocalFile() && !url.scheme().isEmpty()) {
         reject(tr("“%1” is not a file on this computer. Download the model first, then drop "
-                  "the .gguf file here.").arg(url.toString()));
+                  "the .gguf file here.")
+                   .arg(url.toString()));
         return false;
     }
     if (info.suffix().compare(QLatin1String("gguf"), Qt::CaseInsensitive) != 0) {
         reject(tr("“%1” is not a model file. Hearth opens GGUF models, files whose names end "
-                  "in .gguf.").arg(name));
+                  "in .gguf.")
+                   .arg(name));
         return false;
     }
     if (!info.exists()) {
@@ -51,7 +51,8 @@ bool ModelPicker::offer(const QUrl& url) {
     }
     if (file.read(4) != QByteArrayLiteral("GGUF")) {
         reject(tr("“%1” ends in .gguf but is not a GGUF model: it does not start with the GGUF "
-                  "signature. The download may be incomplete.").arg(name));
+                  "signature. The download may be incomplete.")
+                   .arg(name));
         return false;
     }
 

@@ -30,7 +30,7 @@ public:
     Q_INVOKABLE bool offer(const QUrl& url);
     Q_INVOKABLE void clearError();
 
-    // "1.2 GB", "512 KB": decimal units, as file managers show them.
+    // "1.2 GB", "512.0 KB": decimal units with one decimal, as file managers show them.
     static QString formatBytes(qint64 bytes);
 
 signals:

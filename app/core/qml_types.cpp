@@ -7,6 +7,7 @@
 #include "chat_controller.h"
 #include "chat_list_model.h"
 #include "message_model.h"
+#include "model_library.h"
 #include "model_picker.h"
 
 namespace hearth::app {
@@ -19,6 +20,7 @@ void registerQmlTypes(AppInfo* appInfo) {
     qmlRegisterUncreatableType<AppSettings>(uri, 1, 0, "AppSettings", owned);
     qmlRegisterUncreatableType<ChatListModel>(uri, 1, 0, "ChatListModel", owned);
     qmlRegisterUncreatableType<MessageModel>(uri, 1, 0, "MessageModel", owned);
+    qmlRegisterUncreatableType<ModelLibrary>(uri, 1, 0, "ModelLibrary", owned);
     qmlRegisterSingletonInstance(uri, 1, 0, "AppInfo", appInfo);
 }
 

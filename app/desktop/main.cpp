@@ -138,12 +138,17 @@ int main(int argc, char* argv[]) {
     QObject::connect(
         &engine, &QQmlApplicationEngine::objectCreationFailed, app.get(),
         []() { QCoreApplication::exit(1); }, Qt::QueuedConnection);
+    // The model of the last session comes back at start (Settings: "Reload the last model"),
+    // unless a file was given; a --screenshot check shows only what its command line asks for.
+    QString startModel = options.modelFile;
+    if (startModel.isEmpty() && options.screenshotFile.isEmpty())
+        startModel = controller.settings()->modelToReload();
     engine.setInitialProperties({
         {QStringLiteral("controller"), QVariant::fromValue(&controller)},
         {QStringLiteral("initialTheme"), options.theme},
         {QStringLiteral("initialPanel"), options.show},
         {QStringLiteral("initialModel"),
-         options.modelFile.isEmpty() ? QUrl() : QUrl::fromLocalFile(options.modelFile)},
+         startModel.isEmpty() ? QUrl() : QUrl::fromLocalFile(startModel)},
     });
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return 1;

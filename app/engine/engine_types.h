@@ -51,6 +51,8 @@ struct GenerationRequest {
     qint64 chatId = 0;
     QList<PromptEntry> messages;  // the conversation to answer, oldest first
     SamplingConfig sampling;
+    // Continue: the reply's text so far; the model writes on from its end (empty: a new reply).
+    QString continueText;
 };
 
 struct GenerationReport {

@@ -12,6 +12,7 @@
 #include "hearth/engine.h"
 #include "hearth/session.h"
 #include "hearth/speculative.h"
+#include "model_probe.h"
 #include "saved_contexts.h"
 
 namespace hearth::app {
@@ -97,13 +98,30 @@ bool EngineWorker::stopRequested(qint64 requestId) const {
 }
 
 void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineConfig& config) {
-    dropSessions(/*save=*/true);
-    m_model.reset();  // free the old weights before reading the new ones
-    // The draft model is checked against the new model's vocabulary when next needed.
-    m_draftModel.reset();
-    setConfig(config);
     m_loadingId.store(loadId);
     m_loadCancelFlag.store(loadId <= m_cancelLoadUpTo.load());
+    // The model in use stays until the new one is in: a file that fails any check, a load that
+    // fails or is cancelled (an INT4 reload included) leaves it loaded.
+    auto refuse = [&](const QString& message) {
+        if (m_model) send(&EngineWorker::modelKept, loadId, describeModel());
+        send(&EngineWorker::modelLoadFailed, loadId, path, message);
+    };
+    if (m_loadCancelFlag.load()) return refuse(QStringLiteral("cancelled"));
+    // Header, metadata and the memory estimate, before anything in use is touched.
+    const qint64 freed = m_model ? static_cast<qint64>(m_model->info().file_bytes) : 0;
+    const ModelProbe probe = probeModel(path, config.contextLength, config.kvType, freed);
+    if (!probe.ok()) return refuse(probe.error);
+    if (probe.physicalBytes > 0 && probe.estimateBytes > probe.physicalBytes) {
+        return refuse(
+            tr("not enough memory: it needs about %1, this computer has %2")
+                .arg(formatFileSize(probe.estimateBytes), formatFileSize(probe.physicalBytes)));
+    }
+
+    dropSessions(/*save=*/true);
+    // The weights are memory-mapped, so holding the previous model while the new one loads
+    // costs address space, not a second copy in memory.
+    std::shared_ptr<Model> previous = std::move(m_model);
+    setConfig(config);
 
     LoadOptions options;
     options.backend = config.backend.toStdString();
@@ -124,10 +142,12 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
     };
     auto model = Model::load(path.toStdString(), options);
     if (!model) {
-        send(&EngineWorker::modelLoadFailed, loadId, path,
-             QString::fromStdString(model.error_message()));
-        return;
+        m_model = std::move(previous);
+        return refuse(QString::fromStdString(model.error_message()));
     }
+    previous.reset();
+    // The draft model is checked against the new model's vocabulary when next needed.
+    m_draftModel.reset();
     m_model = std::move(*model);
     send(&EngineWorker::modelLoaded, loadId, describeModel());
 }
@@ -390,6 +410,19 @@ void EngineWorker::generate(const GenerationRequest& request) {
     if (!chat->templateNote.empty())
         send(&EngineWorker::templateNote, request.chatId,
              QString::fromStdString(chat->templateNote));
+    if (!request.continueText.isEmpty() && !chat->turns.empty()) {
+        // Continue: the reply so far follows the assistant header as plain text, so the model
+        // writes on from where it stopped.
+        auto more = m_model->tokenize(request.continueText.toStdString(), /*add_special=*/false,
+                                      /*parse_special=*/false);
+        if (!more) {
+            clearActive();
+            send(&EngineWorker::failed, id, QString::fromStdString(more.error_message()));
+            return;
+        }
+        chat->turns.back().insert(chat->turns.back().end(), more->begin(), more->end());
+        chat->n_tokens += static_cast<int64_t>(more->size());
+    }
 
     SessionSlot* slot = slotFor(request.chatId, keys, token, report.restoredTokens, error);
     if (!slot) {
@@ -519,8 +552,8 @@ void EngineWorker::generate(const GenerationRequest& request) {
     report.stopReason =
         stopRequested(id) ? QStringLiteral("stopped") : stopReasonText(result->reason);
     // The reply is part of the chat the session holds (for the saved file's message list).
-    slot->messages.append(SavedContexts::messageKey(QStringLiteral("assistant"),
-                                                    QString::fromStdString(result->text)));
+    slot->messages.append(SavedContexts::messageKey(
+        QStringLiteral("assistant"), request.continueText + QString::fromStdString(result->text)));
     send(&EngineWorker::finished, id, QString::fromStdString(result->text), report);
 }
 
@@ -540,7 +573,11 @@ QVariantMap EngineWorker::describeModel() const {
         {QStringLiteral("path"),
          QString::fromStdString(info.source_path.empty() ? info.path : info.source_path)},
         {QStringLiteral("weightsPath"), QString::fromStdString(info.path)},
-        {QStringLiteral("name"), QString::fromStdString(info.name)},
+        {QStringLiteral("name"),
+         displayModelName(
+             QString::fromStdString(info.name), QString::fromStdString(info.architecture),
+             QString::fromStdString(info.source_path.empty() ? info.path : info.source_path))},
+        {QStringLiteral("generalName"), QString::fromStdString(info.name)},
         {QStringLiteral("architecture"), QString::fromStdString(info.architecture)},
         {QStringLiteral("fileBytes"), static_cast<qint64>(info.file_bytes)},
         {QStringLiteral("parameters"), static_cast<qint64>(info.n_params)},

@@ -68,6 +68,8 @@ signals:
                       qint64 bytesTotal);
     void modelLoaded(qint64 loadId, const QVariantMap& info);
     void modelLoadFailed(qint64 loadId, const QString& path, const QString& message);
+    // Sent just before modelLoadFailed when the model in use stays loaded (its description).
+    void modelKept(qint64 loadId, const QVariantMap& info);
     void modelUnloaded();
     void int4CacheCleared(qint64 bytesFreed);
     void savedContextCleared(qint64 bytesFreed);

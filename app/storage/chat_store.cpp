@@ -279,12 +279,43 @@ Status ChatStore::restoreChat(qint64 chatId) {
     return Status::ok();
 }
 
-Result<int> ChatStore::purgeDeletedChats() {
+Result<QList<Chat>> ChatStore::listTrash() {
+    auto stmt = m_db->prepare("SELECT " HEARTH_CHAT_COLUMNS
+                              " FROM chats WHERE deleted_at IS NOT NULL "
+                              "ORDER BY deleted_at DESC, id DESC");
+    if (!stmt) return stmt.status();
+    QList<Chat> chats;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row) return row.status();
+        if (!*row) break;
+        chats.append(readChat(*stmt));
+    }
+    return chats;
+}
+
+Result<int> ChatStore::purgeDeletedChats(qint64 deletedBeforeMs) {
     // One statement: the cascade removes the messages, and their triggers the search index.
-    if (Status s = m_db->exec("DELETE FROM chats WHERE deleted_at IS NOT NULL"); !s) {
+    auto stmt = m_db->prepare("DELETE FROM chats WHERE deleted_at IS NOT NULL AND deleted_at < ?1");
+    if (!stmt) return stmt.status();
+    if (Status s = stmt->bind(1, deletedBeforeMs).run(); !s) {
         return Result<int>::error("Cannot empty the trash: " + s.message());
     }
     return m_db->changes();
+}
+
+Result<int> ChatStore::purgeExpiredTrash() {
+    constexpr qint64 kKeepMs = qint64(kTrashKeepDays) * 24 * 60 * 60 * 1000;
+    return purgeDeletedChats(nowMs() - kKeepMs);
+}
+
+Status ChatStore::purgeChat(qint64 chatId) {
+    auto stmt = m_db->prepare("DELETE FROM chats WHERE id = ?1 AND deleted_at IS NOT NULL");
+    if (!stmt) return stmt.status();
+    if (Status s = stmt->bind(1, chatId).run(); !s) return s;
+    if (m_db->changes() == 0)
+        return Status::error("Chat " + std::to_string(chatId) + " is not in the trash");
+    return Status::ok();
 }
 
 Result<QString> ChatStore::integrityCheck() {

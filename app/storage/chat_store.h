@@ -14,6 +14,7 @@
 #include <QString>
 
 #include <functional>
+#include <limits>
 #include <memory>
 
 #include "chat_types.h"
@@ -83,13 +84,21 @@ public:
     Status setSystemPrompt(qint64 chatId, const QString& systemPrompt);
     Status setSamplingOverrides(qint64 chatId, const QJsonObject& overrides);
 
-    // Moves a chat to the trash: it vanishes from lists and search until restoreChat (undo)
-    // or purgeDeletedChats removes it for good. The app purges at startup and when the undo
-    // offer expires.
+    // Moves a chat to the trash: it vanishes from lists and search until restoreChat (undo,
+    // or Restore in the trash) or purgeDeletedChats removes it for good. The app purges chats
+    // that have been in the trash longer than kTrashKeepDays at startup (purgeExpiredTrash).
     Status deleteChat(qint64 chatId);
     Status restoreChat(qint64 chatId);
-    // Permanently removes trashed chats (with their messages). Returns how many.
-    Result<int> purgeDeletedChats();
+    // Chats in the trash (deletedAt set), most recently deleted first.
+    Result<QList<Chat>> listTrash();
+    // Permanently removes trashed chats (with their messages) deleted before deletedBeforeMs
+    // (milliseconds since the epoch; the default: all of them). Returns how many.
+    Result<int> purgeDeletedChats(qint64 deletedBeforeMs = std::numeric_limits<qint64>::max());
+    // Removes one chat from the trash for good (not a chat outside the trash).
+    Status purgeChat(qint64 chatId);
+    // purgeDeletedChats for the chats trashed more than kTrashKeepDays ago (by the clock).
+    static constexpr int kTrashKeepDays = 30;
+    Result<int> purgeExpiredTrash();
 
     // --- Messages: the tree ----------------------------------------------------------------
     // Adds a complete message under parentId (0: a root) and selects it as the chat's leaf.
@@ -120,6 +129,22 @@ public:
     // Ends a streaming reply with its final text and statistics; status becomes complete.
     Status finishMessage(qint64 messageId, const QString& finalContent,
                          const GenerationStats& stats);
+    // A reply that ended without any text (stopped before its first token, failed) is not an
+    // answer: removes that assistant leaf and selects the newest branch left under its parent.
+    // Refused for a message with text, with replies below it, or not from the assistant.
+    Status discardEmptyReply(qint64 messageId);
+    // Continue: reopens a finished or interrupted assistant leaf for streaming, keeping its
+    // text (the app appends to it and finishes it again).
+    Status resumeReply(qint64 messageId);
+
+    // --- Whole chats (export / import) -------------------------------------------------------
+    // Every message of the chat, all branches, oldest first (siblingIndex/Count filled).
+    Result<QList<Message>> allMessages(qint64 chatId);
+    // Adds a finished message as it was (its time, text, statistics, status complete or
+    // interrupted) under parentId (0: a root) without touching the selected branch.
+    Result<qint64> importMessage(qint64 chatId, qint64 parentId, const Message& message);
+    // Selects a leaf of the chat as its branch (import; the leaf must belong to the chat).
+    Status selectLeaf(qint64 chatId, qint64 leafId);
 
     // --- Search ----------------------------------------------------------------------------
     // Full-text search over message text (all branches) of chats not in the trash, best match

@@ -253,4 +253,60 @@ Status ChatStore::finishMessage(qint64 messageId, const QString& finalContent,
     return tx.commit();
 }
 
+Status ChatStore::discardEmptyReply(qint64 messageId) {
+    Transaction tx(*m_db);
+    if (!tx.begun()) return tx.begun();
+    auto m = message(messageId);
+    if (!m) return m.status();
+    if (m->role != Role::Assistant || !m->content.trimmed().isEmpty()) {
+        return Status::error("Message " + std::to_string(messageId) +
+                             " is not an empty reply; it is kept");
+    }
+    auto children = m_db->prepare("SELECT count(*) FROM messages WHERE parent_id = ?1");
+    if (!children) return children.status();
+    children->bind(1, messageId);
+    auto row = children->step();
+    if (!row) return row.status();
+    if (*row && children->int64(0) > 0) {
+        return Status::error("Message " + std::to_string(messageId) + " has replies below it");
+    }
+    auto owner = chat(m->chatId);
+    if (!owner) return owner.status();
+    const bool wasSelected = owner->selectedLeafId == messageId;
+    auto del = m_db->prepare("DELETE FROM messages WHERE id = ?1");
+    if (!del) return del.status();
+    if (Status s = del->bind(1, messageId).run(); !s) return s;
+    // The branch it hung off: the newest leaf left under its parent (the parent itself when
+    // it has no other reply); a root reply leaves the chat empty.
+    qint64 leaf = 0;
+    if (wasSelected && m->parentId != 0) {
+        auto below = newestLeafBelow(m->parentId);
+        if (!below) return below.status();
+        leaf = *below;
+    }
+    if (wasSelected) {
+        auto sel = m_db->prepare("UPDATE chats SET selected_leaf_id = ?2 WHERE id = ?1");
+        if (!sel) return sel.status();
+        if (Status s = sel->bind(1, m->chatId).bindIdOrNull(2, leaf).run(); !s) return s;
+    }
+    return tx.commit();
+}
+
+Status ChatStore::resumeReply(qint64 messageId) {
+    auto m = message(messageId);
+    if (!m) return m.status();
+    if (m->role != Role::Assistant)
+        return Status::error("Only a reply can be continued (message " + std::to_string(messageId) +
+                             ")");
+    auto stmt = m_db->prepare(
+        "UPDATE messages SET status = 'streaming' WHERE id = ?1 AND status <> 'streaming' "
+        "AND NOT EXISTS (SELECT 1 FROM messages AS c WHERE c.parent_id = ?1)");
+    if (!stmt) return stmt.status();
+    if (Status s = stmt->bind(1, messageId).run(); !s) return s;
+    if (m_db->changes() == 0)
+        return Status::error("Message " + std::to_string(messageId) +
+                             " cannot be continued (it is streaming or has replies below it)");
+    return Status::ok();
+}
+
 }  // namespace hearth::storage

@@ -11,7 +11,7 @@
 
 #define HEARTH_CHAT_COLUMNS                                                      \
     "id, title, created_at, updated_at, model_path, model_name, system_prompt, " \
-    "sampling_overrides, selected_leaf_id"
+    "sampling_overrides, selected_leaf_id, deleted_at"
 
 // Messages are selected as `m`; sibling position comes from two correlated counts.
 #define HEARTH_MESSAGE_COLUMNS                                                           \
@@ -47,6 +47,7 @@ inline Chat readChat(const Statement& row) {
     c.systemPrompt = row.text(6);
     c.samplingOverrides = jsonObject(row.text(7));
     c.selectedLeafId = row.isNull(8) ? 0 : row.int64(8);
+    if (!row.isNull(9)) c.deletedAt = fromMs(row.int64(9));
     return c;
 }
 

@@ -54,6 +54,7 @@ struct Chat {
     QString systemPrompt;
     QJsonObject samplingOverrides;  // only the settings this chat changes, e.g. {"temperature":0.2}
     qint64 selectedLeafId = 0;      // 0: no messages yet
+    QDateTime deletedAt;            // when it went to the trash; invalid when not in it
 };
 
 struct Message {

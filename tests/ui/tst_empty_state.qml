@@ -57,7 +57,7 @@ TestCase {
         const card = findByName(view, "modelCard")
         tryVerify(() => card.visible)
         compare(findByName(card, "modelFileName").text, "story.gguf")
-        compare(findByName(card, "modelFileSize").text, "4.10 KB")
+        compare(findByName(card, "modelFileSize").text, "4.1 KB")
         verify(!findByName(view, "rejectionBanner").visible)
     }
 

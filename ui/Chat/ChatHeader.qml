@@ -1,6 +1,5 @@
 import QtQuick
 import QtQuick.Controls
-import QtQuick.Dialogs
 import QtQuick.Layouts
 import Hearth
 import Hearth.App
@@ -11,7 +10,6 @@ RowLayout {
     id: header
 
     required property ChatController controller
-    property string format: "markdown"
     readonly property alias chatSettingsPanel: chatSettings
 
     spacing: 8
@@ -53,7 +51,7 @@ RowLayout {
         objectName: "exportButton"
         visible: header.controller.currentChatId !== 0
         text: qsTr("Export ▾")
-        tip: qsTr("Save this chat as Markdown or JSON")
+        tip: qsTr("Save this chat as Markdown, text or JSON, or copy it")
         onClicked: exportMenu.open()
         Menu {
             id: exportMenu
@@ -61,21 +59,31 @@ RowLayout {
             MenuItem {
                 text: qsTr("Markdown (.md)")
                 Accessible.name: text
-                onTriggered: { header.format = "markdown"; saveDialog.open() }
+                onTriggered: saveDialog.openFor(header.controller.currentChatId, "markdown")
             }
             MenuItem {
-                text: qsTr("JSON (.json)")
+                text: qsTr("Plain text (.txt)")
                 Accessible.name: text
-                onTriggered: { header.format = "json"; saveDialog.open() }
+                onTriggered: saveDialog.openFor(header.controller.currentChatId, "text")
+            }
+            MenuItem {
+                text: qsTr("JSON, every branch (.json)")
+                Accessible.name: text
+                onTriggered: saveDialog.openFor(header.controller.currentChatId, "json")
+            }
+            MenuSeparator {}
+            MenuItem {
+                objectName: "copyConversation"
+                text: qsTr("Copy conversation")
+                Accessible.name: text
+                onTriggered: header.controller.copyConversation()
             }
         }
     }
-    FileDialog {
+    SaveChatDialog {
         id: saveDialog
-        title: qsTr("Export chat")
-        fileMode: FileDialog.SaveFile
-        defaultSuffix: header.format === "json" ? "json" : "md"
-        nameFilters: header.format === "json" ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
-        onAccepted: header.controller.exportChat(header.controller.currentChatId, selectedFile, header.format)
+        objectName: "saveChatDialog"
+        controller: header.controller
+        parent: Overlay.overlay
     }
 }

@@ -32,8 +32,21 @@ ListView {
     onFlickStarted: follow = false
     onContentHeightChanged: if (follow) Qt.callLater(positionViewAtEnd)
     onCountChanged: {
+        if (controller.highlightedMessageId !== 0) return  // a search result is shown
         follow = true
         Qt.callLater(positionViewAtEnd)
+    }
+
+    // A search result: the matching message is scrolled into the middle of the view.
+    function showHighlighted() {
+        const row = controller.messages.indexOfMessage(controller.highlightedMessageId)
+        if (row < 0) return
+        follow = false
+        positionViewAtIndex(row, ListView.Center)
+    }
+    Connections {
+        target: view.controller
+        function onHighlightChanged() { Qt.callLater(view.showHighlighted) }
     }
 
     Label {

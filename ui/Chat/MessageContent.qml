@@ -76,10 +76,17 @@ Column {
         }
     }
 
+    // Models write single newlines meaning line breaks (poems, addresses, "Step 1:" lines);
+    // Markdown would join them with a space, so each becomes a hard break. Blank lines (new
+    // paragraphs) and code blocks are left alone.
+    function hardBreaks(source) {
+        return source.replace(/([^\n])\n(?!\n)/g, "$1  \n")
+    }
+
     Component {
         id: textComponent
         TextEdit {
-            text: parent ? parent.partText : ""
+            text: parent ? (root.markdown ? root.hardBreaks(parent.partText) : parent.partText) : ""
             textFormat: root.markdown ? TextEdit.MarkdownText : TextEdit.PlainText
             readOnly: true
             selectByMouse: true

@@ -20,6 +20,8 @@ FocusScope {
     required property int siblingIndex
     required property int siblingCount
     required property string stats
+    required property string replyState
+    required property bool canContinue
     required property int index
 
     readonly property bool isUser: role === "user"
@@ -109,7 +111,10 @@ FocusScope {
             implicitHeight: (root.editing ? editor.implicitHeight : body.implicitHeight) + 20
             radius: Theme.radius
             color: root.isUser ? Theme.c.dropActive : Theme.c.surface
-            border.color: Theme.c.border
+            // A search result opened this message.
+            border.color: root.messageId === root.controller.highlightedMessageId
+                          ? Theme.c.accent : Theme.c.border
+            border.width: root.messageId === root.controller.highlightedMessageId ? 2 : 1
 
             MessageContent {
                 id: body
@@ -138,6 +143,12 @@ FocusScope {
                 onTapped: eventPoint => root.openContextMenu(eventPoint.position.x,
                                                              eventPoint.position.y)
             }
+        }
+        ReplyState {
+            controller: root.controller
+            messageId: root.messageId
+            replyState: root.replyState
+            canContinue: root.canContinue
         }
         RowLayout {
             Layout.alignment: root.isUser ? Qt.AlignRight : Qt.AlignLeft
@@ -188,10 +199,10 @@ FocusScope {
         Label {
             objectName: "messageStats"
             Layout.fillWidth: true
-            visible: !root.streaming && !root.editing && (root.stats.length > 0 || root.interrupted)
+            visible: !root.streaming && !root.editing && root.stats.length > 0
             horizontalAlignment: root.isUser ? Text.AlignRight : Text.AlignLeft
             wrapMode: Text.Wrap
-            text: root.interrupted ? qsTr("interrupted") : root.stats
+            text: root.stats
             color: Theme.c.textMuted
             font.pixelSize: Theme.fontSmall
             leftPadding: 6

@@ -4,12 +4,14 @@ import QtQuick.Layouts
 import Hearth
 
 // An inline message with a dismiss button and an optional action: errors and notices that
-// should not pop up.
+// should not pop up. Errors in the error colours; everything else in quiet neutral ones.
 Rectangle {
     id: banner
 
     property string message
     property bool isError: true
+    // One line, elided (AppBanners collapses several messages this way).
+    property bool singleLine: false
     property string actionText: ""
     signal dismissed
     signal action
@@ -17,11 +19,12 @@ Rectangle {
     visible: message.length > 0
     implicitHeight: row.implicitHeight + 20
     radius: 8
-    color: isError ? Theme.c.errorSurface : Theme.c.successSurface
-    border.color: isError ? Theme.c.error : Theme.c.success
+    color: isError ? Theme.c.errorSurface : Theme.c.surfaceAlt
+    border.color: isError ? Theme.c.error : Theme.c.border
     border.width: 1
 
     Accessible.role: Accessible.AlertMessage
+    Accessible.description: isError ? qsTr("Error") : qsTr("Notice")
     Accessible.name: message
 
     RowLayout {
@@ -35,6 +38,8 @@ Rectangle {
             Layout.fillWidth: true
             text: banner.message
             wrapMode: Text.Wrap
+            maximumLineCount: banner.singleLine ? 1 : 100
+            elide: Text.ElideRight
             color: Theme.c.text
             font.pixelSize: Theme.fontBody
         }

@@ -65,6 +65,18 @@ Drawer {
                 onChosen: v => panel.st.kvType = v
             }
             SettingRow {
+                label: qsTr("Reload the last model at start")
+                note: qsTr("Hearth loads the model you used last when it starts.")
+                Switch {
+                    objectName: "reloadLastModelSetting"
+                    text: checked ? qsTr("On") : qsTr("Off")
+                    checked: panel.st ? panel.st.reloadLastModel : true
+                    font.pixelSize: Theme.fontBody
+                    Accessible.name: qsTr("Reload the last model at start")
+                    onToggled: panel.st.reloadLastModel = checked
+                }
+            }
+            SettingRow {
                 label: qsTr("4-bit weights")
                 note: qsTr("Converts 16/8-bit models to 4-bit when loading: about a quarter of the memory, faster replies; the first load takes longer, then it is cached.")
                     + " " + qsTr("Applies when the model is loaded again.")
@@ -243,10 +255,17 @@ Drawer {
                 onChosen: v => panel.st.fontScale = Number(v)
             }
             Button {
+                objectName: "restoreDefaultsButton"
                 Layout.bottomMargin: 20
                 text: qsTr("Restore defaults")
                 Accessible.name: text
-                onClicked: panel.st.resetToDefaults()
+                onClicked: confirmDefaults.open()
+            }
+            ConfirmDefaultsDialog {
+                id: confirmDefaults
+                objectName: "confirmDefaults"
+                settings: panel.st
+                parent: Overlay.overlay
             }
         }
     }

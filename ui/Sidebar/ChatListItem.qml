@@ -19,7 +19,8 @@ ItemDelegate {
     // The row the arrow keys are on, while the list has the keyboard focus.
     readonly property bool keyboardCurrent: ListView.isCurrentItem && ListView.view
                                             && ListView.view.activeFocus
-    height: 38
+    // Tall enough for the hover buttons (they are sized to fit, never clipped).
+    height: Math.max(38, implicitHeight)
     focusPolicy: Qt.NoFocus
     Accessible.role: Accessible.ListItem
     Accessible.name: qsTr("Chat %1").arg(title)
@@ -72,11 +73,21 @@ ItemDelegate {
         spacing: 2
         Label {
             Layout.fillWidth: true
+            Layout.minimumWidth: 0
             visible: !item.editing
             text: item.title
             elide: Text.ElideRight
             color: Theme.c.text
             font.pixelSize: Theme.fontBody
+        }
+        // A reply is still being written into this chat (another chat is open).
+        BusyIndicator {
+            objectName: "writingIndicator"
+            visible: item.controller.generatingChatId === item.chatId && !item.editing
+            running: visible
+            Layout.preferredWidth: 20
+            Layout.preferredHeight: 20
+            Accessible.name: qsTr("A reply is being written")
         }
         TextField {
             id: renameField
@@ -98,6 +109,10 @@ ItemDelegate {
         }
         ToolButton {
             visible: item.hovered && !item.editing
+            // Sized to fit the row (the style's 40 px default would stick out of it).
+            implicitWidth: 26
+            implicitHeight: 26
+            padding: 2
             text: "✎"
             focusPolicy: Qt.NoFocus
             Accessible.name: qsTr("Rename chat")
@@ -107,6 +122,10 @@ ItemDelegate {
         }
         ToolButton {
             visible: item.hovered && !item.editing
+            // Sized to fit the row (the style's 40 px default would stick out of it).
+            implicitWidth: 26
+            implicitHeight: 26
+            padding: 2
             text: "✕"
             focusPolicy: Qt.NoFocus
             Accessible.name: qsTr("Delete chat")

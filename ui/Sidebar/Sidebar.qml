@@ -1,5 +1,6 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import Hearth
 import Hearth.App
@@ -66,32 +67,11 @@ Rectangle {
             clip: true
             spacing: 4
             model: sidebar.controller.searchResults
-            delegate: ItemDelegate {
+            delegate: SearchResultGroup {
                 required property var modelData
                 width: ListView.view.width
-                Accessible.name: qsTr("Search result in %1").arg(modelData.title)
-                onClicked: sidebar.controller.openChat(modelData.chatId)
-                contentItem: Column {
-                    spacing: 2
-                    Label {
-                        width: parent.width
-                        text: modelData.title
-                        elide: Text.ElideRight
-                        color: Theme.c.text
-                        font.pixelSize: Theme.fontBody
-                        font.bold: true
-                    }
-                    Label {
-                        width: parent.width
-                        text: modelData.snippet
-                        textFormat: Text.StyledText
-                        wrapMode: Text.Wrap
-                        maximumLineCount: 3
-                        elide: Text.ElideRight
-                        color: Theme.c.textMuted
-                        font.pixelSize: Theme.fontSmall
-                    }
-                }
+                controller: sidebar.controller
+                group: modelData
             }
             Label {
                 anchors.centerIn: parent
@@ -179,5 +159,50 @@ Rectangle {
                 font.pixelSize: Theme.fontBody
             }
         }
+        // The trash and importing an exported chat.
+        RowLayout {
+            Layout.fillWidth: true
+            spacing: 4
+            HeaderButton {
+                objectName: "trashButton"
+                text: sidebar.controller.trash.length > 0
+                      ? qsTr("Trash (%1)").arg(sidebar.controller.trash.length) : qsTr("Trash")
+                tip: qsTr("Deleted chats, kept for 30 days")
+                onClicked: trashDialog.open()
+            }
+            HeaderButton {
+                objectName: "modelLibraryButton"
+                text: qsTr("Models")
+                tip: qsTr("The models in your folders and the recent ones")
+                onClicked: modelLibrary.open()
+            }
+            Item { Layout.fillWidth: true }
+            HeaderButton {
+                objectName: "importButton"
+                text: qsTr("Import…")
+                tip: qsTr("Import a chat exported as JSON")
+                onClicked: importDialog.open()
+            }
+        }
+    }
+
+    ModelLibraryDialog {
+        id: modelLibrary
+        objectName: "modelLibraryDialog"
+        controller: sidebar.controller
+        parent: Overlay.overlay
+    }
+    TrashDialog {
+        id: trashDialog
+        objectName: "trashDialog"
+        controller: sidebar.controller
+        parent: Overlay.overlay
+    }
+    FileDialog {
+        id: importDialog
+        title: qsTr("Import a chat")
+        fileMode: FileDialog.OpenFile
+        nameFilters: [qsTr("Hearth chats (*.json)")]
+        onAccepted: sidebar.controller.importChat(selectedFile)
     }
 }

@@ -204,22 +204,68 @@ private slots:
         QVERIFY(md.startsWith("# Strings\n"));
         QVERIFY(md.contains("## User\n\nHow?\n"));
         QVERIFY(md.contains("## Assistant\n\n```cpp\nint x;\n```\n"));
-        const QJsonObject json = QJsonDocument::fromJson(chatToJson(chat, path)).object();
+        // JSON: every branch (a second, stopped-empty reply is left out), versioned.
+        reply.parentId = 1;
+        Message empty = message(3, Role::Assistant, "");
+        empty.parentId = 1;
+        empty.stats.stopReason = "stopped";
+        Message other = message(4, Role::Assistant, "Like this.");
+        other.parentId = 1;
+        chat.selectedLeafId = 4;
+        const QList<Message> all = {message(1, Role::User, "How?"), reply, empty, other};
+        const QJsonObject json = QJsonDocument::fromJson(chatTreeToJson(chat, all)).object();
+        QCOMPARE(json["format"].toString(), QStringLiteral("hearth-chat"));
+        QCOMPARE(json["version"].toInt(), 1);
         QCOMPARE(json["title"].toString(), QStringLiteral("Strings"));
         QCOMPARE(json["model"].toString(), QStringLiteral("tiny"));
         const QJsonArray messages = json["messages"].toArray();
-        QCOMPARE(messages.size(), 2);
+        QCOMPARE(messages.size(), 3);
         QCOMPARE(messages[0].toObject()["role"].toString(), QStringLiteral("user"));
+        QVERIFY(messages[0].toObject()["parent"].isNull());
         QCOMPARE(messages[1].toObject()["stats"].toObject()["generated_tokens"].toInt(), 4);
+        QCOMPARE(messages[2].toObject()["parent"].toInt(), 1);
+        QCOMPARE(json["selected"].toInt(), 3);
+        for (const auto& m : messages) QVERIFY(!m.toObject()["content"].toString().isEmpty());
+        // ... and reads back.
+        auto back = parseChatJson(chatTreeToJson(chat, all));
+        QVERIFY2(back, back ? "" : back.error_message().c_str());
+        QCOMPARE(back->messages.size(), 3);
+        QCOMPARE(back->selected, 3);
+        QCOMPARE(back->messages[2].content, QStringLiteral("Like this."));
+        // Plain text: the branch, one line per speaker.
+        const QString text = chatToPlainText(chat, path);
+        QVERIFY(text.contains("User: How?\n"));
+        QVERIFY(!text.contains("##"));
 
         QTemporaryDir dir;
         const QString file = dir.filePath("chat.md");
-        QCOMPARE(writeChatExport(chat, path, file, "markdown"), QString());
+        QCOMPARE(writeChatExport(chat, path, all, file, "markdown"), QString());
         QFile f(file);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(QString::fromUtf8(f.readAll()), md);
-        QVERIFY(!writeChatExport(chat, path, file, "pdf").isEmpty());
-        QVERIFY(!writeChatExport(chat, path, dir.filePath("no/such/dir/x.json"), "json").isEmpty());
+        QVERIFY(!writeChatExport(chat, path, all, file, "pdf").isEmpty());
+        QVERIFY(!writeChatExport(chat, path, all, dir.filePath("no/such/dir/x.json"), "json")
+                     .isEmpty());
+    }
+
+    // Bad files are refused with a reason, never half-imported.
+    void importRefusesBadFiles() {
+        QVERIFY(!parseChatJson("not json"));
+        QVERIFY(!parseChatJson("[1,2]"));
+        QVERIFY(!parseChatJson(R"({"format":"other","version":1,"messages":[]})"));
+        auto newer = parseChatJson(R"({"format":"hearth-chat","version":9,"messages":[]})");
+        QVERIFY(!newer);
+        QVERIFY(newer.error_message().find("newer") != std::string::npos);
+        QVERIFY(!parseChatJson(R"({"format":"hearth-chat","version":1,"messages":[)"
+                               R"({"id":1,"parent":5,"role":"user","content":"x"}]})"));
+        QVERIFY(!parseChatJson(R"({"format":"hearth-chat","version":1,"messages":[)"
+                               R"({"id":1,"parent":null,"role":"robot","content":"x"}]})"));
+        // The unversioned export of earlier versions: one branch.
+        auto old = parseChatJson(R"({"title":"t","messages":[{"role":"user","content":"a"},)"
+                                 R"({"role":"assistant","content":"b"}]})");
+        QVERIFY(old);
+        QCOMPARE(old->messages.size(), 2);
+        QCOMPARE(old->messages[1].parentId, old->messages[0].id);
     }
 };
 
