@@ -12,6 +12,7 @@
 
 #include "app_settings.h"
 #include "model_probe.h"
+#include "queued_call.h"
 
 namespace hearth::app {
 
@@ -81,17 +82,14 @@ void ModelLibrary::refresh() {
                        .compare(b.toMap().value(QStringLiteral("name")).toString(),
                                 Qt::CaseInsensitive) < 0;
         });
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, serial, list] {
-                if (!self || serial != self->m_serial) return;
-                self->m_models = list;
-                self->m_scanning = false;
-                emit self->modelsChanged();
-                emit self->scanningChanged();
-                if (std::exchange(self->m_again, false)) self->refresh();
-            },
-            Qt::QueuedConnection);
+        postQueued(qApp, [self, serial, list] {
+            if (!self || serial != self->m_serial) return;
+            self->m_models = list;
+            self->m_scanning = false;
+            emit self->modelsChanged();
+            emit self->scanningChanged();
+            if (std::exchange(self->m_again, false)) self->refresh();
+        });
     });
     thread->setObjectName(QStringLiteral("hearth-library"));
     connect(thread, &QThread::finished, thread, &QObject::deleteLater);
