@@ -88,10 +88,12 @@ SubmitResult Scheduler::submit(GenerationRequest request) try {
     seq->submitted = Clock::now();
     std::lock_guard lock(s.mu);
     if (s.stopping) return {0, SubmitError::Stopped, "the server is shutting down"};
-    if (s.shared_stats.waiting >= s.opt.max_queued)
+    const int32_t free_slots = std::max(0, s.opt.max_running - s.shared_stats.running);
+    if (s.shared_stats.waiting >= s.opt.max_queued + free_slots)
         return {0, SubmitError::QueueFull,
-                "the queue is full (" + std::to_string(s.opt.max_queued) +
-                    " requests waiting); try again later"};
+                "the server is busy: " + std::to_string(s.shared_stats.running) +
+                    " requests running and " + std::to_string(s.shared_stats.waiting) +
+                    " waiting (the queue is full); try again later"};
     seq->id = s.next_id++;
     const uint64_t id = seq->id;
     s.inbox.push_back(std::move(seq));

@@ -64,6 +64,7 @@ void Scheduler::Impl::finish(SchedSeq& s, StopReason reason, std::string error) 
     s.kv = -1;
     remove(s.id);
     ++st.requests_done;
+    if (reason == StopReason::Cancelled && ev.error.empty()) ++st.requests_cancelled;
     auto node = seqs.extract(s.id);
     events.emplace_back(node.mapped().get(), std::move(ev));
     finished.push_back(std::move(node.mapped()));

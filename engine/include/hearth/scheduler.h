@@ -38,7 +38,8 @@ struct SchedulerOptions {
     KvType kv_type = KvType::F16;
     int32_t max_running = 8;    // sequences in one step (the server's --parallel)
     int64_t step_tokens = 256;  // token budget of one step (decode tokens + prompt chunks)
-    int32_t max_queued = 64;    // waiting requests beyond the running ones; more are refused
+    // Requests that may wait beyond the free running slots; more are refused (QueueFull).
+    int32_t max_queued = 64;
     // Device memory for the KV blocks of all sequences; 0: max_running full contexts.
     uint64_t kv_budget_bytes = 0;
 };
@@ -93,6 +94,7 @@ struct SchedulerStats {
     uint64_t tokens_generated = 0;
     uint64_t preemptions = 0;
     uint64_t requests_done = 0;
+    uint64_t requests_cancelled = 0;  // ended by cancel(), their token or a disconnect
     int32_t kv_blocks = 0;
     int32_t kv_blocks_free = 0;
     uint64_t prefix_hit_blocks = 0;

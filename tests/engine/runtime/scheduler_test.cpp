@@ -243,6 +243,7 @@ TEST_F(SchedulerTest, CancelFreesBlocks) {
     EXPECT_LT(a.tokens.size(), 200u);
     const SchedulerStats idle = s->stats();
     EXPECT_EQ(idle.running, 0);
+    EXPECT_EQ(idle.requests_cancelled, 2u);
     EXPECT_EQ(idle.kv_blocks_free, idle.kv_blocks);
     EXPECT_TRUE(s->check().is_ok());
     // Cancelling an unknown or finished request is harmless.
@@ -252,19 +253,24 @@ TEST_F(SchedulerTest, CancelFreesBlocks) {
 }
 
 TEST_F(SchedulerTest, FullQueueAndBadRequestsAreRefused) {
+    // One running slot and two queue places: three requests fit, the fourth is refused.
     auto s = scheduler({.max_running = 1, .step_tokens = 32, .max_queued = 2});
-    Outcome o[4];
+    Outcome o[5];
     EXPECT_TRUE(s->submit(greedy(prompt(10, 0), 4, o[0])).ok());
     EXPECT_TRUE(s->submit(greedy(prompt(10, 1), 4, o[1])).ok());
-    const SubmitResult full = s->submit(greedy(prompt(10, 2), 4, o[2]));
+    EXPECT_TRUE(s->submit(greedy(prompt(10, 2), 4, o[2])).ok());
+    const SubmitResult full = s->submit(greedy(prompt(10, 3), 4, o[3]));
     EXPECT_EQ(full.error, SubmitError::QueueFull);
     EXPECT_NE(full.message.find("queue is full"), std::string::npos);
-    // Once one runs, the queue has room again.
+    // Once one runs, it holds the slot and the queue is still full; once it ends, room again.
     ASSERT_TRUE(s->step().is_ok());
-    EXPECT_TRUE(s->submit(greedy(prompt(10, 2), 4, o[3])).ok());
+    EXPECT_EQ(s->submit(greedy(prompt(10, 3), 4, o[3])).error, SubmitError::QueueFull);
+    for (int i = 0; i < 100 && !o[0].done; ++i) ASSERT_TRUE(s->step().is_ok());
+    ASSERT_TRUE(s->step().is_ok());
+    EXPECT_TRUE(s->submit(greedy(prompt(10, 3), 4, o[4])).ok());
     drain(*s);
-    EXPECT_FALSE(o[2].done);  // the refused request never produced events
-    EXPECT_TRUE(o[0].done && o[1].done && o[3].done);
+    EXPECT_FALSE(o[3].done);  // the refused request never produced events
+    EXPECT_TRUE(o[0].done && o[1].done && o[2].done && o[4].done);
 
     Outcome bad;
     EXPECT_EQ(s->submit(greedy({}, 4, bad)).error, SubmitError::Invalid);
