@@ -86,6 +86,10 @@ std::optional<ApiError> parse_common(const json& b, const RequestLimits& limits,
     const int64_t want = max_completion ? *max_completion : max_tokens ? *max_tokens : room;
     g.max_tokens = static_cast<int32_t>(std::max<int64_t>(1, std::min(want, room)));
     if (auto e = boolean(b, "stream", out.stream)) return e;
+    // llama.cpp's extension: keep going past end-of-generation tokens (benchmarks).
+    bool ignore_eos = false;
+    if (auto e = boolean(b, "ignore_eos", ignore_eos)) return e;
+    if (ignore_eos) g.stop_at_end_of_generation = false;
     if (const auto it = b.find("stream_options"); it != b.end() && !it->is_null()) {
         if (!it->is_object())
             return bad_request("'stream_options' must be an object", "stream_options");
@@ -170,7 +174,6 @@ std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
                            "messages");
     out.gen.prompt = std::move(prompt->tokens);
     out.gen.stop_strings = std::move(prompt->stop_strings);
-    out.gen.stop_at_end_of_generation = true;
     return parse_common(b, limits, "messages", out);
 }
 
@@ -205,7 +208,6 @@ std::optional<ApiError> parse_completion_request(const json& b, const Model& mod
         return bad_request("'echo' is not supported", "echo");
     if (const auto s = b.find("suffix"); s != b.end() && !s->is_null())
         return bad_request("'suffix' is not supported", "suffix");
-    out.gen.stop_at_end_of_generation = true;
     return parse_common(b, limits, "prompt", out);
 }
 

@@ -32,6 +32,9 @@ const QList<Default>& defaults() {
         {"theme", QStringLiteral("system")},     // light, dark, system
         {"language", QStringLiteral("system")},  // system, en, zh_CN (applies after restart)
         {"fontScale", 1.0},
+        {"apiServerEnabled", false},  // the local OpenAI-compatible API server (127.0.0.1)
+        {"apiServerPort", 8080},
+        {"apiServerKey", QString()},  // empty: no key (the server listens on this machine only)
     };
     return list;
 }

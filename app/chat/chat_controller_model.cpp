@@ -174,6 +174,7 @@ void ChatController::onModelLoadFailed(qint64 loadId, const QString& path, const
 }
 
 void ChatController::onSettingChanged(const QString& key) {
+    if (key.startsWith(QLatin1String("apiServer"))) applyApiServerSettings();
     if (AppSettings::needsReload(key) && m_modelState == QLatin1String("ready") &&
         !m_reloadNeeded) {
         m_reloadNeeded = true;

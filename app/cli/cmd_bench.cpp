@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "bench_chat.h"
+#include "bench_parallel.h"
 #include "bench_speed.h"
 #include "command_registry.h"
 
@@ -12,6 +13,7 @@ namespace {
 constexpr const char* kUsage =
     R"(Usage: hearth-cli bench -m MODEL [-p N] [-n N] [-t N] [-r N] [--kv-type T] [--json]
        hearth-cli bench --chat -m MODEL [options]
+       hearth-cli bench --parallel 1,2,4,8 -m MODEL [-p N] [-n N] [-t N] [--http]
 
 Default mode, in the manner of llama-bench: prompt processing of -p random tokens in one
 batch (pp) and generation of -n tokens one step at a time (tg), each repeated -r times after
@@ -39,6 +41,16 @@ Then: second chat, same system prompt (N tokens): TTFT X ms (reused, computed) |
 alone: Y ms | X/Y (a new Session on the same store, its first turn after the system prompt);
 restore N tokens (S MiB file): R ms | re-prefill: P ms | Kx
 
+--parallel LIST: continuous batching (hearth/scheduler.h). For each count N in LIST, N
+clients each send a -p token prompt (seeded random ids, no shared prefix) and generate -n
+tokens greedily, all at once, to one scheduler allowing N sequences per step. One table row
+per N: wall time from the first submit to the last token, requests/s, aggregate generated
+tokens/s (all clients), that per sequence, time to first token (mean, max). --http repeats
+each run through the API server (hearth-cli serve's, on 127.0.0.1, one HTTP connection per
+client streaming /v1/completions). After the largest N: the TTFT of a new request while N-1
+others decode against the TTFT on an idle scheduler, the aggregate ratio largest N / 1, and
+the HTTP overhead per N.
+
 Options:
   -m, --model FILE         GGUF model file
   -p, --n-prompt N         pp: prompt tokens (default 512; 0 skips pp)
@@ -46,6 +58,9 @@ Options:
   -r, --repetitions N      repetitions of each test (default 3)
       --json               default mode: one JSON object instead of the table
       --no-floor           default mode: skip the bandwidth measurement
+      --parallel LIST      the continuous batching mode, e.g. 1,2,4,8 (-p default 256 here)
+      --http               --parallel: also through the HTTP API server
+      --batch N            --parallel: tokens per scheduler step (default 256)
       --chat               the chat mode:
       --turns N            user turns (default 10)
       --system-tokens N    system prompt length (default 120)
@@ -67,7 +82,8 @@ int bench(std::span<const std::string> argv) {
         {"restore-tokens", 0, true}, {"ctx-size", 'c', true},    {"kv-type", 0, true},
         {"threads", 't', true},      {"full-every", 0, true},    {"n-prompt", 'p', true},
         {"n-gen", 'n', true},        {"repetitions", 'r', true}, {"json", 0, false},
-        {"no-floor", 0, false},      {"restart-turn", 0, true},
+        {"no-floor", 0, false},      {"restart-turn", 0, true},  {"parallel", 0, true},
+        {"http", 0, false},          {"batch", 0, true},
     };
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -77,6 +93,7 @@ int bench(std::span<const std::string> argv) {
     }
     if (args->has("restart-turn")) return hearth::cli::run_bench_restart_turn(*args);
     if (args->has("chat")) return hearth::cli::run_bench_chat(*args);
+    if (args->has("parallel")) return hearth::cli::run_bench_parallel(*args);
     return hearth::cli::run_bench_speed(*args);
 }
 

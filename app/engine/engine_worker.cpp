@@ -9,6 +9,7 @@
 #include <random>
 
 #include "chat_session.h"
+#include "engine_worker_api.h"
 #include "hearth/engine.h"
 #include "hearth/session.h"
 #include "saved_contexts.h"
@@ -58,6 +59,7 @@ EngineWorker::EngineWorker(QObject* parent) : QObject(parent) {
     qRegisterMetaType<hearth::app::EngineConfig>();
     qRegisterMetaType<hearth::app::GenerationRequest>();
     qRegisterMetaType<hearth::app::GenerationReport>();
+    m_api = std::make_unique<ApiServerState>();
 }
 
 EngineWorker::~EngineWorker() {
@@ -96,6 +98,7 @@ bool EngineWorker::stopRequested(qint64 requestId) const {
 }
 
 void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineConfig& config) {
+    stopApiServer();
     dropSessions(/*save=*/true);
     m_model.reset();  // free the old weights before reading the new ones
     setConfig(config);
@@ -126,9 +129,11 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
     }
     m_model = std::move(*model);
     emit modelLoaded(loadId, describeModel());
+    startApiServer();
 }
 
 void EngineWorker::unloadModel() {
+    stopApiServer();
     dropSessions(/*save=*/true);
     m_model.reset();
     emit modelUnloaded();

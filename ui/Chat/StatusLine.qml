@@ -41,6 +41,15 @@ RowLayout {
         color: Theme.c.textMuted
         font.pixelSize: Theme.fontSmall
     }
+    Label {
+        objectName: "apiServerStatusText"
+        visible: root.controller.apiServerRunning
+        text: root.controller.apiActiveRequests === 1 ? qsTr("API server: 1 active request")
+                                                      : qsTr("API server: %1 active requests")
+                                                            .arg(root.controller.apiActiveRequests)
+        color: Theme.c.textMuted
+        font.pixelSize: Theme.fontSmall
+    }
     Item { Layout.fillWidth: true }
     Label {
         visible: root.has

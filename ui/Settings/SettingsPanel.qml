@@ -211,6 +211,9 @@ Drawer {
                           { value: "1.15", text: qsTr("Large") }, { value: "1.3", text: qsTr("Larger") }]
                 onChosen: v => panel.st.fontScale = Number(v)
             }
+            ApiServerSection {
+                controller: panel.controller
+            }
             Button {
                 Layout.bottomMargin: 20
                 text: qsTr("Restore defaults")
