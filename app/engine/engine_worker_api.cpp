@@ -23,8 +23,8 @@ void EngineWorker::startApiServer() {
     }
     SchedulerOptions so;
     so.n_threads = m_config.threads;
-    // The chats' context length, and KV memory for two full contexts shared by up to four
-    // requests (more wait; long ones are preempted and recomputed when memory runs out).
+    // The chats' context length; up to four requests at once (more wait in a queue of 16), with
+    // KV memory for four full contexts beside the chats' own.
     so.n_ctx = m_config.contextLength > 0 ? m_config.contextLength
                                           : std::min<int64_t>(m_model->info().n_ctx_train, 4096);
     if (so.n_ctx <= 0) so.n_ctx = 4096;
