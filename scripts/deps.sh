@@ -11,7 +11,7 @@ PACKAGES=(
   qml6-module-qtqml-workerscript qml6-module-qt-labs-folderlistmodel qml6-module-qt-labs-platform
   qml6-module-qttest
   libvulkan-dev glslc glslang-tools spirv-tools mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
-  libsqlite3-dev sqlite3 libpcre2-dev libgtest-dev nlohmann-json3-dev
+  libsqlite3-dev sqlite3 libpcre2-dev libgtest-dev nlohmann-json3-dev libcpp-httplib-dev curl
   libqt6svg6
   xvfb xauth x11-utils imagemagick
   desktop-file-utils appstream shared-mime-info libglib2.0-bin dpkg-dev

@@ -3,7 +3,8 @@
 # installs missing Debian packages, builds with warnings as errors, runs every test, then
 # runs the engine tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then a
 # short fuzz smoke (scripts/fuzz.sh 15: every libFuzzer target for 15 s on its seed corpus).
-# Pass a CTest label to run a subset: scripts/test.sh engine   (labels: engine backends app ui)
+# Pass a CTest label to run a subset: scripts/test.sh engine   (labels: engine backends server
+# app ui)
 # Modes that are not part of the default run:
 #   scripts/test.sh fuzz         only the fuzz smoke (FUZZ_SECONDS per target, default 15)
 #   scripts/test.sh sanitizers   ThreadSanitizer: the engine, storage, engine worker and chat
@@ -25,6 +26,7 @@ if [ "$label" = sanitizers ]; then
   # shared KV cache, the engine API, storage (its own thread, crash and fault children) and
   # the app's engine worker and chat controller. tests/tsan.supp explains each suppression.
   tsan_tests=(cpu_thread_pool_test kv_cache_test runtime_session_test runtime_api_test
+    runtime_scheduler_test
     app_storage_chat_store_test app_storage_crash_test app_storage_fault_test
     app_chat_session_test app_chat_controller_test app_chat_models_test)
   tsan_targets=("${tsan_tests[@]}" app_storage_crash_helper)
@@ -41,6 +43,15 @@ ctest_args=(--output-on-failure -j "$jobs")
 
 cmake --preset ci
 cmake --build --preset ci -j "$jobs"
+# The official openai npm client for server_openai_client, pinned by its package-lock.json
+# (node_modules in the build tree). Without node/npm that test is skipped.
+if [ -z "$label" ] || [ "$label" = server ]; then
+  if command -v npm >/dev/null 2>&1; then
+    tests/server/openai_client/run.sh build/ci/tests/server/node
+  else
+    echo "test.sh: npm not installed: server_openai_client will be skipped"
+  fi
+fi
 ctest --test-dir build/ci "${ctest_args[@]}"
 # The README's first command, as a user runs it (headless, on the build just made).
 if [ -z "$label" ] || [ "$label" = app ] || [ "$label" = ui ]; then

@@ -50,6 +50,84 @@
     </message>
 </context>
 <context>
+    <name>ApiServerSection</name>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Local API server</source>
+        <translation>本地 API 服务器</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Lets other programs on this computer use the loaded model through the OpenAI API (base URL below). Only this computer can connect.</source>
+        <translation>让本机上的其他程序通过 OpenAI API（基础 URL 见下方）使用已加载的模型。只有本机可以连接。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Run the local API server</source>
+        <translation>运行本地 API 服务器</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Optional. When set, programs must send it as &quot;Authorization: Bearer KEY&quot;.</source>
+        <translation>可选。设置后，程序必须以“Authorization: Bearer KEY”发送它。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>No key</source>
+        <translation>无密钥</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Running at %1 · 1 active request</source>
+        <translation>运行于 %1 · 1 个活动请求</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Running at %1 · %2 active requests</source>
+        <translation>运行于 %1 · %2 个活动请求</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Not running: %1</source>
+        <translation>未运行：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Starts when a model is loaded.</source>
+        <translation>加载模型后启动。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Copy base URL</source>
+        <translation>复制基础 URL</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <source>Copy the API server's base URL</source>
+        <translation>复制 API 服务器的基础 URL</translation>
+    </message>
+</context>
+<context>
     <name>AppBanners</name>
     <message>
         <location filename="../ui/Model/AppBanners.qml" line="28"/>
@@ -1489,6 +1567,16 @@
         <location filename="../ui/Chat/StatusLine.qml" line="58"/>
         <source>Context used</source>
         <translation>已用上下文</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml"/>
+        <source>API server: 1 active request</source>
+        <translation>API 服务器：1 个活动请求</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml"/>
+        <source>API server: %1 active requests</source>
+        <translation>API 服务器：%1 个活动请求</translation>
     </message>
 </context>
 <context>

@@ -40,6 +40,9 @@ const QList<Default>& defaults() {
         {"reloadLastModel", true},        // load the model of the last session at start
         {"lastModel", QString()},         // its path (kept by Restore defaults)
         {"modelFolders", QStringList()},  // folders the model library lists
+        {"apiServerEnabled", false},      // the local OpenAI-compatible API server (127.0.0.1)
+        {"apiServerPort", 8080},
+        {"apiServerKey", QString()},  // empty: no key (the server listens on this machine only)
     };
     return list;
 }

@@ -115,6 +115,9 @@ ChatController::ChatController(QObject* parent)
         emit savedContextCleared(freed);
     });
     connect(m_worker.get(), &EngineWorker::modelLoaded, this, &ChatController::onModelLoaded);
+    connect(m_worker.get(), &EngineWorker::apiServerChanged, this,
+            &ChatController::onApiServerChanged);
+    connect(&m_apiPoll, &QTimer::timeout, this, &ChatController::pollApiServer);
     connect(m_worker.get(), &EngineWorker::modelLoadFailed, this,
             &ChatController::onModelLoadFailed);
     connect(m_worker.get(), &EngineWorker::modelKept, this, &ChatController::onModelKept);
@@ -180,6 +183,7 @@ void ChatController::setDataDir(const QString& dir) {
     });
     const EngineConfig config = engineConfig();
     postQueued(m_worker.get(), [w = m_worker.get(), config] { w->setConfig(config); });
+    applyApiServerSettings();
     refreshSavedContext();
     m_store = std::make_unique<StoreThread>();
     connect(m_store.get(), &StoreThread::writeFailed, this, [this](const QString& message) {

@@ -82,6 +82,13 @@ class ChatController : public QObject {
     Q_PROPERTY(qint64 contextDroppedUpTo READ contextDroppedUpTo NOTIFY contextNoticeChanged)
     // Named system prompts: [{name, prompt}], by name.
     Q_PROPERTY(QVariantList presets READ presets NOTIFY presetsChanged)
+    // The local API server (Settings: apiServerEnabled, apiServerPort, apiServerKey): whether it
+    // listens, its base URL, why it is not running, and the requests it serves now (refreshed
+    // every second while it runs).
+    Q_PROPERTY(bool apiServerRunning READ apiServerRunning NOTIFY apiServerChanged)
+    Q_PROPERTY(QString apiServerUrl READ apiServerUrl NOTIFY apiServerChanged)
+    Q_PROPERTY(QString apiServerError READ apiServerError NOTIFY apiServerChanged)
+    Q_PROPERTY(int apiActiveRequests READ apiActiveRequests NOTIFY apiServerChanged)
 
 public:
     explicit ChatController(QObject* parent = nullptr);
@@ -125,6 +132,10 @@ public:
     QVariantMap chatSettings() const { return m_chatSettings; }
     qint64 contextDroppedUpTo() const { return m_droppedUpTo; }
     QVariantList presets() const { return m_presets; }
+    bool apiServerRunning() const { return m_apiRunning; }
+    QString apiServerUrl() const { return m_apiUrl; }
+    QString apiServerError() const { return m_apiError; }
+    int apiActiveRequests() const { return m_apiActive; }
     // The statistics of the last finished reply (tests read the engine's numbers here).
     GenerationReport lastReport() const { return m_lastReport; }
 
@@ -218,6 +229,7 @@ signals:
     void trashChanged();
     void highlightChanged();
     void chatImported(qint64 chatId);
+    void apiServerChanged();
     // For tests and QML reactions.
     void modelLoaded();
     void modelLoadFailed(const QString& message);
@@ -259,6 +271,10 @@ private:
     void refreshPresets();
     bool canStartTurn() const;
     EngineConfig engineConfig() const;
+    // chat_controller_api.cpp
+    void applyApiServerSettings();
+    void onApiServerChanged(bool running, const QString& url, const QString& error);
+    void pollApiServer();
 
     QString m_dataDir;
     bool m_ready = false;
@@ -316,6 +332,11 @@ private:
     QVariantList m_presets;
     qint64 m_droppedUpTo = 0;
     QList<qint64> m_requestMessageIds;  // the request's messages (0: the system prompt)
+    bool m_apiRunning = false;
+    QString m_apiUrl;
+    QString m_apiError;
+    int m_apiActive = 0;
+    QTimer m_apiPoll;
 };
 
 }  // namespace hearth::app

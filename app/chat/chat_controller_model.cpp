@@ -225,6 +225,7 @@ void ChatController::onTemplateNote(qint64 chatId, const QString& note) {
 }
 
 void ChatController::onSettingChanged(const QString& key) {
+    if (key.startsWith(QLatin1String("apiServer"))) applyApiServerSettings();
     if (AppSettings::needsReload(key) && m_modelState == QLatin1String("ready")) {
         if (!m_reloadNeeded) m_reloadSettings.clear();
         if (!m_reloadSettings.contains(key)) m_reloadSettings.append(key);

@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "bench_chat.h"
+#include "bench_parallel.h"
 #include "bench_spec.h"
 #include "bench_speed.h"
 #include "command_registry.h"
@@ -14,6 +15,7 @@ constexpr const char* kUsage =
     R"(Usage: hearth-cli bench -m MODEL [-p N] [-n N] [-t N] [-r N] [--kv-type T] [--json]
        hearth-cli bench --chat -m MODEL [options]
        hearth-cli bench --spec -m MODEL [--lookup] [--draft-model FILE] [options]
+       hearth-cli bench --parallel 1,2,4,8 -m MODEL [-p N] [-n N] [-t N] [--http]
 
 Default mode, in the manner of llama-bench: prompt processing of -p random tokens in one
 batch (pp) and generation of -n tokens one step at a time (tg), each repeated -r times after
@@ -53,6 +55,15 @@ Prompt prefill (the target's, and the draft model's) is not timed. A first line 
 setup and the load average (other processes sharing the CPU skew the numbers).
       --draft-max K        most drafted tokens per step (default 8; adapted to acceptance)
       --temp T             sampling temperature (default 0: greedy)
+--parallel LIST: continuous batching (hearth/scheduler.h). For each count N in LIST, N
+clients each send a -p token prompt (seeded random ids, no shared prefix) and generate -n
+tokens greedily, all at once, to one scheduler allowing N sequences per step. One table row
+per N: wall time from the first submit to the last token, requests/s, aggregate generated
+tokens/s (all clients), that per sequence, time to first token (mean, max). --http repeats
+each run through the API server (hearth-cli serve's, on 127.0.0.1, one HTTP connection per
+client streaming /v1/completions). After the largest N: the TTFT of a new request while N-1
+others decode against the TTFT on an idle scheduler, the aggregate ratio largest N / 1, and
+the HTTP overhead per N.
 
 Options:
   -m, --model FILE         GGUF model file
@@ -62,6 +73,9 @@ Options:
   -r, --repetitions N      repetitions of each test (default 3)
       --json               default mode: one JSON object instead of the table
       --no-floor           default mode: skip the bandwidth measurement
+      --parallel LIST      the continuous batching mode, e.g. 1,2,4,8 (-p default 256 here)
+      --http               --parallel: also through the HTTP API server
+      --batch N            --parallel: tokens per scheduler step (default 256)
       --chat               the chat mode:
       --turns N            user turns (default 10)
       --system-tokens N    system prompt length (default 120)
@@ -85,7 +99,8 @@ int bench(std::span<const std::string> argv) {
         {"n-gen", 'n', true},        {"repetitions", 'r', true}, {"json", 0, false},
         {"no-floor", 0, false},      {"restart-turn", 0, true},  {"spec", 0, false},
         {"lookup", 0, false},        {"draft-model", 0, true},   {"draft-max", 0, true},
-        {"prompt-file", 0, true},    {"temp", 0, true},
+        {"prompt-file", 0, true},    {"temp", 0, true},          {"parallel", 0, true},
+        {"http", 0, false},          {"batch", 0, true},
     };
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -97,6 +112,7 @@ int bench(std::span<const std::string> argv) {
     if (args->has("chat")) return hearth::cli::run_bench_chat(*args);
     if (args->has("spec") || args->has("lookup") || args->has("draft-model"))
         return hearth::cli::run_bench_spec(*args);
+    if (args->has("parallel")) return hearth::cli::run_bench_parallel(*args);
     return hearth::cli::run_bench_speed(*args);
 }
 

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "chat_session.h"
+#include "engine_worker_api.h"
 #include "hearth/engine.h"
 #include "hearth/session.h"
 #include "hearth/speculative.h"
@@ -60,6 +61,7 @@ EngineWorker::EngineWorker(QObject* parent) : QObject(parent) {
     qRegisterMetaType<hearth::app::EngineConfig>();
     qRegisterMetaType<hearth::app::GenerationRequest>();
     qRegisterMetaType<hearth::app::GenerationReport>();
+    m_api = std::make_unique<ApiServerState>();
 }
 
 EngineWorker::~EngineWorker() {
@@ -117,6 +119,7 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
                 .arg(formatFileSize(probe.estimateBytes), formatFileSize(probe.physicalBytes)));
     }
 
+    stopApiServer();
     dropSessions(/*save=*/true);
     // The weights are memory-mapped, so holding the previous model while the new one loads
     // costs address space, not a second copy in memory.
@@ -143,6 +146,7 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
     auto model = Model::load(path.toStdString(), options);
     if (!model) {
         m_model = std::move(previous);
+        startApiServer();  // back on the model still in use
         return refuse(QString::fromStdString(model.error_message()));
     }
     previous.reset();
@@ -150,9 +154,11 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
     m_draftModel.reset();
     m_model = std::move(*model);
     send(&EngineWorker::modelLoaded, loadId, describeModel());
+    startApiServer();
 }
 
 void EngineWorker::unloadModel() {
+    stopApiServer();
     dropSessions(/*save=*/true);
     m_draftModel.reset();
     m_model.reset();

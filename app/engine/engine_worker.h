@@ -61,6 +61,14 @@ public slots:
     void saveAll();
     // Deletes the saved KV files; answers with savedContextCleared.
     void clearSavedContext();
+    // The local API server (server/, OpenAI-compatible) over the loaded model, with its own
+    // scheduler and KV memory: started now when a model is loaded, else with the next one;
+    // stopped while a model is replaced. Answers with apiServerChanged.
+    void setApiServer(bool enabled, int port, const QString& key);
+
+public:
+    // Thread-safe: generation requests the API server is serving now (0 when it is off).
+    int apiActiveRequests() const;
 
 signals:
     // phase: "converting" (making 4-bit weights) or "loading".
@@ -79,6 +87,8 @@ signals:
     void finished(qint64 requestId, const QString& text,
                   const hearth::app::GenerationReport& report);
     void failed(qint64 requestId, const QString& message);
+    // running: listening at baseUrl ("http://127.0.0.1:8080/v1"); error: why it is not.
+    void apiServerChanged(bool running, const QString& baseUrl, const QString& error);
 
 private:
     // Emits a signal for another thread with QueuedFence held (see queued_call.h).
@@ -88,6 +98,9 @@ private:
         (this->*signal)(std::forward<Args>(args)...);
     }
 
+    struct ApiServerState;  // engine_worker_api.h
+    void startApiServer();
+    void stopApiServer();
     struct SessionSlot {
         qint64 chatId = 0;
         std::unique_ptr<ChatSession> session;
@@ -111,6 +124,7 @@ private:
 
     std::shared_ptr<Model> m_model;
     std::shared_ptr<KvStore> m_store;
+    std::unique_ptr<ApiServerState> m_api;  // destroyed before the model
     QString m_modelKey;
     EngineConfig m_config;
     std::unique_ptr<SavedContexts> m_saved;

@@ -17,6 +17,7 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
     if (max_batch <= 0 || n_ctx <= 0) return R::error("batch size and context must be > 0");
     std::unique_ptr<Forward> f(new Forward(p, w));
     f->max_batch_ = max_batch;
+    f->device_ = &device;
     f->n_blocks_ = (n_ctx + KvCache::kBlockSize - 1) / KvCache::kBlockSize;
     auto stream = device.create_stream({n_threads});
     if (!stream) return stream.status();
@@ -78,8 +79,25 @@ void Forward::record(int64_t T, const KvView& kv, bool all_logits) {
     ids.ne[0] = T;
     Tensor pos = pos_;
     pos.ne[0] = T;
-    const backend::KvIndex kvi{pos, table_, Tensor{}};
-    backend::KvParams kvp{kv.block_size, p.attention_scale(), p.attn_softcap, 0};
+    record_layers(T, ids, backend::KvIndex{pos, table_, Tensor{}}, kv.k, kv.v, kv.block_size);
+    const Tensor x = x_.rows(0, T), xn = xn_.rows(0, T);
+    // Only the rows whose logits are wanted go through the output head.
+    const int64_t first = all_logits ? 0 : T - 1;
+    const int64_t n_out = T - first;
+    g.rms_norm(xn.rows(first, n_out), x.rows(first, n_out), w_.output_norm, p.rms_eps,
+               "output_norm");
+    g.mat_mul(logits_.rows(0, n_out), w_.output, xn.rows(first, n_out), "output");
+    if (p.final_softcap > 0.f)
+        g.softcap(logits_.rows(0, n_out), logits_.rows(0, n_out), p.final_softcap, "final_softcap");
+}
+
+void Forward::record_layers(int64_t T, const Tensor& ids, const backend::KvIndex& kvi,
+                            std::span<const Tensor> kcache, std::span<const Tensor> vcache,
+                            int32_t block_size) {
+    const ModelParams& p = p_;
+    backend::Graph& g = graph_;
+    const Tensor& pos = kvi.positions;
+    backend::KvParams kvp{block_size, p.attention_scale(), p.attn_softcap, 0};
     const Tensor x = x_.rows(0, T), xn = xn_.rows(0, T), tmp = tmp_.rows(0, T);
     const Tensor q = q_.rows(0, T), k = k_.rows(0, T), v = v_.rows(0, T);
     const Tensor att = att_.rows(0, T), gate = gate_.rows(0, T), up = up_.rows(0, T);
@@ -107,10 +125,10 @@ void Forward::record(int64_t T, const KvView& kv, bool all_logits) {
         const backend::RopeParams& rp = swa ? p.rope_swa : p.rope;
         g.rope(q3, q3, pos, rope_factors_, rp, "rope_q");
         g.rope(k3, k3, pos, rope_factors_, rp, "rope_k");
-        const Tensor& kc = kv.k[static_cast<size_t>(l)];
-        const Tensor& vc = kv.v[static_cast<size_t>(l)];
-        g.kv_append(kc, k, kvi, kv.block_size, "k_cache");
-        g.kv_append(vc, v, kvi, kv.block_size, "v_cache");
+        const Tensor& kc = kcache[static_cast<size_t>(l)];
+        const Tensor& vc = vcache[static_cast<size_t>(l)];
+        g.kv_append(kc, k, kvi, block_size, "k_cache");
+        g.kv_append(vc, v, kvi, block_size, "v_cache");
         kvp.window = swa ? static_cast<int32_t>(p.n_swa) : 0;
         g.attention(att3, q3, kc, vc, kvi, kvp, "attention");
         g.mat_mul(tmp, L.wo, att, "attn_output");
@@ -148,14 +166,6 @@ void Forward::record(int64_t T, const KvView& kv, bool all_logits) {
             g.rms_norm(tmp, tmp, L.ffn_post_norm, p.rms_eps, "post_ffw_norm");
         g.add(x, x, tmp, "ffn_residual");
     }
-    // Only the rows whose logits are wanted go through the output head.
-    const int64_t first = all_logits ? 0 : T - 1;
-    const int64_t n_out = T - first;
-    g.rms_norm(xn.rows(first, n_out), x.rows(first, n_out), w_.output_norm, p.rms_eps,
-               "output_norm");
-    g.mat_mul(logits_.rows(0, n_out), w_.output, xn.rows(first, n_out), "output");
-    if (p.final_softcap > 0.f)
-        g.softcap(logits_.rows(0, n_out), logits_.rows(0, n_out), p.final_softcap, "final_softcap");
 }
 
 Status Forward::run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,

@@ -2,7 +2,8 @@
 // qwen3moe, gemma2, gemma3, phi3, llama with experts: RMS norm, RoPE, grouped-query
 // attention, SwiGLU/GeGLU or experts; the family differences are switches of ModelParams),
 // written once against the backend interface. A step records one graph for
-// a batch of tokens of one sequence and runs it on the device; only the logits come back.
+// a batch of tokens of one sequence (step) or of several sequences (step_batch, the
+// scheduler's continuous batching) and runs it on the device; only the logits come back.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,15 @@ struct KvView {
     int64_t n_ctx = 0;  // most positions the sequence may reach
 };
 
+// One sequence's share of a batched step: its tokens run at positions n_past onwards through
+// its own block table (which the caller has extended to cover them).
+struct BatchSeq {
+    std::span<const int32_t> tokens;
+    std::span<const int32_t> block_table;
+    int64_t n_past = 0;
+    bool want_logits = false;  // the logits after its last token are returned
+};
+
 class Forward {
 public:
     // max_batch: most tokens per graph (longer inputs run in several graphs).
@@ -47,6 +57,14 @@ public:
     Result<std::span<const float>> step(std::span<const int32_t> tokens, const KvView& kv,
                                         bool all_logits = false);
 
+    // Several sequences in one graph (at most max_batch tokens in all): the weights are read
+    // once for every token of the batch. Returns one logits row per sequence that wants them,
+    // in the order given ([n_wanted * n_vocab]). Valid until the next call.
+    Result<std::span<const float>> step_batch(std::span<const BatchSeq> seqs,
+                                              std::span<const backend::Tensor> k,
+                                              std::span<const backend::Tensor> v,
+                                              int32_t block_size, int64_t n_ctx);
+
     uint64_t tokens_computed() const { return tokens_computed_; }
     int64_t max_batch() const { return max_batch_; }
 
@@ -55,6 +73,11 @@ private:
     Status run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,
                      bool all_logits, float* logits_out);
     void record(int64_t n_tokens, const KvView& kv, bool all_logits);
+    // The embedding and every layer for T tokens (ids, positions and block tables in kvi).
+    void record_layers(int64_t T, const backend::Tensor& ids, const backend::KvIndex& kvi,
+                       std::span<const backend::Tensor> k, std::span<const backend::Tensor> v,
+                       int32_t block_size);
+    Status prepare_batch_inputs();
 
     const ModelParams& p_;
     const ModelWeights& w_;
@@ -70,6 +93,12 @@ private:
     backend::Tensor router_, route_w_, route_ids_, moe_out_;
     backend::Tensor ids_, pos_, table_;
     backend::Tensor rope_factors_;  // Llama 3.1 rope_freqs, or LongRoPE's set for this context
+    // step_batch: ids, positions, sequence of each token, block tables [n_blocks, n_seq] and the
+    // rows whose logits are wanted, in their own buffer (made on the first batched step).
+    std::unique_ptr<backend::Buffer> batch_inputs_;
+    backend::Tensor b_ids_, b_pos_, b_seq_, b_table_, b_out_;
+    std::vector<int32_t> host_batch_;
+    backend::Device* device_ = nullptr;
     std::vector<int32_t> host_inputs_;
     std::vector<float> host_logits_;
     uint64_t tokens_computed_ = 0;

@@ -55,6 +55,15 @@ Flow {
         font.pixelSize: Theme.fontSmall
     }
     Label {
+        objectName: "apiServerStatusText"
+        visible: root.controller.apiServerRunning
+        text: root.controller.apiActiveRequests === 1 ? qsTr("API server: 1 active request")
+                                                      : qsTr("API server: %1 active requests")
+                                                            .arg(root.controller.apiActiveRequests)
+        color: Theme.c.textMuted
+        font.pixelSize: Theme.fontSmall
+    }
+    Label {
         objectName: "contextText"
         visible: root.has
         text: qsTr("context %1 / %2").arg(root.s.contextUsed).arg(root.s.contextSize)

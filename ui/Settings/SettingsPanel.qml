@@ -254,6 +254,9 @@ Drawer {
                           { value: "1.15", text: qsTr("Large") }, { value: "1.3", text: qsTr("Larger") }]
                 onChosen: v => panel.st.fontScale = Number(v)
             }
+            ApiServerSection {
+                controller: panel.controller
+            }
             Button {
                 objectName: "restoreDefaultsButton"
                 Layout.bottomMargin: 20

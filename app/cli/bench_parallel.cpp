@@ -1,0 +1,344 @@
+#include "bench_parallel.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api_server.h"
+#include "hearth/scheduler.h"
+
+namespace hearth::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
+struct ClientResult {
+    double ttft = 0;   // submit to the first token (direct) / the first streamed chunk (HTTP)
+    double total = 0;  // submit to the last event
+    int64_t generated = 0;
+    std::string error;
+};
+
+struct RunResult {
+    double wall = 0;
+    std::vector<ClientResult> clients;
+    int64_t generated() const {
+        int64_t n = 0;
+        for (const auto& c : clients) n += c.generated;
+        return n;
+    }
+    double ttft_mean() const {
+        double s = 0;
+        for (const auto& c : clients) s += c.ttft;
+        return clients.empty() ? 0 : s / double(clients.size());
+    }
+    double ttft_max() const {
+        double m = 0;
+        for (const auto& c : clients) m = std::max(m, c.ttft);
+        return m;
+    }
+    std::string first_error() const {
+        for (const auto& c : clients)
+            if (!c.error.empty()) return c.error;
+        return {};
+    }
+};
+
+std::vector<int32_t> random_prompt(std::mt19937_64& rng, int64_t n, int64_t n_vocab) {
+    // Ids from the lower vocabulary (real pieces, no control tokens of a padded tail).
+    std::uniform_int_distribution<int32_t> d(
+        3, static_cast<int32_t>(std::min<int64_t>(n_vocab, 32000) - 1));
+    std::vector<int32_t> p(static_cast<size_t>(n));
+    for (auto& t : p) t = d(rng);
+    return p;
+}
+
+// One request on the scheduler; `started` is when it was submitted.
+struct DirectClient {
+    std::mutex mu;
+    std::condition_variable cv;
+    ClientResult r;
+    bool done = false;
+    bool first = true;
+    Clock::time_point started;
+};
+
+GenerationRequest direct_request(const std::vector<int32_t>& prompt, int32_t n_gen,
+                                 DirectClient& c) {
+    GenerationRequest g;
+    g.prompt = prompt;
+    g.max_tokens = n_gen;
+    g.sampling.temperature = 0.f;
+    g.stop_at_end_of_generation = false;
+    g.on_event = [&c](const StreamEvent& e) {
+        std::lock_guard lock(c.mu);
+        const auto now = Clock::now();
+        if (e.token >= 0 && c.first) {
+            c.r.ttft = seconds(c.started, now);
+            c.first = false;
+        }
+        if (e.token >= 0) ++c.r.generated;
+        if (e.done) {
+            c.r.total = seconds(c.started, now);
+            c.r.error = e.error;
+            c.done = true;
+            c.cv.notify_all();
+        }
+    };
+    return g;
+}
+
+RunResult run_direct(Scheduler& s, const std::vector<std::vector<int32_t>>& prompts,
+                     int32_t n_gen) {
+    std::vector<std::unique_ptr<DirectClient>> cs;
+    const auto t0 = Clock::now();
+    for (const auto& p : prompts) {
+        cs.push_back(std::make_unique<DirectClient>());
+        cs.back()->started = Clock::now();
+        const SubmitResult sub = s.submit(direct_request(p, n_gen, *cs.back()));
+        if (!sub.ok()) {
+            cs.back()->r.error = sub.message;
+            cs.back()->done = true;
+        }
+    }
+    RunResult out;
+    for (auto& c : cs) {
+        std::unique_lock lock(c->mu);
+        c->cv.wait(lock, [&] { return c->done; });
+        out.clients.push_back(c->r);
+    }
+    out.wall = seconds(t0, Clock::now());
+    return out;
+}
+
+// One streamed /v1/completions request (the prompt as token ids) on its own connection.
+ClientResult http_request(int port, const std::string& model, const std::vector<int32_t>& prompt,
+                          int32_t n_gen) {
+    ClientResult r;
+    httplib::Client cli("127.0.0.1", port);
+    cli.set_read_timeout(600, 0);
+    const nlohmann::json body = {{"model", model},
+                                 {"prompt", prompt},
+                                 {"max_tokens", n_gen},
+                                 {"temperature", 0},
+                                 {"ignore_eos", true},
+                                 {"stream", true},
+                                 {"stream_options", {{"include_usage", true}}}};
+    httplib::Request req;
+    req.method = "POST";
+    req.path = "/v1/completions";
+    req.body = body.dump();
+    req.set_header("Content-Type", "application/json");
+    std::string buffer;
+    bool first = true;
+    const auto t0 = Clock::now();
+    req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+        if (first) {
+            r.ttft = seconds(t0, Clock::now());
+            first = false;
+        }
+        buffer.append(data, len);
+        for (size_t end; (end = buffer.find("\n\n")) != std::string::npos;) {
+            const std::string ev = buffer.substr(0, end);
+            buffer.erase(0, end + 2);
+            if (ev.rfind("data: {", 0) != 0) continue;
+            const auto j = nlohmann::json::parse(ev.substr(6), nullptr, false);
+            if (j.is_object() && j.contains("usage") && j["usage"].is_object())
+                r.generated = j["usage"].value("completion_tokens", int64_t(0));
+            if (j.is_object() && j.contains("error")) r.error = j["error"].value("message", "");
+        }
+        return true;
+    };
+    const auto res = cli.send(req);
+    r.total = seconds(t0, Clock::now());
+    if (!res)
+        r.error = "HTTP error " + httplib::to_string(res.error());
+    else if (res->status != 200)
+        r.error = "HTTP status " + std::to_string(res->status);
+    return r;
+}
+
+RunResult run_http(int port, const std::string& model,
+                   const std::vector<std::vector<int32_t>>& prompts, int32_t n_gen) {
+    RunResult out;
+    out.clients.resize(prompts.size());
+    std::vector<std::thread> threads;
+    const auto t0 = Clock::now();
+    for (size_t i = 0; i < prompts.size(); ++i)
+        threads.emplace_back(
+            [&, i] { out.clients[i] = http_request(port, model, prompts[i], n_gen); });
+    for (auto& t : threads) t.join();
+    out.wall = seconds(t0, Clock::now());
+    return out;
+}
+
+std::vector<int> parse_list(const std::string& s) {
+    std::vector<int> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');) {
+        try {
+            const int v = std::stoi(item);
+            if (v < 1 || v > 256) return {};
+            out.push_back(v);
+        } catch (...) {
+            return {};
+        }
+    }
+    return out;
+}
+
+void print_row(const char* mode, int n, int64_t p, int32_t g, const RunResult& r) {
+    const double agg = double(r.generated()) / r.wall;
+    std::printf("| %-6s | %7d | %6lld | %4d | %7.2f | %6.3f | %9.2f | %13.2f | %12.1f | %11.1f |\n",
+                mode, n, static_cast<long long>(p), g, r.wall, double(r.clients.size()) / r.wall,
+                agg, agg / double(n), r.ttft_mean() * 1e3, r.ttft_max() * 1e3);
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int run_bench_parallel(const Args& args) {
+    std::string err;
+    const auto list = parse_list(args.value_or("parallel", "1,2,4,8"));
+    if (list.empty()) {
+        std::fprintf(stderr, "hearth-cli bench: --parallel takes a list like 1,2,4,8\n");
+        return 2;
+    }
+    const auto get = [&](const char* name, long long fallback) {
+        const auto v = args.integer(name, err);
+        return v ? *v : fallback;
+    };
+    const int64_t n_prompt = get("n-prompt", 256);
+    const int32_t n_gen = static_cast<int32_t>(get("n-gen", 128));
+    const int threads = static_cast<int>(get("threads", 0));
+    const int64_t batch = get("batch", 256);
+    if (!err.empty() || n_prompt < 1 || n_gen < 1 || batch < 1) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n",
+                     err.empty() ? "-p, -n and --batch must be >= 1" : err.c_str());
+        return 2;
+    }
+    const bool http = args.has("http");
+    auto model = Model::load(*args.value("model"));
+    if (!model) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", model.error_message().c_str());
+        return 1;
+    }
+    const int64_t n_vocab = (*model)->info().n_vocab;
+    const int max_n = *std::max_element(list.begin(), list.end());
+    std::printf(
+        "continuous batching: %s, %lld-token prompts, %d new tokens each, greedy, "
+        "%d threads, step budget %lld tokens\n",
+        (*model)->info().name.c_str(), static_cast<long long>(n_prompt), n_gen, threads,
+        static_cast<long long>(batch));
+    std::printf(
+        "| mode   | clients | prompt | gen  | wall s  | req/s  | agg tok/s | tok/s per seq | "
+        "TTFT mean ms | TTFT max ms |\n");
+    std::printf(
+        "|--------|---------|--------|------|---------|--------|-----------|---------------|"
+        "--------------|-------------|\n");
+    std::mt19937_64 rng(42);
+    double agg1 = 0, agg_max = 0;
+    std::vector<std::pair<double, double>> direct_vs_http;
+    for (int n : list) {
+        SchedulerOptions so;
+        so.n_threads = threads;
+        so.n_ctx = n_prompt + n_gen + 16;
+        so.max_running = n;
+        so.max_queued = n;
+        so.step_tokens = std::max<int64_t>(batch, n);
+        auto sched = Scheduler::create(*model, so);
+        if (!sched) {
+            std::fprintf(stderr, "hearth-cli bench: %s\n", sched.error_message().c_str());
+            return 1;
+        }
+        std::shared_ptr<Scheduler> s = std::move(*sched);
+        s->start();
+        {  // warm-up: page the weights in, fill the caches
+            std::vector<std::vector<int32_t>> w{random_prompt(rng, 16, n_vocab)};
+            run_direct(*s, w, 4);
+        }
+        std::vector<std::vector<int32_t>> prompts;
+        for (int i = 0; i < n; ++i) prompts.push_back(random_prompt(rng, n_prompt, n_vocab));
+        const RunResult d = run_direct(*s, prompts, n_gen);
+        if (!d.first_error().empty()) {
+            std::fprintf(stderr, "hearth-cli bench: %s\n", d.first_error().c_str());
+            return 1;
+        }
+        print_row("direct", n, n_prompt, n_gen, d);
+        const double agg = double(d.generated()) / d.wall;
+        if (n == 1) agg1 = agg;
+        if (n == max_n) agg_max = agg;
+        if (http) {
+            server::ServerOptions opt;
+            opt.port = 0;
+            opt.model_id = "bench";
+            auto srv = server::ApiServer::create(s, opt);
+            if (!srv || !(*srv)->start()) {
+                std::fprintf(stderr, "hearth-cli bench: cannot start the API server\n");
+                return 1;
+            }
+            std::vector<std::vector<int32_t>> hp;  // fresh prompts: no prefix-cache hits
+            for (int i = 0; i < n; ++i) hp.push_back(random_prompt(rng, n_prompt, n_vocab));
+            const RunResult h = run_http((*srv)->port(), "bench", hp, n_gen);
+            (*srv)->stop();
+            if (!h.first_error().empty()) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", h.first_error().c_str());
+                return 1;
+            }
+            print_row("http", n, n_prompt, n_gen, h);
+            direct_vs_http.emplace_back(agg, double(h.generated()) / h.wall);
+        }
+        if (n == max_n && n > 1) {
+            // TTFT of a new request while n-1 others decode, against an idle scheduler.
+            std::vector<std::unique_ptr<DirectClient>> load;
+            for (int i = 0; i + 1 < n; ++i) {
+                load.push_back(std::make_unique<DirectClient>());
+                load.back()->started = Clock::now();
+                // They decode until their context is full, longer than the measurement.
+                const auto max_tokens = static_cast<int32_t>(so.n_ctx - n_prompt - 1);
+                s->submit(direct_request(random_prompt(rng, n_prompt, n_vocab), max_tokens,
+                                         *load.back()));
+            }
+            for (auto& c : load) {  // every one of them decoding
+                std::unique_lock lock(c->mu);
+                c->cv.wait(lock, [&] { return !c->first || c->done; });
+            }
+            const RunResult busy = run_direct(*s, {random_prompt(rng, n_prompt, n_vocab)}, 1);
+            s->stop();  // ends the load
+            auto idle_s = Scheduler::create(*model, so);
+            if (!idle_s) return 1;
+            (*idle_s)->start();
+            run_direct(**idle_s, {random_prompt(rng, 16, n_vocab)}, 2);
+            const RunResult idle = run_direct(**idle_s, {random_prompt(rng, n_prompt, n_vocab)}, 1);
+            std::printf(
+                "TTFT of a new %lld-token request while %d others decode: %.1f ms; "
+                "on an idle scheduler: %.1f ms (%.2fx)\n",
+                static_cast<long long>(n_prompt), n - 1, busy.clients[0].ttft * 1e3,
+                idle.clients[0].ttft * 1e3, busy.clients[0].ttft / idle.clients[0].ttft);
+        }
+        s->stop();
+    }
+    if (agg1 > 0 && max_n > 1)
+        std::printf("aggregate tok/s with %d sequences / with 1: %.2fx\n", max_n, agg_max / agg1);
+    for (size_t i = 0; i < direct_vs_http.size(); ++i)
+        std::printf("HTTP overhead at %d clients: %.1f%% of the direct aggregate tok/s\n", list[i],
+                    100.0 * (1.0 - direct_vs_http[i].second / direct_vs_http[i].first));
+    return 0;
+}
+
+}  // namespace hearth::cli

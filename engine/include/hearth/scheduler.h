@@ -1,0 +1,140 @@
+// Continuous batching: many generation requests on one model at once. Decode reads every
+// weight once per step whatever the number of tokens in it, so the scheduler runs all active
+// sequences in one batched forward pass per step:
+//
+//   schedule: decoding sequences first (one token each, so streams stay smooth), then prompt
+//             chunks (chunked prefill) up to a token budget per step, then new requests while
+//             there is room; each gets KV blocks from one paged cache whose full blocks are
+//             shared across requests with the same prefix (copy-on-write at the first
+//             differing block).
+//   execute:  one forward step over the tokens of every scheduled sequence.
+//   update:   sequences whose prompt is done sample their next token (their own sampling
+//             parameters), stream its text, and stop at end of generation, a stop string,
+//             max tokens, the context end or cancellation.
+//
+// When KV blocks run out, the newest running sequence is preempted: its blocks are freed and
+// it waits to be recomputed (prompt + what it generated, with the same sampler state), so the
+// tokens it produces do not change. A full waiting queue refuses new requests.
+//
+// Threading: submit(), cancel() and stats() may be called from any thread. step() runs on one
+// thread at a time: either the caller drives it, or start() runs it on a thread of its own.
+// Event callbacks run on the thread that runs step(); keep them short.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hearth/engine.h"
+#include "hearth/result.h"
+
+namespace hearth {
+
+struct SchedulerOptions {
+    int n_threads = 0;  // 0: all hardware threads
+    int64_t n_ctx = 0;  // positions per sequence; 0: 4096
+    KvType kv_type = KvType::F16;
+    int32_t max_running = 8;    // sequences in one step (the server's --parallel)
+    int64_t step_tokens = 256;  // token budget of one step (decode tokens + prompt chunks)
+    // Requests that may wait beyond the free running slots; more are refused (QueueFull).
+    int32_t max_queued = 64;
+    // Device memory for the KV blocks of all sequences; 0: max_running full contexts.
+    uint64_t kv_budget_bytes = 0;
+};
+
+struct RequestUsage {
+    int64_t prompt_tokens = 0;
+    int64_t cached_tokens = 0;  // prompt tokens taken from the prefix cache at admission
+    int64_t completion_tokens = 0;
+    int32_t preemptions = 0;
+    double queue_seconds = 0;  // from submit() to the first step that ran it
+    double ttft_seconds = 0;   // from submit() to the first generated token
+    double total_seconds = 0;
+};
+
+// What a request's callback receives: one event per generated token (with the text it
+// completes, possibly empty while a UTF-8 character or a possible stop string is incomplete),
+// then one last event with done = true.
+struct StreamEvent {
+    uint64_t request = 0;
+    int32_t token = -1;  // -1: the event carries only text (the held-back tail) or only done
+    std::string text;
+    bool done = false;
+    StopReason reason = StopReason::MaxTokens;  // when done
+    std::string error;                          // when done: why the request failed, if it did
+    RequestUsage usage;                         // when done
+};
+
+struct GenerationRequest {
+    std::vector<int32_t> prompt;  // BOS included when wanted; not empty
+    int32_t max_tokens = 256;     // > 0
+    SamplingParams sampling;
+    std::vector<std::string> stop_strings;  // text is cut before the first match
+    bool stop_at_end_of_generation = true;
+    CancelToken cancel;  // may be null; cancel(id) works too
+    std::function<void(const StreamEvent&)> on_event;
+};
+
+enum class SubmitError { None, Invalid, QueueFull, Stopped };
+
+struct SubmitResult {
+    uint64_t id = 0;  // > 0 when accepted
+    SubmitError error = SubmitError::None;
+    std::string message;
+    bool ok() const { return error == SubmitError::None; }
+};
+
+struct SchedulerStats {
+    int32_t running = 0;  // sequences holding KV blocks
+    int32_t waiting = 0;  // queued or preempted
+    uint64_t steps = 0;
+    uint64_t tokens_computed = 0;  // forward-pass tokens
+    uint64_t tokens_generated = 0;
+    uint64_t preemptions = 0;
+    uint64_t requests_done = 0;
+    uint64_t requests_cancelled = 0;  // ended by cancel(), their token or a disconnect
+    int32_t kv_blocks = 0;
+    int32_t kv_blocks_free = 0;
+    uint64_t prefix_hit_blocks = 0;
+};
+
+class Scheduler {
+public:
+    static Result<std::unique_ptr<Scheduler>> create(std::shared_ptr<const Model> model,
+                                                     const SchedulerOptions& options = {});
+    ~Scheduler();  // stops the thread; requests still open end with an error event
+    Scheduler(const Scheduler&) = delete;
+    Scheduler& operator=(const Scheduler&) = delete;
+
+    const Model& model() const;
+    int64_t n_ctx() const;
+    const SchedulerOptions& options() const;
+
+    // Queues a request. Refused (with the reason) when the prompt is empty, has ids outside
+    // the vocabulary or does not fit the context, when max_tokens <= 0, when the waiting
+    // queue is full, or after stop().
+    SubmitResult submit(GenerationRequest request);
+    // Ends a request at the next step (its last event says Cancelled); its blocks are freed.
+    void cancel(uint64_t id);
+
+    // One schedule -> execute -> update iteration. Returns false when there was nothing to do.
+    Result<bool> step();
+    // Runs step() on a thread of its own until stop(); it sleeps while there is no work.
+    void start();
+    // Stops the thread (if started) and ends every open request with an error event.
+    void stop();
+
+    SchedulerStats stats() const;
+    // Checks the KV block bookkeeping (tests).
+    Status check() const;
+
+    struct Impl;
+
+private:
+    explicit Scheduler(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hearth

@@ -1,0 +1,105 @@
+// What a hearth::Scheduler holds (internal to the engine). Sequences live in `seqs_`; the
+// running and waiting lists hold their ids in arrival order.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "hearth/scheduler.h"
+#include "kv/paged_kv_cache.h"
+#include "runtime/forward.h"
+#include "runtime/model_impl.h"
+#include "runtime/sampler.h"
+#include "runtime/stop_matcher.h"
+#include "tokenizer/streaming_decoder.h"
+
+namespace hearth {
+
+using Clock = std::chrono::steady_clock;
+
+// One request from admission to its last event.
+struct SchedSeq {
+    SchedSeq(GenerationRequest r, const tokenizer::Tokenizer& tok)
+        : req(std::move(r)),
+          chain(runtime::make_sampler_chain(req.sampling)),
+          decoder(tok),
+          stop(req.stop_strings) {}
+
+    uint64_t id = 0;
+    GenerationRequest req;
+    // The prompt and every generated token. While decoding, the last one is not in the KV
+    // cache yet: the next step computes it.
+    std::vector<int32_t> tokens;
+    size_t n_prompt = 0;
+    int32_t n_generated = 0;
+    kv::PagedKvCache::SeqId kv = -1;  // -1 while waiting (new or preempted)
+    runtime::SamplerChain chain;
+    tokenizer::StreamingDecoder decoder;
+    runtime::StopMatcher stop;
+    RequestUsage usage;
+    bool admitted_once = false;
+    bool cancelled = false;
+    Clock::time_point submitted;
+};
+
+struct Scheduler::Impl {
+    std::shared_ptr<const Model> model;
+    const Model::Impl* m = nullptr;
+    SchedulerOptions opt;
+    int64_t n_ctx = 0;
+    std::unique_ptr<kv::PagedKvCache> cache;
+    std::unique_ptr<runtime::Forward> forward;
+
+    // Shared with submit()/cancel()/stats() on other threads.
+    mutable std::mutex mu;
+    std::condition_variable cv;
+    std::vector<std::unique_ptr<SchedSeq>> inbox;
+    std::vector<uint64_t> cancel_ids;
+    uint64_t next_id = 1;
+    bool stopping = false;
+    SchedulerStats shared_stats;
+
+    // Owned by the stepping thread.
+    std::map<uint64_t, std::unique_ptr<SchedSeq>> seqs;
+    std::vector<uint64_t> running;  // holding KV blocks, arrival order
+    std::deque<uint64_t> waiting;   // arrival order (a preempted sequence goes back in order)
+    SchedulerStats st;
+    std::thread thread;
+    std::vector<std::pair<SchedSeq*, StreamEvent>> events;  // sent after each step
+    std::vector<std::unique_ptr<SchedSeq>> finished;        // kept until their events are sent
+
+    // Planned work of one step.
+    struct Planned {
+        SchedSeq* s;
+        int64_t n;  // tokens to compute
+    };
+
+    Result<bool> step();
+    void take_inbox();
+    void apply_cancels();
+    std::vector<Planned> schedule();
+    bool reserve_or_preempt(SchedSeq& s, int64_t n, std::vector<Planned>& plan, int64_t& budget);
+    bool admit(SchedSeq& s, int64_t& budget, std::vector<Planned>& plan);
+    void preempt(SchedSeq& s);
+    Status execute(const std::vector<Planned>& plan);
+    void sample(SchedSeq& s, std::span<const float> logits);
+    void finish(SchedSeq& s, StopReason reason, std::string error = {});
+    void remove(uint64_t id);
+    int64_t kv_size(const SchedSeq& s) const {
+        return s.kv < 0 ? 0 : static_cast<int64_t>(cache->tokens(s.kv).size());
+    }
+    void flush_events();
+    void publish_stats();
+    void fail_all(const std::string& why);
+    void run_loop();
+};
+
+}  // namespace hearth

@@ -1,0 +1,214 @@
+#include "openai_request.h"
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "hearth/chat_prompt.h"
+
+namespace hearth::server {
+
+namespace {
+
+using nlohmann::json;
+
+std::string range_text(double lo, double hi) {
+    const auto fmt = [](double v) {
+        std::string s = std::to_string(v);
+        while (s.size() > 1 && s.back() == '0') s.pop_back();
+        if (!s.empty() && s.back() == '.') s.pop_back();
+        return s;
+    };
+    return fmt(lo) + " and " + fmt(hi);
+}
+
+// A number parameter within [lo, hi]; absent or null keeps `v`.
+std::optional<ApiError> number(const json& b, const char* key, double lo, double hi, float& v) {
+    const auto it = b.find(key);
+    if (it == b.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number() || it->get<double>() < lo || it->get<double>() > hi)
+        return bad_request(
+            std::string("'") + key + "' must be a number between " + range_text(lo, hi), key,
+            "invalid_value");
+    v = it->get<float>();
+    return std::nullopt;
+}
+
+std::optional<ApiError> integer(const json& b, const char* key, int64_t lo, int64_t hi,
+                                std::optional<int64_t>& v) {
+    const auto it = b.find(key);
+    if (it == b.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number_integer() || it->get<int64_t>() < lo || it->get<int64_t>() > hi)
+        return bad_request(std::string("'") + key + "' must be an integer between " +
+                               std::to_string(lo) + " and " + std::to_string(hi),
+                           key, "invalid_value");
+    v = it->get<int64_t>();
+    return std::nullopt;
+}
+
+std::optional<ApiError> boolean(const json& b, const char* key, bool& v) {
+    const auto it = b.find(key);
+    if (it == b.end() || it->is_null()) return std::nullopt;
+    if (!it->is_boolean())
+        return bad_request(std::string("'") + key + "' must be a boolean", key, "invalid_type");
+    v = it->get<bool>();
+    return std::nullopt;
+}
+
+// The parameters both endpoints share.
+std::optional<ApiError> parse_common(const json& b, const RequestLimits& limits,
+                                     const char* prompt_param, ParsedRequest& out) {
+    GenerationRequest& g = out.gen;
+    // OpenAI's defaults: temperature 1, top_p 1, nothing else narrowing the distribution.
+    g.sampling = SamplingParams{};
+    g.sampling.temperature = 1.f;
+    g.sampling.top_p = 1.f;
+    g.sampling.top_k = 0;
+    g.sampling.min_p = 0.f;
+    g.sampling.penalty_last_n = -1;
+    if (auto e = number(b, "temperature", 0, 2, g.sampling.temperature)) return e;
+    if (auto e = number(b, "top_p", 0, 1, g.sampling.top_p)) return e;
+    if (auto e = number(b, "min_p", 0, 1, g.sampling.min_p)) return e;
+    if (auto e = number(b, "presence_penalty", -2, 2, g.sampling.presence_penalty)) return e;
+    if (auto e = number(b, "frequency_penalty", -2, 2, g.sampling.frequency_penalty)) return e;
+    if (auto e = number(b, "repeat_penalty", 0, 10, g.sampling.repeat_penalty)) return e;
+    std::optional<int64_t> top_k, n, seed, max_tokens, max_completion;
+    if (auto e = integer(b, "top_k", 0, 1 << 20, top_k)) return e;
+    if (top_k) g.sampling.top_k = static_cast<int32_t>(*top_k);
+    if (auto e = integer(b, "n", 1, 1, n)) {
+        e->message = "only n = 1 is supported";
+        return e;
+    }
+    if (auto e = integer(b, "seed", INT64_MIN, INT64_MAX, seed)) return e;
+    g.sampling.seed = seed ? static_cast<uint64_t>(*seed) : std::random_device{}();
+    if (auto e = integer(b, "max_tokens", 1, 1 << 30, max_tokens)) return e;
+    if (auto e = integer(b, "max_completion_tokens", 1, 1 << 30, max_completion)) return e;
+    const int64_t room = limits.n_ctx - static_cast<int64_t>(g.prompt.size());
+    const int64_t want = max_completion ? *max_completion : max_tokens ? *max_tokens : room;
+    g.max_tokens = static_cast<int32_t>(std::max<int64_t>(1, std::min(want, room)));
+    if (auto e = boolean(b, "stream", out.stream)) return e;
+    // llama.cpp's extension: keep going past end-of-generation tokens (benchmarks).
+    bool ignore_eos = false;
+    if (auto e = boolean(b, "ignore_eos", ignore_eos)) return e;
+    if (ignore_eos) g.stop_at_end_of_generation = false;
+    if (const auto it = b.find("stream_options"); it != b.end() && !it->is_null()) {
+        if (!it->is_object())
+            return bad_request("'stream_options' must be an object", "stream_options");
+        if (!out.stream)
+            return bad_request("'stream_options' is only allowed when 'stream' is true",
+                               "stream_options");
+        if (auto e = boolean(*it, "include_usage", out.include_usage)) {
+            e->param = "stream_options.include_usage";
+            return e;
+        }
+    }
+    if (const auto it = b.find("stop"); it != b.end() && !it->is_null()) {
+        std::vector<std::string> stops;
+        if (it->is_string()) {
+            stops.push_back(it->get<std::string>());
+        } else if (it->is_array() && it->size() <= 4) {
+            for (const auto& s : *it) {
+                if (!s.is_string()) return bad_request("'stop' must hold strings", "stop");
+                stops.push_back(s.get<std::string>());
+            }
+        } else {
+            return bad_request("'stop' must be a string or an array of up to 4 strings", "stop");
+        }
+        for (auto& s : stops)
+            if (!s.empty()) g.stop_strings.push_back(std::move(s));
+    }
+    if (const auto it = b.find("logprobs"); it != b.end() && it->is_boolean() && it->get<bool>())
+        return bad_request("'logprobs' is not supported", "logprobs");
+    if (static_cast<int64_t>(g.prompt.size()) > limits.max_prompt_tokens)
+        return bad_request("This model's maximum context length is " +
+                               std::to_string(limits.max_prompt_tokens) +
+                               " tokens for the prompt. However, your prompt is " +
+                               std::to_string(g.prompt.size()) + " tokens.",
+                           prompt_param, "context_length_exceeded");
+    return std::nullopt;
+}
+
+// A message's content: a string, or an array of {"type": "text", "text": ...} parts.
+std::optional<ApiError> content_text(const json& m, size_t i, std::string& out) {
+    const std::string param = "messages[" + std::to_string(i) + "].content";
+    const auto it = m.find("content");
+    if (it == m.end() || it->is_null()) return std::nullopt;
+    if (it->is_string()) {
+        out = it->get<std::string>();
+        return std::nullopt;
+    }
+    if (!it->is_array()) return bad_request("'" + param + "' must be a string or an array", param);
+    for (const auto& part : *it) {
+        if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+            !part["text"].is_string())
+            return bad_request("only text content parts are supported in '" + param + "'", param);
+        out += part["text"].get<std::string>();
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
+                                           const RequestLimits& limits, ParsedRequest& out) {
+    const auto it = b.find("messages");
+    if (it == b.end() || !it->is_array() || it->empty())
+        return bad_request("'messages' must be a non-empty array", "messages");
+    std::vector<ChatTurn> turns;
+    for (size_t i = 0; i < it->size(); ++i) {
+        const json& m = (*it)[i];
+        const std::string param = "messages[" + std::to_string(i) + "]";
+        if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
+            return bad_request("'" + param + "' must be an object with a 'role'", param);
+        std::string role = m["role"].get<std::string>();
+        if (role == "developer") role = "system";
+        if (role != "system" && role != "user" && role != "assistant")
+            return bad_request("'" + param + ".role' must be system, developer, user or assistant",
+                               param + ".role");
+        ChatTurn t{std::move(role), {}};
+        if (auto e = content_text(m, i, t.content)) return e;
+        turns.push_back(std::move(t));
+    }
+    auto prompt = build_chat_prompt(model, turns, true);
+    if (!prompt)
+        return bad_request("the messages could not be rendered: " + prompt.error_message(),
+                           "messages");
+    out.gen.prompt = std::move(prompt->tokens);
+    out.gen.stop_strings = std::move(prompt->stop_strings);
+    return parse_common(b, limits, "messages", out);
+}
+
+std::optional<ApiError> parse_completion_request(const json& b, const Model& model,
+                                                 const RequestLimits& limits, ParsedRequest& out) {
+    const auto it = b.find("prompt");
+    if (it == b.end() || it->is_null()) return bad_request("'prompt' is required", "prompt");
+    const json* p = &*it;
+    // A one-element batch is the same request; larger batches would need n choices.
+    if (p->is_array() && p->size() == 1 && ((*p)[0].is_string() || (*p)[0].is_array()))
+        p = &(*p)[0];
+    if (p->is_string()) {
+        auto toks = model.tokenize(p->get<std::string>(), true, true);
+        if (!toks)
+            return bad_request("the prompt could not be tokenized: " + toks.error_message(),
+                               "prompt");
+        out.gen.prompt = std::move(toks.value());
+    } else if (p->is_array() && !p->empty()) {
+        const int64_t n_vocab = model.info().n_vocab;
+        for (const auto& t : *p) {
+            if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= n_vocab)
+                return bad_request(
+                    "'prompt' token ids must be integers from 0 to " + std::to_string(n_vocab - 1),
+                    "prompt");
+            out.gen.prompt.push_back(t.get<int32_t>());
+        }
+    } else {
+        return bad_request("'prompt' must be a string or an array of token ids", "prompt");
+    }
+    if (out.gen.prompt.empty()) return bad_request("'prompt' is empty", "prompt");
+    if (const auto e = b.find("echo"); e != b.end() && e->is_boolean() && e->get<bool>())
+        return bad_request("'echo' is not supported", "echo");
+    if (const auto s = b.find("suffix"); s != b.end() && !s->is_null())
+        return bad_request("'suffix' is not supported", "suffix");
+    return parse_common(b, limits, "prompt", out);
+}
+
+}  // namespace hearth::server

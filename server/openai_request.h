@@ -1,0 +1,32 @@
+// OpenAI request bodies to scheduler requests: /v1/chat/completions (messages rendered with
+// the model's chat template) and /v1/completions (a prompt string or token ids), with every
+// parameter checked; a bad one is an ApiError naming it (400), never an exception.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+
+#include "api_error.h"
+#include "hearth/scheduler.h"
+
+namespace hearth::server {
+
+struct ParsedRequest {
+    GenerationRequest gen;  // prompt, sampling, stop strings, max_tokens (no callback)
+    bool stream = false;
+    bool include_usage = false;  // stream_options.include_usage
+};
+
+struct RequestLimits {
+    int64_t n_ctx = 0;              // the context of every sequence
+    int64_t max_prompt_tokens = 0;  // longer prompts are refused (400)
+};
+
+// Both return nullopt when `out` is filled, else the error to send.
+std::optional<ApiError> parse_chat_request(const nlohmann::json& body, const Model& model,
+                                           const RequestLimits& limits, ParsedRequest& out);
+std::optional<ApiError> parse_completion_request(const nlohmann::json& body, const Model& model,
+                                                 const RequestLimits& limits, ParsedRequest& out);
+
+}  // namespace hearth::server

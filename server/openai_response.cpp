@@ -1,0 +1,97 @@
+#include "openai_response.h"
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+namespace hearth::server {
+
+namespace {
+
+using nlohmann::json;
+
+json usage_json(const RequestUsage& u) {
+    return {{"prompt_tokens", u.prompt_tokens},
+            {"completion_tokens", u.completion_tokens},
+            {"total_tokens", u.prompt_tokens + u.completion_tokens},
+            {"prompt_tokens_details", {{"cached_tokens", u.cached_tokens}}}};
+}
+
+json base(const ResponseHeader& h, const char* object) {
+    return {{"id", h.id},
+            {"object", object},
+            {"created", h.created},
+            {"model", h.model},
+            {"system_fingerprint", "hearth"}};
+}
+
+// Text from the model may hold invalid UTF-8 (a byte-fallback token cut at the end); JSON
+// output replaces such bytes instead of throwing.
+std::string dump(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
+const char* finish_reason(StopReason r) {
+    switch (r) {
+        case StopReason::MaxTokens:
+        case StopReason::ContextFull:
+            return "length";
+        case StopReason::EndOfGeneration:
+        case StopReason::StopString:
+        case StopReason::Cancelled:
+            break;
+    }
+    return "stop";
+}
+
+std::string completion_body(const ResponseHeader& h, const std::string& text, StopReason reason,
+                            const RequestUsage& usage) {
+    json j = base(h, h.chat ? "chat.completion" : "text_completion");
+    json choice{{"index", 0}, {"finish_reason", finish_reason(reason)}, {"logprobs", nullptr}};
+    if (h.chat)
+        choice["message"] = {{"role", "assistant"}, {"content", text}};
+    else
+        choice["text"] = text;
+    j["choices"] = json::array({choice});
+    j["usage"] = usage_json(usage);
+    return dump(j);
+}
+
+std::string stream_chunk(const ResponseHeader& h, const std::string& text, bool first,
+                         const char* finish) {
+    json j = base(h, h.chat ? "chat.completion.chunk" : "text_completion");
+    json choice{{"index", 0}, {"logprobs", nullptr}};
+    choice["finish_reason"] = finish ? json(finish) : json(nullptr);
+    if (h.chat) {
+        json delta = json::object();
+        if (first) delta["role"] = "assistant";
+        if (!finish) delta["content"] = text;
+        choice["delta"] = delta;
+    } else {
+        choice["text"] = text;
+    }
+    j["choices"] = json::array({choice});
+    return dump(j);
+}
+
+std::string usage_chunk(const ResponseHeader& h, const RequestUsage& usage) {
+    json j = base(h, h.chat ? "chat.completion.chunk" : "text_completion");
+    j["choices"] = json::array();
+    j["usage"] = usage_json(usage);
+    return dump(j);
+}
+
+std::string sse_event(const std::string& data) {
+    return "data: " + data + "\n\n";
+}
+
+std::string new_response_id(const char* prefix) {
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    static const char* kHex = "0123456789abcdef";
+    std::string id = prefix;
+    for (int i = 0; i < 24; ++i) id += kHex[rng() & 15];
+    return id;
+}
+
+}  // namespace hearth::server

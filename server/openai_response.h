@@ -1,0 +1,36 @@
+// OpenAI response bodies and stream chunks (chat.completion, chat.completion.chunk,
+// text_completion) and the SSE framing: "data: <json>\n\n", then "data: [DONE]\n\n".
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "hearth/scheduler.h"
+
+namespace hearth::server {
+
+struct ResponseHeader {
+    std::string id;       // "chatcmpl-…" / "cmpl-…"
+    int64_t created = 0;  // Unix seconds
+    std::string model;
+    bool chat = true;
+};
+
+// "stop" (end of generation, a stop string) or "length" (max tokens, context end).
+const char* finish_reason(StopReason r);
+
+std::string completion_body(const ResponseHeader& h, const std::string& text, StopReason reason,
+                            const RequestUsage& usage);
+// One chunk: a text delta (the first chat chunk also carries the role), or the last chunk
+// with the finish reason (finish != nullptr).
+std::string stream_chunk(const ResponseHeader& h, const std::string& text, bool first,
+                         const char* finish);
+// The chunk after the last one when stream_options.include_usage is set: no choices, usage.
+std::string usage_chunk(const ResponseHeader& h, const RequestUsage& usage);
+
+std::string sse_event(const std::string& data);  // "data: " + data + "\n\n"
+inline constexpr const char* kSseDone = "data: [DONE]\n\n";
+
+std::string new_response_id(const char* prefix);
+
+}  // namespace hearth::server

@@ -1,0 +1,190 @@
+// The server's pieces without HTTP: key comparison and parsing, loopback detection, request
+// parameters to scheduler requests (stories260K), response and chunk shapes, error shapes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "api_error.h"
+#include "auth.h"
+#include "openai_request.h"
+#include "openai_response.h"
+#include "test_data.h"
+
+namespace hearth::server {
+namespace {
+
+using nlohmann::json;
+
+TEST(ServerAuth, ConstantTimeEqualIsExactEquality) {
+    EXPECT_TRUE(constant_time_equal("sk-abc", "sk-abc"));
+    EXPECT_TRUE(constant_time_equal("", ""));
+    EXPECT_FALSE(constant_time_equal("sk-abc", "sk-abd"));
+    EXPECT_FALSE(constant_time_equal("sk-abc", "sk-ab"));  // prefix
+    EXPECT_FALSE(constant_time_equal("sk-ab", "sk-abc"));  // longer
+    EXPECT_FALSE(constant_time_equal("sk-abc", ""));
+    EXPECT_FALSE(constant_time_equal(std::string_view("a\0b", 3), std::string_view("a\0c", 3)));
+    EXPECT_FALSE(constant_time_equal("a", std::string_view("a\0", 2)));  // padding is not equal
+}
+
+TEST(ServerAuth, BearerToken) {
+    EXPECT_EQ(bearer_token("Bearer sk-1"), "sk-1");
+    EXPECT_EQ(bearer_token("bearer sk-1 "), "sk-1");
+    EXPECT_EQ(bearer_token("Basic dXNlcjpwYXNz"), "");
+    EXPECT_EQ(bearer_token("Bearer "), "");
+    EXPECT_EQ(bearer_token(""), "");
+}
+
+TEST(ServerAuth, Loopback) {
+    for (const char* h : {"127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"})
+        EXPECT_TRUE(is_loopback_host(h)) << h;
+    for (const char* h : {"0.0.0.0", "::", "192.168.1.2", "127.0.0.1.evil.com", "127.a.0.1",
+                          "localhost.example", ""})
+        EXPECT_FALSE(is_loopback_host(h)) << h;
+}
+
+TEST(ServerErrors, OpenAiShape) {
+    const json e = json::parse(model_not_found("gpt-9").to_json());
+    EXPECT_EQ(e["error"]["code"], "model_not_found");
+    EXPECT_EQ(e["error"]["param"], "model");
+    EXPECT_EQ(e["error"]["type"], "invalid_request_error");
+    EXPECT_EQ(model_not_found("x").status, 404);
+    EXPECT_EQ(queue_full("busy").status, 429);
+    EXPECT_EQ(unavailable("stopping").status, 503);
+    EXPECT_EQ(body_too_large(10).status, 413);
+    const json b = json::parse(bad_request("bad").to_json());
+    EXPECT_TRUE(b["error"]["param"].is_null());
+    EXPECT_TRUE(b["error"]["code"].is_null());
+}
+
+TEST(ServerResponses, ChunksAndBodies) {
+    const ResponseHeader h{"chatcmpl-1", 1700000000, "m", true};
+    RequestUsage u;
+    u.prompt_tokens = 5;
+    u.completion_tokens = 3;
+    u.cached_tokens = 2;
+    const json body = json::parse(completion_body(h, "hi", StopReason::StopString, u));
+    EXPECT_EQ(body["object"], "chat.completion");
+    EXPECT_EQ(body["choices"][0]["message"]["content"], "hi");
+    EXPECT_EQ(body["choices"][0]["finish_reason"], "stop");
+    EXPECT_EQ(body["usage"]["total_tokens"], 8);
+    EXPECT_EQ(body["usage"]["prompt_tokens_details"]["cached_tokens"], 2);
+    const json first = json::parse(stream_chunk(h, "", true, nullptr));
+    EXPECT_EQ(first["choices"][0]["delta"]["role"], "assistant");
+    EXPECT_TRUE(first["choices"][0]["finish_reason"].is_null());
+    const json last = json::parse(stream_chunk(h, "", false, finish_reason(StopReason::MaxTokens)));
+    EXPECT_EQ(last["choices"][0]["finish_reason"], "length");
+    EXPECT_TRUE(last["choices"][0]["delta"].empty());
+    const json use = json::parse(usage_chunk(h, u));
+    EXPECT_TRUE(use["choices"].empty());
+    // Invalid UTF-8 from the model is replaced, never an exception.
+    const json bad = json::parse(stream_chunk(h, std::string("a\xff"), false, nullptr));
+    EXPECT_EQ(bad["choices"][0]["delta"]["content"], "a\xef\xbf\xbd");
+    EXPECT_EQ(sse_event("{}"), "data: {}\n\n");
+    EXPECT_EQ(new_response_id("cmpl-").size(), 5u + 24u);
+}
+
+class ServerRequests : public ::testing::Test {
+protected:
+    void SetUp() override {
+        HEARTH_REQUIRE_SHARED(path, "models/stories260K.gguf");
+        auto m = Model::load(path);
+        ASSERT_TRUE(m.is_ok());
+        model_ = *m;
+    }
+    std::optional<ApiError> chat(const json& body, ParsedRequest& out) const {
+        return parse_chat_request(body, *model_, limits_, out);
+    }
+    std::shared_ptr<Model> model_;
+    RequestLimits limits_{512, 511};
+};
+
+TEST_F(ServerRequests, ChatParametersReachTheRequest) {
+    ParsedRequest r;
+    const json body = {{"model", "m"},
+                       {"messages",
+                        {{{"role", "system"}, {"content", "Be brief."}},
+                         {{"role", "user"}, {"content", {{{"type", "text"}, {"text", "Hi"}}}}}}},
+                       {"temperature", 0.5},
+                       {"top_p", 0.9},
+                       {"max_completion_tokens", 7},
+                       {"max_tokens", 99},
+                       {"stop", {"x", "yz"}},
+                       {"seed", 42},
+                       {"presence_penalty", 0.25},
+                       {"frequency_penalty", -0.5},
+                       {"stream", true},
+                       {"stream_options", {{"include_usage", true}}}};
+    ASSERT_FALSE(chat(body, r).has_value());
+    EXPECT_FALSE(r.gen.prompt.empty());
+    EXPECT_FLOAT_EQ(r.gen.sampling.temperature, 0.5f);
+    EXPECT_FLOAT_EQ(r.gen.sampling.top_p, 0.9f);
+    EXPECT_EQ(r.gen.max_tokens, 7);  // max_completion_tokens wins
+    EXPECT_EQ(r.gen.sampling.seed, 42u);
+    EXPECT_FLOAT_EQ(r.gen.sampling.presence_penalty, 0.25f);
+    EXPECT_FLOAT_EQ(r.gen.sampling.frequency_penalty, -0.5f);
+    EXPECT_EQ(r.gen.sampling.top_k, 0);  // OpenAI semantics: no top-k unless asked
+    EXPECT_TRUE(r.stream && r.include_usage);
+    ASSERT_GE(r.gen.stop_strings.size(), 2u);
+    EXPECT_EQ(r.gen.stop_strings[r.gen.stop_strings.size() - 2], "x");
+    // Without max_tokens the reply may fill the context.
+    ParsedRequest d;
+    ASSERT_FALSE(chat({{"messages", {{{"role", "user"}, {"content", "Hi"}}}}}, d).has_value());
+    EXPECT_EQ(d.gen.max_tokens, 512 - static_cast<int32_t>(d.gen.prompt.size()));
+}
+
+TEST_F(ServerRequests, BadParametersNameThemselves) {
+    const json msgs = {{{"role", "user"}, {"content", "Hi"}}};
+    const std::pair<json, const char*> cases[] = {
+        {{{"messages", msgs}, {"temperature", 2.5}}, "temperature"},
+        {{{"messages", msgs}, {"temperature", "hot"}}, "temperature"},
+        {{{"messages", msgs}, {"top_p", -0.1}}, "top_p"},
+        {{{"messages", msgs}, {"max_tokens", 0}}, "max_tokens"},
+        {{{"messages", msgs}, {"max_tokens", 1.5}}, "max_tokens"},
+        {{{"messages", msgs}, {"n", 3}}, "n"},
+        {{{"messages", msgs}, {"stop", {1, 2}}}, "stop"},
+        {{{"messages", msgs}, {"stop", {"a", "b", "c", "d", "e"}}}, "stop"},
+        {{{"messages", msgs}, {"stream", "yes"}}, "stream"},
+        {{{"messages", msgs}, {"stream_options", {{"include_usage", true}}}}, "stream_options"},
+        {{{"messages", msgs}, {"presence_penalty", 3}}, "presence_penalty"},
+        {{{"messages", json::array()}}, "messages"},
+        {{{"messages", "hi"}}, "messages"},
+        {{{"messages", {{{"role", "tool"}, {"content", "x"}}}}}, "messages[0].role"},
+        {{{"messages", {{{"role", "user"}, {"content", 5}}}}}, "messages[0].content"},
+        {{{"messages", {{{"role", "user"}, {"content", {{{"type", "image_url"}}}}}}}},
+         "messages[0].content"},
+    };
+    for (const auto& [body, param] : cases) {
+        ParsedRequest r;
+        const auto e = chat(body, r);
+        ASSERT_TRUE(e.has_value()) << body.dump();
+        EXPECT_EQ(e->status, 400) << body.dump();
+        EXPECT_EQ(e->param, param) << body.dump();
+    }
+    // A prompt longer than the limit.
+    ParsedRequest r;
+    std::string lots;
+    for (int i = 0; i < 600; ++i) lots += "word ";
+    const auto e = chat({{"messages", {{{"role", "user"}, {"content", lots}}}}}, r);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->code, "context_length_exceeded");
+}
+
+TEST_F(ServerRequests, CompletionPrompts) {
+    ParsedRequest a, b, c;
+    ASSERT_FALSE(parse_completion_request({{"prompt", "Once upon"}}, *model_, limits_, a));
+    ASSERT_FALSE(parse_completion_request({{"prompt", {"Once upon"}}}, *model_, limits_, b));
+    EXPECT_EQ(a.gen.prompt, b.gen.prompt);
+    ASSERT_FALSE(parse_completion_request({{"prompt", a.gen.prompt}}, *model_, limits_, c));
+    EXPECT_EQ(c.gen.prompt, a.gen.prompt);
+    for (const json& bad :
+         {json{{"prompt", {1, -1}}}, json{{"prompt", {1, 100000}}}, json{{"prompt", json::array()}},
+          json{{"prompt", 5}}, json::object(), json{{"prompt", "a"}, {"echo", true}}}) {
+        ParsedRequest r;
+        const auto e = parse_completion_request(bad, *model_, limits_, r);
+        ASSERT_TRUE(e.has_value()) << bad.dump();
+        EXPECT_EQ(e->status, 400);
+    }
+}
+
+}  // namespace
+}  // namespace hearth::server

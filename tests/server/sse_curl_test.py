@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""The API server at the HTTP level, through curl: raw SSE framing, error shapes and status
+codes, the key, limits, CORS, disconnects and a full queue.
+
+Usage: sse_curl_test.py HEARTH_CLI MODEL
+Starts `hearth-cli serve --port 0` on loopback (several times, with different options) and talks
+to it with curl only, so the bytes on the wire are what is checked.
+"""
+import json
+import re
+import subprocess
+import sys
+import time
+
+CLI, MODEL = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+class Server:
+    def __init__(self, *extra):
+        self.proc = subprocess.Popen(
+            [CLI, "serve", "-m", MODEL, "--port", "0", "-t", "2", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        m = re.search(r"listening on (http://[^ ]+/v1) \(model ([^,]+),", line)
+        if not m:
+            self.proc.kill()
+            raise SystemExit("server did not start: " + line + self.proc.stderr.read())
+        self.base = m.group(1)
+        self.root = self.base[: -len("/v1")]
+        self.model = m.group(2)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        return self.proc.returncode
+
+
+def curl(url, body=None, headers=(), method=None, raw=False, data_file=None):
+    """Returns (status, headers text, body bytes)."""
+    cmd = ["curl", "-sS", "-N", "-D", "-", "--max-time", "60"]
+    if raw:
+        cmd.append("--raw")
+    for h in headers:
+        cmd += ["-H", h]
+    if method:
+        cmd += ["-X", method]
+    if data_file:
+        cmd += ["--data-binary", "@" + data_file, "-H", "Content-Type: application/json"]
+    elif body is not None:
+        cmd += ["--data-binary", body if isinstance(body, str) else json.dumps(body),
+                "-H", "Content-Type: application/json"]
+    out = subprocess.run(cmd + [url], capture_output=True, timeout=90).stdout
+    head, _, rest = out.partition(b"\r\n\r\n")
+    while head.startswith(b"HTTP/1.1 1"):  # "100 Continue" before the real response
+        head, _, rest = rest.partition(b"\r\n\r\n")
+    status = int(head.split(b" ")[1]) if head.startswith(b"HTTP/") else 0
+    return status, head.decode("latin-1"), rest
+
+
+def health(srv):
+    return json.loads(curl(srv.root + "/health")[2])
+
+
+def error_shape(status, body, want_status, want_code=None, want_param=None):
+    try:
+        e = json.loads(body)["error"]
+        shape = (isinstance(e["message"], str) and e["message"] != "" and "type" in e
+                 and "param" in e and "code" in e)
+        code_ok = want_code is None or e["code"] == want_code
+        param_ok = want_param is None or e["param"] == want_param
+    except (ValueError, KeyError, TypeError):
+        shape = code_ok = param_ok = False
+    return status == want_status and shape and code_ok and param_ok
+
+
+def parse_sse(body):
+    """The events of an SSE body: every event is exactly one "data: ..." line + blank line."""
+    text = body.decode("utf-8")
+    check(text.endswith("\n\n"), "the stream ends with a blank line")
+    events = text.split("\n\n")[:-1]
+    check(all(e.startswith("data: ") and "\n" not in e for e in events),
+          "every event is one 'data: ' line followed by a blank line")
+    return [e[len("data: "):] for e in events]
+
+
+def main():
+    srv = Server("-c", "512", "--parallel", "4")
+    M = srv.model
+    chat = {"model": M, "messages": [{"role": "user", "content": "Tell me a story"}],
+            "max_tokens": 24, "temperature": 0}
+
+    # Non-streamed reference, then the same request streamed: the deltas add up to it.
+    st, hd, body = curl(srv.base + "/chat/completions", chat)
+    ref = json.loads(body)
+    check(st == 200 and ref["object"] == "chat.completion", "chat completion: 200")
+    check(ref["choices"][0]["message"]["role"] == "assistant", "chat completion: assistant message")
+    check(ref["usage"]["completion_tokens"] == 24 and ref["choices"][0]["finish_reason"] == "length",
+          "chat completion: usage and finish_reason length")
+    check(re.search(r"(?i)^content-type: application/json", hd, re.M) is not None,
+          "chat completion: application/json")
+
+    st, hd, body = curl(srv.base + "/chat/completions",
+                        dict(chat, stream=True, stream_options={"include_usage": True}), raw=True)
+    check(st == 200, "stream: 200")
+    check(re.search(r"(?i)^content-type: text/event-stream", hd, re.M) is not None,
+          "stream: text/event-stream")
+    check(re.search(r"(?i)^transfer-encoding: chunked", hd, re.M) is not None, "stream: chunked")
+    check(re.search(r"(?i)^access-control-", hd, re.M) is None, "stream: no CORS headers")
+    # --raw keeps the chunked framing: undo it here (size line, data, CRLF).
+    payload, rest = b"", body
+    while True:
+        size_line, _, rest = rest.partition(b"\r\n")
+        size = int(size_line, 16)
+        if size == 0:
+            break
+        payload += rest[:size]
+        check(rest[size:size + 2] == b"\r\n", "chunk %d bytes framed by CRLF" % size)
+        rest = rest[size + 2:]
+    events = parse_sse(payload)
+    check(events[-1] == "[DONE]", "stream: last event is [DONE]")
+    chunks = [json.loads(e) for e in events[:-1]]
+    check(all(c["object"] == "chat.completion.chunk" for c in chunks), "stream: chunk objects")
+    check(len({c["id"] for c in chunks}) == 1, "stream: one id for every chunk")
+    check(chunks[0]["choices"][0]["delta"].get("role") == "assistant", "stream: first has role")
+    text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"])
+    check(text == ref["choices"][0]["message"]["content"], "stream: deltas equal the reply")
+    finals = [c for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
+    check(len(finals) == 1 and finals[0]["choices"][0]["finish_reason"] == "length",
+          "stream: one finish chunk")
+    check(chunks[-1]["choices"] == [] and chunks[-1]["usage"]["completion_tokens"] == 24,
+          "stream: usage chunk last (include_usage)")
+
+    comp = {"model": M, "prompt": "Once upon a time", "max_tokens": 16, "temperature": 0}
+    st, _, body = curl(srv.base + "/completions", comp)
+    cref = json.loads(body)
+    check(st == 200 and cref["object"] == "text_completion", "completion: 200")
+    st, _, body = curl(srv.base + "/completions", dict(comp, stream=True))
+    ev = parse_sse(body)
+    ctext = "".join(json.loads(e)["choices"][0]["text"] for e in ev[:-1])
+    check(ev[-1] == "[DONE]" and ctext == cref["choices"][0]["text"],
+          "completion stream: texts equal the reply, then [DONE]")
+    ids = json.loads(curl(srv.root + "/tokenize", {"content": "Once upon a time"})[2])["tokens"]
+    st, _, body = curl(srv.base + "/completions", dict(comp, prompt=[1] + ids))
+    check(st == 200 and json.loads(body)["choices"][0]["text"] == cref["choices"][0]["text"],
+          "completion: token-id prompt gives the same text")
+    back = json.loads(curl(srv.root + "/detokenize", {"tokens": ids})[2])["content"]
+    check(back == "Once upon a time", "tokenize/detokenize round trip")
+    st, _, body = curl(srv.base + "/completions", dict(comp, stop=[cref["choices"][0]["text"][4:9]]))
+    check(st == 200 and json.loads(body)["choices"][0]["finish_reason"] == "stop"
+          and json.loads(body)["choices"][0]["text"] == cref["choices"][0]["text"][:4],
+          "completion: stop string cuts the text, finish_reason stop")
+
+    models = json.loads(curl(srv.base + "/models")[2])
+    check(models["object"] == "list" and models["data"][0]["id"] == M, "/v1/models lists the model")
+    check(error_shape(*curl(srv.base + "/models/nope")[::2], 404, "model_not_found"),
+          "/v1/models/unknown: 404")
+
+    # Errors: OpenAI's shape and status codes.
+    check(error_shape(*curl(srv.base + "/chat/completions", "{not json")[::2], 400),
+          "bad JSON: 400")
+    check(error_shape(*curl(srv.base + "/chat/completions", "[1,2]")[::2], 400), "not an object: 400")
+    check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, model="gpt-4"))[::2], 404,
+                      "model_not_found", "model"), "unknown model: 404")
+    check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, temperature=3))[::2], 400,
+                      None, "temperature"), "temperature 3: 400 naming the parameter")
+    check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, n=2))[::2], 400, None, "n"),
+          "n=2: 400")
+    check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, messages=[]))[::2], 400,
+                      None, "messages"), "no messages: 400")
+    check(error_shape(*curl(srv.base + "/chat/completions",
+                            dict(chat, messages=[{"role": "tool", "content": "x"}]))[::2], 400),
+          "tool role: 400")
+    check(error_shape(*curl(srv.base + "/completions", dict(comp, prompt=[1, 10 ** 9]))[::2], 400,
+                      None, "prompt"), "token id outside the vocabulary: 400")
+    check(error_shape(*curl(srv.base + "/completions", dict(comp, prompt="word " * 600))[::2], 400,
+                      "context_length_exceeded"), "prompt longer than the context: 400")
+    with open("/tmp/hearth-sse-big.json", "w") as f:
+        f.write('{"model": "%s", "prompt": "%s"}' % (M, "a" * (2 << 20)))
+    check(error_shape(*curl(srv.base + "/completions", data_file="/tmp/hearth-sse-big.json")[::2],
+                      413), "2 MiB body: 413")
+    check(error_shape(*curl(srv.root + "/nope")[::2], 404, "unknown_url"), "unknown URL: 404")
+    st, hd, _ = curl(srv.base + "/chat/completions", method="OPTIONS")
+    check(re.search(r"(?i)^access-control-", hd, re.M) is None, "CORS off: no preflight headers")
+
+    # A client that disconnects mid-stream cancels its sequence and frees its blocks.
+    before = health(srv)
+    p = subprocess.Popen(["curl", "-sS", "-N", srv.base + "/completions", "-H",
+                          "Content-Type: application/json", "--data-binary",
+                          json.dumps({"model": M, "prompt": "Once", "max_tokens": 500,
+                                      "stream": True})], stdout=subprocess.PIPE)
+    first = p.stdout.readline()
+    p.kill()
+    p.wait()
+    check(first.startswith(b"data: {"), "disconnect: a first event arrived")
+    for _ in range(100):
+        h = health(srv)
+        if h["running"] == 0 and h["requests_cancelled"] > before["requests_cancelled"]:
+            break
+        time.sleep(0.05)
+    check(h["requests_cancelled"] == before["requests_cancelled"] + 1, "disconnect: cancelled")
+    check(h["running"] == 0 and h["kv_blocks_free"] == h["kv_blocks"],
+          "disconnect: sequence gone, every KV block free")
+    check(h["active_requests"] == 0, "disconnect: no active request left")
+    check(srv.stop() == 0, "SIGTERM: clean exit")
+
+    # A full queue: one running slot and no queue; a second request gets 429.
+    srv = Server("-c", "4096", "--parallel", "1", "--queue", "0")
+    p = subprocess.Popen(["curl", "-sS", "-N", srv.base + "/completions", "-H",
+                          "Content-Type: application/json", "--data-binary",
+                          json.dumps({"model": srv.model, "prompt": "Once", "max_tokens": 4000,
+                                      "stream": True})], stdout=subprocess.PIPE)
+    p.stdout.readline()
+    check(error_shape(*curl(srv.base + "/completions", dict(comp, model=srv.model))[::2], 429,
+                      "rate_limit_exceeded"), "queue full: 429")
+    p.kill()
+    p.wait()
+    srv.stop()
+
+    # A key: required on every endpoint but /health, compared exactly.
+    srv = Server("--api-key", "sk-test-123", "--cors-origin", "http://localhost:3000")
+    check(error_shape(*curl(srv.base + "/models")[::2], 401, "invalid_api_key"), "no key: 401")
+    check(error_shape(*curl(srv.base + "/models", headers=["Authorization: Bearer sk-test-12"])[::2],
+                      401, "invalid_api_key"), "wrong key (prefix): 401")
+    check(error_shape(*curl(srv.base + "/models",
+                            headers=["Authorization: Bearer sk-test-1234"])[::2], 401),
+          "wrong key (longer): 401")
+    check(curl(srv.base + "/models", headers=["Authorization: Bearer sk-test-123"])[0] == 200,
+          "right key: 200")
+    check(curl(srv.root + "/health")[0] == 200, "/health needs no key")
+    st, hd, _ = curl(srv.base + "/models", method="OPTIONS")
+    check(st == 204 and "Access-Control-Allow-Origin: http://localhost:3000" in hd,
+          "--cors-origin: preflight answered")
+    srv.stop()
+
+    # Another address without a key is refused before anything listens.
+    r = subprocess.run([CLI, "serve", "-m", MODEL, "--host", "0.0.0.0", "--port", "0"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and "API key" in r.stderr, "0.0.0.0 without a key: refused")
+
+    print("%d failures" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
