@@ -17,6 +17,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "engine_types.h"
 #include "queued_call.h"
@@ -92,10 +93,10 @@ signals:
 
 private:
     // Emits a signal for another thread with QueuedFence held (see queued_call.h).
-    template <class... Params, class... Args>
-    void send(void (EngineWorker::*signal)(Params...), Args&&... args) {
+    template <class... Params>
+    void send(void (EngineWorker::*signal)(Params...), std::type_identity_t<Params>... args) {
         const QueuedFence fence;
-        (this->*signal)(std::forward<Args>(args)...);
+        (this->*signal)(args...);
     }
 
     struct ApiServerState;  // engine_worker_api.h
