@@ -49,7 +49,8 @@ TEST(EngineApi, GreedyGenerationMatchesGoldenAndStreams) {
     EXPECT_EQ(model->info().n_vocab, 512);
     EXPECT_EQ(model->info().weight_types, "F32");
     ASSERT_FALSE(model->info().backends.empty());
-    EXPECT_TRUE(model->info().backends.back().used);
+    EXPECT_TRUE(model->info().backends.front().used);  // the chosen device comes first
+    EXPECT_EQ(model->info().backends.front().name, "cpu");
     EXPECT_EQ(model->info().n_expert, 0);
     EXPECT_EQ(model->info().n_params_active, model->info().n_params);
     for (const auto& c : golden["cases"]) {
