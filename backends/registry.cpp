@@ -261,8 +261,8 @@ std::vector<BackendProbe> Registry::backends() const {
     std::vector<BackendProbe> out;
     for (const auto& d : devices_) {
         std::string why = d.reason;
-        if (d.usable && !d.automatic()) why = "used only when asked for by name (--backend " +
-                                              d.backend + ")";
+        if (d.usable && !d.automatic())
+            why = "usable when asked for by name (--backend " + d.name + ")";
         out.push_back({d.name, d.usable, why});
     }
     for (const auto& s : skipped_) out.push_back({s.name, false, s.reason});

@@ -36,7 +36,9 @@ public:
     static Result<std::unique_ptr<PagedKvCache>> create(backend::Device& device,
                                                         const KvLayout& layout,
                                                         uint64_t budget_bytes, int64_t min_tokens,
-                                                        std::string model_identity);
+                                                        std::string model_identity,
+                                                        std::span<backend::Device* const>
+                                                            layer_devices = {});
 
     const KvLayout& layout() const { return mem_->layout(); }
     KvMemory& memory() { return *mem_; }
