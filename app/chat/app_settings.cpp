@@ -16,6 +16,7 @@ struct Default {
 const QList<Default>& defaults() {
     static const QList<Default> list = {
         {"backend", QStringLiteral("auto")},  // auto, cuda, vulkan, cpu
+        {"gpuLayers", QStringLiteral("auto")},  // layers on the GPU: auto or a number
         {"kvType", QStringLiteral("f16")},    // f16, f32, q8, q4
         {"int4Weights", false},               // convert 16/8-bit models to 4-bit on load
         {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)
@@ -94,7 +95,8 @@ AppSettings::AppSettings(const QString& dataDir, QObject* parent)
 }
 
 bool AppSettings::needsReload(const QString& key) {
-    return key == QLatin1String("backend") || key == QLatin1String("int4Weights");
+    return key == QLatin1String("backend") || key == QLatin1String("int4Weights") ||
+           key == QLatin1String("gpuLayers");
 }
 
 bool AppSettings::needsNewContext(const QString& key) {
@@ -149,6 +151,7 @@ void AppSettings::resetToDefaults() {
 EngineConfig AppSettings::engineConfig() const {
     EngineConfig c;
     c.backend = value(QStringLiteral("backend")).toString();
+    c.gpuLayers = value(QStringLiteral("gpuLayers")).toString();
     c.contextLength = value(QStringLiteral("contextLength")).toInt();
     c.kvType = value(QStringLiteral("kvType")).toString();
     c.threads = value(QStringLiteral("threads")).toInt();

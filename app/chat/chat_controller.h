@@ -49,6 +49,8 @@ class ChatController : public QObject {
     // name, path, fileBytes, sizeText, architecture, backend, device, backends[], backendTip...
     Q_PROPERTY(QVariantMap modelInfo READ modelInfo NOTIFY modelChanged)
     Q_PROPERTY(QString modelError READ modelError NOTIFY modelErrorChanged)
+    // The last load was refused by the fit check: loadModelAnyway() loads it regardless.
+    Q_PROPERTY(bool modelTooLarge READ modelTooLarge NOTIFY modelErrorChanged)
     Q_PROPERTY(QString templateNote READ templateNote NOTIFY templateNoteChanged)
     Q_PROPERTY(bool reloadNeeded READ reloadNeeded NOTIFY reloadNeededChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
@@ -92,6 +94,7 @@ public:
     QString int4CacheDir() const;
     QVariantMap modelInfo() const { return m_modelInfo; }
     QString modelError() const { return m_modelError; }
+    bool modelTooLarge() const { return m_modelTooLarge; }
     QString templateNote() const { return m_templateNote; }
     bool reloadNeeded() const { return m_reloadNeeded; }
     bool generating() const { return m_generating; }
@@ -114,6 +117,7 @@ public:
     Q_INVOKABLE void cancelLoad();
     Q_INVOKABLE void unloadModel();
     Q_INVOKABLE void reloadModel();
+    Q_INVOKABLE void loadModelAnyway();
     Q_INVOKABLE void clearModelError();
     Q_INVOKABLE void clearTemplateNote();
     Q_INVOKABLE void clearNotice();
@@ -214,6 +218,9 @@ private:
     QString m_savedContextText;
     QVariantMap m_modelInfo;
     QString m_modelError;
+    QString m_failedPath;  // the model the last failed load was for
+    bool m_modelTooLarge = false;
+    bool m_forceNextLoad = false;
     QString m_templateNote;
     bool m_reloadNeeded = false;
     qint64 m_loadId = 0;

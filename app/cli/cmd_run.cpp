@@ -199,7 +199,7 @@ int run(std::span<const std::string> argv) {
     std::signal(SIGINT, on_sigint);  // before the load: Ctrl-C cancels a conversion cleanly
     auto model = hearth::Model::load(*args->value("model"), lo);
     if (!model) {
-        std::fprintf(stderr, "hearth-cli run: %s\n", model.error_message().c_str());
+        std::fprintf(stderr, "hearth-cli run: %s\n", hearth::cli::load_error_text(model.error_message()).c_str());
         return 1;
     }
     hearth::cli::print_placement("run", (*model)->info());

@@ -23,6 +23,12 @@ bool read_device_options(const Args& args, LoadOptions& lo, std::string& error) 
     return true;
 }
 
+std::string load_error_text(const std::string& message) {
+    if (message.find(" available; try INT4 weights or a shorter context") == std::string::npos)
+        return message;
+    return message + " (--force loads it anyway)";
+}
+
 void print_placement(const char* command, const ModelInfo& info) {
     if (info.accel_device.empty()) return;
     std::fprintf(stderr, "hearth-cli %s: %lld of %lld layers on %s%s, the rest on the cpu\n",

@@ -29,6 +29,9 @@ inline const OptionSpec kDeviceOptionSpecs[] = {
 // Fills lo.backend, lo.gpu_layers and lo.force; false with error set on a bad value.
 bool read_device_options(const Args& args, LoadOptions& lo, std::string& error);
 
+// A load error, with how to load anyway when the fit check refused the model.
+std::string load_error_text(const std::string& message);
+
 // One stderr line when layers run on an accelerator: "placement: 3 of 5 layers on ref ...".
 void print_placement(const char* command, const ModelInfo& info);
 

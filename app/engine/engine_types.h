@@ -10,7 +10,10 @@ namespace hearth::app {
 
 struct EngineConfig {
     QString backend = QStringLiteral("auto");  // auto, cpu, vulkan, cuda
-    int contextLength = 0;                     // 0: the model's, at most 4096
+    // Layers on the accelerator, the rest on the CPU: "auto" (as many as fit) or a number.
+    QString gpuLayers = QStringLiteral("auto");
+    bool forceLoad = false;  // load even when the fit check says the model does not fit
+    int contextLength = 0;   // 0: the model's, at most 4096
     QString kvType = QStringLiteral("f16");    // f16, f32, q8 or q4
     int threads = 0;                           // 0: all
     bool int4Weights = false;                  // convert wide weights to 4-bit on load

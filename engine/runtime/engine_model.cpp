@@ -122,7 +122,7 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     const auto plan = runtime::plan_placement(m->params, source, *m->device, m->accel.get(), po);
     if (!opt.force)
         if (Status s = runtime::check_fit(plan); !s)
-            return R::error(path.string() + ": " + s.message() + " (--force loads it anyway)");
+            return R::error(path.string() + ": " + s.message());
 
     if (Status s = touch_weights(source.bytes, opt); !s) return s;
     runtime::Placement placement;

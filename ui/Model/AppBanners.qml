@@ -18,6 +18,9 @@ ColumnLayout {
         Layout.fillWidth: true
         visible: root.showModelError && message.length > 0
         message: root.controller.modelError
+        // A model the fit check refused can still be loaded (it may swap or fail later).
+        actionText: root.controller.modelTooLarge ? qsTr("Load anyway") : ""
+        onAction: root.controller.loadModelAnyway()
         onDismissed: root.controller.clearModelError()
     }
     Banner {
