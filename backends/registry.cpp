@@ -56,8 +56,7 @@ Result<const HearthBackendTable*> open_plugin(const fs::path& file) {
 #ifdef _WIN32
     HMODULE lib = LoadLibraryW(file.c_str());
     if (!lib) return R::error("cannot be loaded (" + last_dl_error() + ")");
-    auto entry =
-        reinterpret_cast<HearthBackendEntryFn>(GetProcAddress(lib, HEARTH_BACKEND_ENTRY));
+    auto entry = reinterpret_cast<HearthBackendEntryFn>(GetProcAddress(lib, HEARTH_BACKEND_ENTRY));
     auto close = [&] { FreeLibrary(lib); };
 #else
     void* lib = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -75,9 +74,9 @@ Result<const HearthBackendTable*> open_plugin(const fs::path& file) {
         return R::error("its entry returned no table");
     }
     if (t->abi_version != HEARTH_BACKEND_ABI_VERSION) {
-        const std::string msg = "ABI version " + std::to_string(t->abi_version) +
-                                ", this build expects " +
-                                std::to_string(HEARTH_BACKEND_ABI_VERSION) + " (rebuild the plugin)";
+        const std::string msg =
+            "ABI version " + std::to_string(t->abi_version) + ", this build expects " +
+            std::to_string(HEARTH_BACKEND_ABI_VERSION) + " (rebuild the plugin)";
         close();
         return R::error(msg);
     }
@@ -177,9 +176,8 @@ Registry Registry::probe() {
 
 void Registry::add_plugin(const fs::path& file) {
     const std::string fname = file.filename().string();
-    const std::string name =
-        fname.substr(kPluginPrefix.size(), fname.size() - kPluginPrefix.size() -
-                                               std::strlen(kPluginSuffix));
+    const std::string name = fname.substr(
+        kPluginPrefix.size(), fname.size() - kPluginPrefix.size() - std::strlen(kPluginSuffix));
     auto table = load_plugin(file);
     if (!table) {
         skipped_.push_back({name, fname + ": " + table.error_message()});

@@ -16,7 +16,8 @@ struct Default {
 const QList<Default>& defaults() {
     static const QList<Default> list = {
         {"backend", QStringLiteral("auto")},  // auto, cuda, vulkan, cpu
-        {"gpuLayers", QStringLiteral("auto")},  // layers on the GPU: auto or a number
+        // Layers on the GPU: "auto" or a number.
+        {"gpuLayers", QStringLiteral("auto")},
         {"kvType", QStringLiteral("f16")},    // f16, f32, q8, q4
         {"int4Weights", false},               // convert 16/8-bit models to 4-bit on load
         {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)

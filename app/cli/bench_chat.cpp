@@ -192,7 +192,8 @@ int run_bench_chat(const Args& args) {
     c.load.kv_type = c.kv;
     auto model = Model::load(*path, c.load);
     if (!model) {
-        std::fprintf(stderr, "hearth-cli bench: %s\n", load_error_text(model.error_message()).c_str());
+        std::fprintf(stderr, "hearth-cli bench: %s\n",
+                     load_error_text(model.error_message()).c_str());
         return 1;
     }
     const int64_t V = (*model)->info().n_vocab;

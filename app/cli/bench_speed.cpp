@@ -148,7 +148,8 @@ int run_bench_speed(const Args& args) {
     lo.kv_type = kv;
     auto model = Model::load(*model_path, lo);
     if (!model) {
-        std::fprintf(stderr, "hearth-cli bench: %s\n", load_error_text(model.error_message()).c_str());
+        std::fprintf(stderr, "hearth-cli bench: %s\n",
+                     load_error_text(model.error_message()).c_str());
         return 1;
     }
     print_placement("bench", (*model)->info());

@@ -44,8 +44,8 @@ constexpr const char* kUsage =
     "      --ignore-eos        keep generating after an end-of-generation token\n"
     "  -t, --threads N         CPU threads (default: all)\n"
     "  -c, --ctx-size N        context length (default: the model's training context)\n"
-    "      --kv-type TYPE      KV cache type: f16 (default), q8_0, q4_0 or f32\n"
-    HEARTH_CLI_DEVICE_OPTIONS_USAGE
+    "      --kv-type TYPE      KV cache type: f16 (default), q8_0, q4_0 or "
+    "f32\n" HEARTH_CLI_DEVICE_OPTIONS_USAGE
     "      --int4              INT4 weights: convert linear layers wider than 5 bits to 4-bit\n"
     "                          (AWQ, cached; see hearth-cli convert); prints one stderr line\n"
     "                          \"int4: converted|cache hit|not needed|not supported for this\n"
@@ -199,7 +199,8 @@ int run(std::span<const std::string> argv) {
     std::signal(SIGINT, on_sigint);  // before the load: Ctrl-C cancels a conversion cleanly
     auto model = hearth::Model::load(*args->value("model"), lo);
     if (!model) {
-        std::fprintf(stderr, "hearth-cli run: %s\n", hearth::cli::load_error_text(model.error_message()).c_str());
+        std::fprintf(stderr, "hearth-cli run: %s\n",
+                     hearth::cli::load_error_text(model.error_message()).c_str());
         return 1;
     }
     hearth::cli::print_placement("run", (*model)->info());

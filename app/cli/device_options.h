@@ -17,13 +17,13 @@ inline const OptionSpec kDeviceOptionSpecs[] = {
 
 // Help text lines for the three options (indented like the commands' usage); a literal so
 // that usage strings concatenate it at compile time.
-#define HEARTH_CLI_DEVICE_OPTIONS_USAGE                                                       \
-    "      --backend NAME      auto (default: CUDA, else a Vulkan GPU, else the CPU), cpu, a\n" \
-    "                          plugin backend (cuda, vulkan, ref) or a device (vulkan1);\n"     \
-    "                          hearth-cli --version lists what this machine has\n"              \
+#define HEARTH_CLI_DEVICE_OPTIONS_USAGE                                                          \
+    "      --backend NAME      auto (default: CUDA, else a Vulkan GPU, else the CPU), cpu, a\n"  \
+    "                          plugin backend (cuda, vulkan, ref) or a device (vulkan1);\n"      \
+    "                          hearth-cli --version lists what this machine has\n"               \
     "      --gpu-layers N      layers on the accelerator, the rest on the CPU: a number, all,\n" \
-    "                          or auto (default: as many as fit in its free memory)\n"          \
-    "      --force             load even when the fit check says the model needs more memory\n" \
+    "                          or auto (default: as many as fit in its free memory)\n"           \
+    "      --force             load even when the fit check says the model needs more memory\n"  \
     "                          than is available\n"
 
 // Fills lo.backend, lo.gpu_layers and lo.force; false with error set on a bad value.

@@ -24,7 +24,7 @@ QString AppInfo::backendsBuilt() const {
 QString AppInfo::backendsFound() const {
     QStringList lines;
     for (const hearth::BackendReport& b : hearth::available_backends()) {
-        const QString why = b.used           ? tr("the automatic choice")
+        const QString why = b.used             ? tr("the automatic choice")
                             : b.reason.empty() ? tr("usable")
                                                : QString::fromStdString(b.reason);
         lines << QStringLiteral("%1: %2").arg(QString::fromStdString(b.name), why);

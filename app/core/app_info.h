@@ -25,7 +25,7 @@ public:
     QString buildType() const;
     QString compiler() const;
     QString qtVersion() const;
-    QString backendsBuilt() const;   // e.g. "CPU, Vulkan, CUDA"
+    QString backendsBuilt() const;  // e.g. "CPU, Vulkan, CUDA"
     // What the engine's registry finds at run time (backend plugins are loaded then), one line
     // per device or backend: "cpu: the automatic choice", "cuda: plugin … not found …".
     QString backendsFound() const;

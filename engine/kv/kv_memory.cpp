@@ -29,8 +29,8 @@ Result<std::unique_ptr<KvMemory>> KvMemory::create(
     m->n_blocks_ = n_blocks;
     if (!layer_devices.empty() && static_cast<int64_t>(layer_devices.size()) != l.n_layer)
         return R::error("bad KV cache layout: a device for each layer is needed");
-    const size_t per_layer = l.block_bytes() / static_cast<size_t>(l.n_layer) *
-                             static_cast<size_t>(n_blocks);
+    const size_t per_layer =
+        l.block_bytes() / static_cast<size_t>(l.n_layer) * static_cast<size_t>(n_blocks);
     const int64_t cells = int64_t(n_blocks) * l.block_size;
     for (int64_t layer = 0; layer < l.n_layer; ++layer) {
         backend::Device* d = layer_devices.empty() ? &device : layer_devices[size_t(layer)];
@@ -38,8 +38,8 @@ Result<std::unique_ptr<KvMemory>> KvMemory::create(
         auto buf = d->allocate(per_layer);
         if (!buf)
             return R::error("cannot allocate the KV cache (" +
-                            std::to_string(per_layer * size_t(l.n_layer) >> 20) +
-                            " MiB) on " + d->name() + ": " + buf.error_message());
+                            std::to_string(per_layer * size_t(l.n_layer) >> 20) + " MiB) on " +
+                            d->name() + ": " + buf.error_message());
         m->buffers_.push_back(std::move(buf.value()));
         backend::Buffer* b = m->buffers_.back().get();
         m->k_.push_back(

@@ -6,13 +6,9 @@
 
 namespace hearth::kv {
 
-Result<std::unique_ptr<PagedKvCache>> PagedKvCache::create(backend::Device& device,
-                                                           const KvLayout& layout,
-                                                           uint64_t budget_bytes,
-                                                           int64_t min_tokens,
-                                                           std::string model_identity,
-                                                           std::span<backend::Device* const>
-                                                               layer_devices) {
+Result<std::unique_ptr<PagedKvCache>> PagedKvCache::create(
+    backend::Device& device, const KvLayout& layout, uint64_t budget_bytes, int64_t min_tokens,
+    std::string model_identity, std::span<backend::Device* const> layer_devices) {
     using R = Result<std::unique_ptr<PagedKvCache>>;
     if (layout.block_size <= 0 || min_tokens <= 0) return R::error("bad KV cache size");
     const uint64_t per_block = layout.block_bytes();

@@ -92,8 +92,8 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     auto tok = tokenizer::Tokenizer::from_gguf(*m->file);
     if (!tok) return R::error(path.string() + ": tokenizer: " + tok.error_message());
     m->tokenizer = std::move(tok.value());
-    runtime::add_template_stop_tokens(
-        *m->tokenizer, m->file->get_string("tokenizer.chat_template").value_or(""));
+    runtime::add_template_stop_tokens(*m->tokenizer,
+                                      m->file->get_string("tokenizer.chat_template").value_or(""));
     if (m->tokenizer->n_vocab() != m->params.n_vocab)
         return R::error(path.string() + ": the vocabulary has " +
                         std::to_string(m->tokenizer->n_vocab()) + " tokens but token_embd has " +
@@ -102,8 +102,7 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     // The CPU is the main device; any other chosen device is the accelerator for a split.
     const auto registry = backend::Registry::probe();
     const backend::DeviceEntry* chosen = registry.find(opt.backend);
-    if (!chosen || !chosen->usable)
-        return R::error("backend: " + registry.why_not(opt.backend));
+    if (!chosen || !chosen->usable) return R::error("backend: " + registry.why_not(opt.backend));
     auto cpu = registry.create("cpu");
     if (!cpu) return R::error("backend: " + cpu.error_message());
     m->device = std::move(cpu.value());

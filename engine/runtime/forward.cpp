@@ -24,12 +24,11 @@ Status Forward::make_lane(Lane& L, backend::Device& device, int64_t n_ctx, int n
     const int64_t F = p.ffn_width(), X = std::max<int64_t>(1, p.n_expert);
     const int64_t K = std::max<int64_t>(1, p.n_expert_used);
     const int64_t moe_out = p.n_expert > 0 ? p.n_embd * K : 1;
-    const int64_t widths[] = {p.n_embd,     p.n_embd,     p.q_width(), p.kv_width(), p.kv_width(),
-                              p.q_width(),  p.n_embd,     F,           F,            X,
-                              K,            K,            moe_out};
-    Tensor* slots[] = {&L.x,   &L.xn,     &L.q,       &L.k,         &L.v,
-                       &L.att, &L.tmp,    &L.gate,    &L.up,        &L.router,
-                       &L.route_w, &L.route_ids, &L.moe_out};
+    const int64_t widths[] = {
+        p.n_embd, p.n_embd, p.q_width(), p.kv_width(), p.kv_width(), p.q_width(), p.n_embd, F, F,
+        X,        K,        K,           moe_out};
+    Tensor* slots[] = {&L.x,    &L.xn, &L.q,      &L.k,       &L.v,         &L.att,    &L.tmp,
+                       &L.gate, &L.up, &L.router, &L.route_w, &L.route_ids, &L.moe_out};
     size_t total = 0;
     for (int64_t wd : widths) total += static_cast<size_t>(wd * B) * sizeof(float);
     auto act = device.allocate(total);
@@ -50,8 +49,8 @@ Status Forward::make_lane(Lane& L, backend::Device& device, int64_t n_ctx, int n
     L.inputs = std::move(inputs.value());
     L.ids = Tensor::dense(L.inputs.get(), 0, DType::I32, {B});
     L.pos = Tensor::dense(L.inputs.get(), static_cast<size_t>(B) * 4, DType::I32, {B});
-    L.table = Tensor::dense(L.inputs.get(), static_cast<size_t>(2 * B) * 4, DType::I32,
-                            {n_blocks_, 1});
+    L.table =
+        Tensor::dense(L.inputs.get(), static_cast<size_t>(2 * B) * 4, DType::I32, {n_blocks_, 1});
     return Status::ok();
 }
 
@@ -89,10 +88,9 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
         return s;
     if (split) {
         const bool copies = pl.n_accel > 0;  // the accelerator has its own rope factors
-        if (Status s = f->make_lane(f->lanes_[1], *pl.accel, n_ctx, n_threads,
-                                    copies ? w.accel_rope_freqs : Tensor{},
-                                    copies ? w.accel_rope_long : Tensor{},
-                                    copies ? w.accel_rope_short : Tensor{});
+        if (Status s = f->make_lane(
+                f->lanes_[1], *pl.accel, n_ctx, n_threads, copies ? w.accel_rope_freqs : Tensor{},
+                copies ? w.accel_rope_long : Tensor{}, copies ? w.accel_rope_short : Tensor{});
             !s)
             return s;
     }

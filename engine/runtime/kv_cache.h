@@ -1,6 +1,7 @@
 // A contiguous KV cache for one sequence: per layer a K and a V tensor of [kv_width, cells] in
-// one buffer per layer, on the device that runs the layer. Attention already addresses cells through a block table (here the
-// identity), so the paged cache of engine/kv replaces this class without touching the ops.
+// one buffer per layer, on the device that runs the layer. Attention already addresses cells
+// through a block table (here the identity), so the paged cache of engine/kv replaces this class
+// without touching the ops.
 #pragma once
 
 #include <cstdint>
@@ -19,11 +20,9 @@ public:
     static constexpr int32_t kBlockSize = 16;
 
     // n_ctx positions of any KV type (F32, F16, Q8_0, Q4_0).
-    static Result<std::unique_ptr<KvCache>> create(backend::Device& device,
-                                                   const ModelParams& params, int64_t n_ctx,
-                                                   backend::DType type,
-                                                   std::span<backend::Device* const> layer_devices =
-                                                       {});
+    static Result<std::unique_ptr<KvCache>> create(
+        backend::Device& device, const ModelParams& params, int64_t n_ctx, backend::DType type,
+        std::span<backend::Device* const> layer_devices = {});
 
     int64_t n_ctx() const { return n_ctx_; }
     backend::DType type() const { return type_; }

@@ -76,8 +76,9 @@ public:
         if (!accel_) return Status::ok();
         // Upload: the tensor's bytes into a buffer of its own on the accelerator.
         auto b = accel_->import_host(src_.bytes.subspan(out.offset, out.span_bytes()));
-        if (!b) return Status::error("uploading " + name + " to " + accel_->name() + ": " +
-                                     b.error_message());
+        if (!b)
+            return Status::error("uploading " + name + " to " + accel_->name() + ": " +
+                                 b.error_message());
         out = Tensor::dense(b.value().get(), 0, t, dims);
         w_.uploaded_bytes += out.span_bytes();
         w_.buffers.push_back(std::move(b.value()));
@@ -109,7 +110,8 @@ Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& sour
 uint64_t upload_bytes(const ModelParams& p, const TensorSource& source, const Placement& pl) {
     if (!pl.accel) return 0;
     uint64_t n = 0;
-    for (int64_t l = 0; l < std::min(pl.n_accel, p.n_layer); ++l) n += layer_weight_bytes(source, l);
+    for (int64_t l = 0; l < std::min(pl.n_accel, p.n_layer); ++l)
+        n += layer_weight_bytes(source, l);
     auto bytes = [&](std::string_view name) {
         const auto* e = source.find(name);
         return e ? uint64_t(e->bytes()) : 0;

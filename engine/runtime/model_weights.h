@@ -59,11 +59,11 @@ struct ModelWeights {
     Placement placement;
     // The main device's view of the source, then one buffer per uploaded tensor.
     std::vector<std::unique_ptr<backend::Buffer>> buffers;
-    backend::Tensor tok_embd;                 // [n_embd, n_vocab]
-    backend::Tensor output_norm;              // [n_embd]
-    backend::Tensor output;                   // [n_embd, n_vocab]; token_embd when tied
-    backend::Tensor rope_freqs;               // optional [n_rot / 2] (Llama 3.1)
-    backend::Tensor rope_long, rope_short;    // LongRoPE factors [n_rot / 2] (phi3)
+    backend::Tensor tok_embd;               // [n_embd, n_vocab]
+    backend::Tensor output_norm;            // [n_embd]
+    backend::Tensor output;                 // [n_embd, n_vocab]; token_embd when tied
+    backend::Tensor rope_freqs;             // optional [n_rot / 2] (Llama 3.1)
+    backend::Tensor rope_long, rope_short;  // LongRoPE factors [n_rot / 2] (phi3)
     // Copies of the rope factors on the accelerator (when it runs layers).
     backend::Tensor accel_rope_freqs, accel_rope_long, accel_rope_short;
     std::vector<LayerWeights> layers;

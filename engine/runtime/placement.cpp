@@ -98,16 +98,16 @@ uint64_t compute_bytes(const ModelParams& p, int64_t n_batch) {
     return static_cast<uint64_t>(per_token * n_batch) * 4 + static_cast<uint64_t>(p.n_vocab) * 4;
 }
 
-PlacementPlan plan_placement(const ModelParams& p, const TensorSource& src,
-                             backend::Device& main, backend::Device* accel,
-                             const PlanOptions& o) {
+PlacementPlan plan_placement(const ModelParams& p, const TensorSource& src, backend::Device& main,
+                             backend::Device* accel, const PlanOptions& o) {
     PlacementPlan plan;
     const int64_t L = p.n_layer;
     const uint64_t kv_layer = kv_layer_bytes(p, o.n_ctx, o.kv_type);
     const uint64_t compute = compute_bytes(p, o.n_batch);
     std::vector<uint64_t> layer_bytes(static_cast<size_t>(L));
     uint64_t all_layers = 0;
-    for (int64_t l = 0; l < L; ++l) all_layers += layer_bytes[size_t(l)] = layer_weight_bytes(src, l);
+    for (int64_t l = 0; l < L; ++l)
+        all_layers += layer_bytes[size_t(l)] = layer_weight_bytes(src, l);
     const bool tied = !src.find("output.weight");
     const uint64_t output_bytes = tensor_bytes(src, tied ? "token_embd.weight" : "output.weight") +
                                   tensor_bytes(src, "output_norm.weight");

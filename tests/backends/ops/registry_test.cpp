@@ -95,8 +95,8 @@ TEST(Registry, RanksCudaThenDiscreteThenIntegratedThenCpu) {
     const Registry r = Registry::probe({{dir}, {"cuda", "vulkan"}});
     EXPECT_TRUE(r.skipped().empty());
     // CPU-type (vulkan0) only by name; the unusable one (vulkan3) last.
-    EXPECT_EQ(names(r),
-              (std::vector<std::string>{"cuda0", "vulkan2", "vulkan1", "cpu", "vulkan0", "vulkan3"}));
+    EXPECT_EQ(names(r), (std::vector<std::string>{"cuda0", "vulkan2", "vulkan1", "cpu", "vulkan0",
+                                                  "vulkan3"}));
     EXPECT_EQ(r.best(), "cuda0");
     auto best = r.create("");
     ASSERT_TRUE(best.is_ok()) << best.error_message();

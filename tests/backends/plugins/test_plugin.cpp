@@ -17,8 +17,8 @@ namespace {
 
 using namespace hearth::backend;
 
-[[maybe_unused]] void fill(HearthDeviceInfo& d, const char* name, int32_t kind, int32_t score, bool usable,
-          const char* reason) {
+[[maybe_unused]] void fill(HearthDeviceInfo& d, const char* name, int32_t kind, int32_t score,
+                           bool usable, const char* reason) {
     d = {};
     std::snprintf(d.name, sizeof d.name, "%s", name);
     std::snprintf(d.description, sizeof d.description, "test device %s", name);

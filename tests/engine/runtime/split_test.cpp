@@ -57,13 +57,14 @@ struct SplitRun {
 
 // Prompt, then greedy steps, on one placement.
 SplitRun run_split(const SyntheticModel& m, backend::Device& cpu, backend::Device* accel, int64_t n,
-              bool output_on_accel, const std::vector<int32_t>& prompt, int steps) {
+                   bool output_on_accel, const std::vector<int32_t>& prompt, int steps) {
     Placement pl{&cpu, accel, n, output_on_accel};
     auto w = bind_weights(m.params, m.source, pl);
     EXPECT_TRUE(w.is_ok()) << (w ? "" : w.error_message());
     if (!w) return {};
     std::vector<backend::Device*> layer_dev;
-    for (int64_t l = 0; l < m.params.n_layer; ++l) layer_dev.push_back(&w->placement.layer_device(l));
+    for (int64_t l = 0; l < m.params.n_layer; ++l)
+        layer_dev.push_back(&w->placement.layer_device(l));
     auto kv = KvCache::create(cpu, m.params, 64, DType::F32, layer_dev);
     EXPECT_TRUE(kv.is_ok());
     auto fw = Forward::create(cpu, m.params, *w, 64, 8, 2);
@@ -116,7 +117,9 @@ TEST_P(SplitByArch, EverySplitPointMatchesTheCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, SplitByArch, ::testing::Values(Arch::Llama, Arch::Qwen2),
-                         [](const auto& info) { return std::string(model::arch_name(info.param)); });
+                         [](const auto& info) {
+                             return std::string(model::arch_name(info.param));
+                         });
 
 TEST(Split, UploadsEachAcceleratorTensorOnce) {
     const auto m = make_synthetic(Arch::Llama, quant::Type::F32, 3);
@@ -139,7 +142,8 @@ TEST(Split, UploadsEachAcceleratorTensorOnce) {
     ASSERT_TRUE(w.is_ok()) << w.error_message();
     EXPECT_EQ(w->uploaded_bytes, up.total);
     EXPECT_EQ(reported, up.total);
-    EXPECT_EQ(up.total, layer_weight_bytes(m.source, 0) + m.source.find("rope_freqs.weight")->bytes());
+    EXPECT_EQ(up.total,
+              layer_weight_bytes(m.source, 0) + m.source.find("rope_freqs.weight")->bytes());
     EXPECT_GE(calls, 9);  // every tensor of blk.0, and the rope factors
     // Layer 0 is in the accelerator's own memory, layer 1 in the CPU's view of the file.
     EXPECT_NE(w->layers[0].wq.buffer, w->buffers.front().get());
@@ -401,16 +405,11 @@ SyntheticModel wide_vocab_model() {
         int64_t a, b;
     };
     const int64_t E = p.n_embd, Q = p.q_width(), KV = p.kv_width(), F = p.n_ff;
-    const std::vector<T> ts = {{"token_embd.weight", E, p.n_vocab},
-                               {"output_norm.weight", E, 1},
-                               {"blk.0.attn_norm.weight", E, 1},
-                               {"blk.0.attn_q.weight", E, Q},
-                               {"blk.0.attn_k.weight", E, KV},
-                               {"blk.0.attn_v.weight", E, KV},
-                               {"blk.0.attn_output.weight", Q, E},
-                               {"blk.0.ffn_norm.weight", E, 1},
-                               {"blk.0.ffn_gate.weight", E, F},
-                               {"blk.0.ffn_up.weight", E, F},
+    const std::vector<T> ts = {{"token_embd.weight", E, p.n_vocab}, {"output_norm.weight", E, 1},
+                               {"blk.0.attn_norm.weight", E, 1},    {"blk.0.attn_q.weight", E, Q},
+                               {"blk.0.attn_k.weight", E, KV},      {"blk.0.attn_v.weight", E, KV},
+                               {"blk.0.attn_output.weight", Q, E},  {"blk.0.ffn_norm.weight", E, 1},
+                               {"blk.0.ffn_gate.weight", E, F},     {"blk.0.ffn_up.weight", E, F},
                                {"blk.0.ffn_down.weight", F, E}};
     size_t off = 0;
     for (const auto& t : ts) {
