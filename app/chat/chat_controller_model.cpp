@@ -167,6 +167,12 @@ void ChatController::onModelLoaded(qint64 loadId, const QVariantMap& info) {
             why << tr("%1: %2").arg(backendLabel(name),
                                     reason.isEmpty() ? tr("available, not chosen") : reason);
     }
+    const qint64 gpuLayers = info.value(QStringLiteral("gpuLayers")).toLongLong();
+    if (gpuLayers > 0)  // a CPU + accelerator split
+        why.prepend(tr("%1 of %2 layers on %3, the rest on the CPU")
+                        .arg(gpuLayers)
+                        .arg(info.value(QStringLiteral("layers")).toLongLong())
+                        .arg(backendLabel(used)));
     m_modelInfo[QStringLiteral("backendTip")] = why.join(QLatin1Char('\n'));
     m_modelInfo[QStringLiteral("backendReasons")] = available;
     if (info.value(QStringLiteral("int4Converted")).toBool()) {

@@ -18,7 +18,8 @@ namespace hearth::backend::test {
 // sets): the op tests run on each of them, not on a fixed list.
 inline std::vector<std::string> registry_devices() {
     std::vector<std::string> names;
-    for (const auto& d : Registry::probe().devices())
+    const Registry registry = Registry::probe();  // outlives the loop over its devices
+    for (const auto& d : registry.devices())
         if (d.usable) names.push_back(d.name);
     return names;
 }
