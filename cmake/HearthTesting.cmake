@@ -24,5 +24,9 @@ function(hearth_add_gtest)
     set_tests_properties(${T_NAME} PROPERTIES
         LABELS "${T_LABELS}"
         TIMEOUT ${T_TIMEOUT}
-        ENVIRONMENT "HEARTH_SHARED_DIR=${HEARTH_SHARED_DIR}")
+        ENVIRONMENT "HEARTH_SHARED_DIR=${HEARTH_SHARED_DIR};HEARTH_BACKEND_PATH=${HEARTH_BIN_DIR}")
+    # Backend plugins (hearth-backend-ref) are found through HEARTH_BACKEND_PATH.
+    if(TARGET hearth-backend-ref)
+        add_dependencies(${T_NAME} hearth-backend-ref)
+    endif()
 endfunction()

@@ -18,6 +18,8 @@ struct Default {
 const QList<Default>& defaults() {
     static const QList<Default> list = {
         {"backend", QStringLiteral("auto")},  // auto, cuda, vulkan, cpu
+        // Layers on the GPU: "auto" or a number.
+        {"gpuLayers", QStringLiteral("auto")},
         {"kvType", QStringLiteral("f16")},    // f16, f32, q8, q4
         {"int4Weights", false},               // convert 16/8-bit models to 4-bit on load
         {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)
@@ -105,7 +107,8 @@ AppSettings::AppSettings(const QString& dataDir, QObject* parent)
 }
 
 bool AppSettings::needsReload(const QString& key) {
-    return key == QLatin1String("backend") || key == QLatin1String("int4Weights");
+    return key == QLatin1String("backend") || key == QLatin1String("int4Weights") ||
+           key == QLatin1String("gpuLayers");
 }
 
 bool AppSettings::needsNewContext(const QString& key) {
@@ -178,6 +181,7 @@ void AppSettings::resetToDefaults() {
 EngineConfig AppSettings::engineConfig() const {
     EngineConfig c;
     c.backend = value(QStringLiteral("backend")).toString();
+    c.gpuLayers = value(QStringLiteral("gpuLayers")).toString();
     c.contextLength = value(QStringLiteral("contextLength")).toInt();
     c.kvType = value(QStringLiteral("kvType")).toString();
     c.threads = value(QStringLiteral("threads")).toInt();

@@ -52,6 +52,8 @@ class ChatController : public QObject {
     // name, path, fileBytes, sizeText, architecture, backend, device, backends[], backendTip...
     Q_PROPERTY(QVariantMap modelInfo READ modelInfo NOTIFY modelChanged)
     Q_PROPERTY(QString modelError READ modelError NOTIFY modelErrorChanged)
+    // The last load was refused by the fit check: loadModelAnyway() loads it regardless.
+    Q_PROPERTY(bool modelTooLarge READ modelTooLarge NOTIFY modelErrorChanged)
     Q_PROPERTY(QString templateNote READ templateNote NOTIFY templateNoteChanged)
     Q_PROPERTY(bool reloadNeeded READ reloadNeeded NOTIFY reloadNeededChanged)
     // The settings changed since the model was loaded that apply on reload ("backend",
@@ -115,6 +117,7 @@ public:
     QString int4CacheDir() const;
     QVariantMap modelInfo() const { return m_modelInfo; }
     QString modelError() const { return m_modelError; }
+    bool modelTooLarge() const { return m_modelTooLarge; }
     QString templateNote() const { return m_templateNote; }
     bool reloadNeeded() const { return m_reloadNeeded; }
     QStringList reloadSettings() const { return m_reloadNeeded ? m_reloadSettings : QStringList(); }
@@ -149,6 +152,7 @@ public:
     Q_INVOKABLE void cancelLoad();
     Q_INVOKABLE void unloadModel();
     Q_INVOKABLE void reloadModel();
+    Q_INVOKABLE void loadModelAnyway();
     Q_INVOKABLE void clearModelError();
     Q_INVOKABLE void clearTemplateNote();
     Q_INVOKABLE void clearNotice();
@@ -294,6 +298,9 @@ private:
     QString m_savedContextText;
     QVariantMap m_modelInfo;
     QString m_modelError;
+    QString m_failedPath;  // the model the last failed load was for
+    bool m_modelTooLarge = false;
+    bool m_forceNextLoad = false;
     QString m_templateNote;
     bool m_reloadNeeded = false;
     qint64 m_loadId = 0;

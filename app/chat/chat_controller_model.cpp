@@ -13,17 +13,26 @@ namespace hearth::app {
 
 namespace {
 
+// A backend or device name ("cuda", "vulkan1", "ref") as people read it.
 QString backendLabel(const QString& name) {
-    if (name == QLatin1String("cuda")) return QStringLiteral("CUDA");
-    if (name == QLatin1String("vulkan")) return QStringLiteral("Vulkan");
+    if (name.startsWith(QLatin1String("cuda"))) return QStringLiteral("CUDA");
+    if (name.startsWith(QLatin1String("vulkan"))) return QStringLiteral("Vulkan");
+    if (name == QLatin1String("ref")) return ChatController::tr("Reference device");
     return QStringLiteral("CPU");
+}
+
+// The engine's fit check refused the model before reading it (it can be loaded anyway).
+bool isFitRefusal(const QString& message) {
+    return message.contains(QLatin1String(" available; try INT4 weights or a shorter context"));
 }
 
 // Turns the engine's message into one a person can act on, keeping the engine's words.
 QString explainLoadFailure(const QString& file, const QString& message) {
     const QString lower = message.toLower();
     QString what;
-    if (lower.contains(QLatin1String("architecture")))
+    if (isFitRefusal(message))
+        what = ChatController::tr("It needs more memory than this computer has available.");
+    else if (lower.contains(QLatin1String("architecture")))
         what = ChatController::tr("This model's architecture is not supported yet.");
     else if (lower.contains(QLatin1String("memory")) || lower.contains(QLatin1String("alloc")))
         what = ChatController::tr("There is not enough memory to load this model.");
@@ -57,7 +66,13 @@ bool ChatController::loadModel(const QUrl& url) {
     emit modelChanged();
     emit loadProgressChanged();
     const QString path = picker.filePath();
-    const EngineConfig config = engineConfig();
+    EngineConfig config = engineConfig();
+    config.forceLoad = m_forceNextLoad;
+    m_forceNextLoad = false;
+    if (m_modelTooLarge) {
+        m_modelTooLarge = false;
+        emit modelErrorChanged();
+    }
     // A load or 4-bit conversion still running is abandoned for this one.
     m_worker->cancelLoad(loadId - 1);
     postQueued(m_worker.get(),
@@ -122,6 +137,12 @@ void ChatController::unloadModel() {
     emit modelChanged();
 }
 
+void ChatController::loadModelAnyway() {
+    if (m_failedPath.isEmpty()) return;
+    m_forceNextLoad = true;
+    loadModel(QUrl::fromLocalFile(m_failedPath));
+}
+
 void ChatController::reloadModel() {
     const QString path = m_modelInfo.value(QStringLiteral("path")).toString();
     if (!path.isEmpty()) loadModel(QUrl::fromLocalFile(path));
@@ -176,6 +197,12 @@ void ChatController::applyModelInfo(const QVariantMap& info) {
             why << tr("%1: %2").arg(backendLabel(name),
                                     reason.isEmpty() ? tr("available, not chosen") : reason);
     }
+    const qint64 gpuLayers = info.value(QStringLiteral("gpuLayers")).toLongLong();
+    if (gpuLayers > 0)  // a CPU + accelerator split
+        why.prepend(tr("%1 of %2 layers on %3, the rest on the CPU")
+                        .arg(gpuLayers)
+                        .arg(info.value(QStringLiteral("layers")).toLongLong())
+                        .arg(backendLabel(used)));
     m_modelInfo[QStringLiteral("backendTip")] = why.join(QLatin1Char('\n'));
     m_modelInfo[QStringLiteral("backendReasons")] = available;
     if (info.value(QStringLiteral("int4Converted")).toBool()) {
@@ -195,7 +222,10 @@ void ChatController::onModelLoadFailed(qint64 loadId, const QString& path, const
         emit modelChanged();
     }
     if (message.contains(QLatin1String("cancelled"))) return;  // the person asked for it
+    m_failedPath = path;
+    m_modelTooLarge = isFitRefusal(message);
     setModelError(explainLoadFailure(QFileInfo(path).fileName(), message));
+    emit modelErrorChanged();
     emit modelLoadFailed(message);
 }
 

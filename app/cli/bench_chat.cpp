@@ -1,5 +1,7 @@
 #include "bench_chat.h"
 
+#include "device_options.h"
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -32,6 +34,8 @@ struct Config {
     int full_every = 1;  // re-prefill on turns 1, every Nth and the last (it is the slow part)
     int64_t n_ctx = 4096;
     KvType kv = KvType::F16;
+    LoadOptions load;
+    std::string backend = "auto", gpu_layers = "auto";  // as given, for the restart child
 };
 
 // Scripted content: seeded random ids from the ordinary part of the vocabulary. The timing
@@ -87,7 +91,9 @@ double restart_ttft(const std::string& self, const std::string& model, const Con
     };
     const std::string cmd = quote(self) + " bench --restart-turn " + quote(kv_file.string()) +
                             " -m " + quote(model) + " -t " + std::to_string(c.threads) + " -c " +
-                            std::to_string(c.n_ctx) + " --kv-type " + kv_type_name(c.kv);
+                            std::to_string(c.n_ctx) + " --kv-type " + kv_type_name(c.kv) +
+                            " --backend " + quote(c.backend) + " --gpu-layers " +
+                            quote(c.gpu_layers) + (c.load.force ? " --force" : "");
     FILE* pipe = popen(cmd.c_str(), "r");
     if (!pipe) return -1;
     double ms = -1;
@@ -112,7 +118,11 @@ int run_bench_restart_turn(const Args& args) {
     const auto n_ctx = args.integer("ctx-size", err);
     const auto kv = parse_kv_type(args.value_or("kv-type", "f16"));
     if (!file || !path || !err.empty() || !kv) return 2;
-    auto model = Model::load(*path);
+    LoadOptions lo;
+    if (!read_device_options(args, lo, err)) return 2;
+    lo.n_ctx = n_ctx ? *n_ctx : 4096;
+    lo.kv_type = *kv;
+    auto model = Model::load(*path, lo);
     if (!model) return 1;
     std::vector<std::vector<int32_t>> parts;
     {
@@ -172,9 +182,18 @@ int run_bench_chat(const Args& args) {
         std::fprintf(stderr, "hearth-cli bench: --model is required\n");
         return 2;
     }
-    auto model = Model::load(*path);
+    if (!read_device_options(args, c.load, err)) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", err.c_str());
+        return 2;
+    }
+    c.backend = args.value_or("backend", "auto");
+    c.gpu_layers = args.value_or("gpu-layers", "auto");
+    c.load.n_ctx = c.n_ctx;
+    c.load.kv_type = c.kv;
+    auto model = Model::load(*path, c.load);
     if (!model) {
-        std::fprintf(stderr, "hearth-cli bench: %s\n", model.error_message().c_str());
+        std::fprintf(stderr, "hearth-cli bench: %s\n",
+                     load_error_text(model.error_message()).c_str());
         return 1;
     }
     const int64_t V = (*model)->info().n_vocab;

@@ -1,5 +1,7 @@
 #include "bench_speed.h"
 
+#include "device_options.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -137,11 +139,20 @@ int run_bench_speed(const Args& args) {
     const KvType kv = *kv_parsed;
     const bool json = args.has("json");
 
-    auto model = Model::load(*model_path);
+    LoadOptions lo;
+    if (!read_device_options(args, lo, err)) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", err.c_str());
+        return 2;
+    }
+    lo.n_ctx = std::max<long long>(n_prompt + n_gen + 16, 256);
+    lo.kv_type = kv;
+    auto model = Model::load(*model_path, lo);
     if (!model) {
-        std::fprintf(stderr, "hearth-cli bench: %s\n", model.error_message().c_str());
+        std::fprintf(stderr, "hearth-cli bench: %s\n",
+                     load_error_text(model.error_message()).c_str());
         return 1;
     }
+    print_placement("bench", (*model)->info());
     ContextOptions co;
     co.n_ctx = std::max<long long>(n_prompt + n_gen + 16, 256);
     co.n_threads = static_cast<int>(threads);

@@ -1,6 +1,8 @@
 // hearth-cli bench: performance measurements. Each mode lives in its own file: bench_speed.cpp
 // (prompt processing / token generation, the default) and bench_chat.cpp (--chat).
 #include <cstdio>
+#include <iterator>
+#include <vector>
 
 #include "args.h"
 #include "bench_chat.h"
@@ -8,6 +10,7 @@
 #include "bench_spec.h"
 #include "bench_speed.h"
 #include "command_registry.h"
+#include "device_options.h"
 
 namespace {
 
@@ -87,11 +90,11 @@ Options:
   -c, --ctx-size N         context length (default 4096)
       --kv-type TYPE       f16 (default), q8_0, q4_0, f32
   -t, --threads N          CPU threads (default: all)
-)";
+)" HEARTH_CLI_DEVICE_OPTIONS_USAGE;
 
 int bench(std::span<const std::string> argv) {
     using hearth::cli::OptionSpec;
-    const OptionSpec specs[] = {
+    std::vector<OptionSpec> specs = {
         {"model", 'm', true},        {"chat", 0, false},         {"turns", 0, true},
         {"system-tokens", 0, true},  {"user-tokens", 0, true},   {"reply-tokens", 0, true},
         {"restore-tokens", 0, true}, {"ctx-size", 'c', true},    {"kv-type", 0, true},
@@ -102,6 +105,8 @@ int bench(std::span<const std::string> argv) {
         {"prompt-file", 0, true},    {"temp", 0, true},          {"parallel", 0, true},
         {"http", 0, false},          {"batch", 0, true},
     };
+    specs.insert(specs.end(), std::begin(hearth::cli::kDeviceOptionSpecs),
+                 std::end(hearth::cli::kDeviceOptionSpecs));
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
     if (!args) {

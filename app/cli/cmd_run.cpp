@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "command_registry.h"
+#include "device_options.h"
 #include "gguf/gguf_file.h"
 #include "hearth/chat_prompt.h"
 #include "hearth/engine.h"
@@ -44,9 +45,9 @@ constexpr const char* kUsage =
     "      --stop TEXT         stop before TEXT (repeatable)\n"
     "      --ignore-eos        keep generating after an end-of-generation token\n"
     "  -t, --threads N         CPU threads (default: all)\n"
-    "  -c, --ctx-size N        context length (default 4096)\n"
-    "      --kv-type TYPE      KV cache type: f16 (default), q8_0, q4_0 or f32\n"
-    "      --backend NAME      auto, cpu, vulkan or cuda (default auto)\n"
+    "  -c, --ctx-size N        context length (default: the model's training context)\n"
+    "      --kv-type TYPE      KV cache type: f16 (default), q8_0, q4_0 or "
+    "f32\n" HEARTH_CLI_DEVICE_OPTIONS_USAGE
     "      --int4              INT4 weights: convert linear layers wider than 5 bits to 4-bit\n"
     "                          (AWQ, cached; see hearth-cli convert); prints one stderr line\n"
     "                          \"int4: converted|cache hit|not needed|not supported for this\n"
@@ -121,7 +122,7 @@ bool parse_ids(const std::string& text, std::vector<int32_t>& out) {
 
 int run(std::span<const std::string> argv) {
     using hearth::cli::OptionSpec;
-    const OptionSpec specs[] = {
+    std::vector<OptionSpec> specs = {
         {"model", 'm', true},
         {"prompt", 'p', true},
         {"prompt-ids", 0, true},
@@ -140,7 +141,6 @@ int run(std::span<const std::string> argv) {
         {"threads", 't', true},
         {"ctx-size", 'c', true},
         {"kv-type", 0, true},
-        {"backend", 0, true},
         {"ids", 0, false},
         {"logits-out", 0, true},
         {"chat", 0, false},
@@ -153,6 +153,8 @@ int run(std::span<const std::string> argv) {
         {"draft-max", 0, true},
         {"draft-fixed", 0, false},
     };
+    specs.insert(specs.end(), std::begin(hearth::cli::kDeviceOptionSpecs),
+                 std::end(hearth::cli::kDeviceOptionSpecs));
     std::string err;
     auto args = hearth::cli::Args::parse(argv, specs, err);
     if (!args) {
@@ -237,16 +239,23 @@ int run(std::span<const std::string> argv) {
     }
 
     hearth::LoadOptions lo;
-    lo.backend = args->value_or("backend", "auto");
+    if (!hearth::cli::read_device_options(*args, lo, err)) {
+        std::fprintf(stderr, "hearth-cli run: %s\n", err.c_str());
+        return 2;
+    }
+    lo.n_ctx = co.n_ctx;
+    lo.kv_type = co.kv_type;
     lo.int4_weights = args->has("int4");
     lo.int4_cache_dir = args->value_or("int4-cache", "");
     lo.cancel = &g_interrupted;
     std::signal(SIGINT, on_sigint);  // before the load: Ctrl-C cancels a conversion cleanly
     auto model = hearth::Model::load(*args->value("model"), lo);
     if (!model) {
-        std::fprintf(stderr, "hearth-cli run: %s\n", model.error_message().c_str());
+        std::fprintf(stderr, "hearth-cli run: %s\n",
+                     hearth::cli::load_error_text(model.error_message()).c_str());
         return 1;
     }
+    hearth::cli::print_placement("run", (*model)->info());
     if (lo.int4_weights) {
         const auto& mi = (*model)->info();
         auto file = hearth::gguf::GgufFile::open(*args->value("model"));

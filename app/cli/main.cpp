@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "command_registry.h"
+#include "hearth/engine.h"
 #include "hearth/version.h"
 
 namespace {
@@ -13,6 +14,13 @@ namespace {
 void print_version() {
     std::printf("hearth-cli %s (commit %s, %s build, %s)\n", HEARTH_VERSION, HEARTH_GIT_COMMIT,
                 HEARTH_BUILD_TYPE, HEARTH_COMPILER);
+    // What the registry finds on this machine now (plugins are loaded at run time).
+    std::printf("backends:\n");
+    for (const auto& b : hearth::available_backends())
+        std::printf("  %-8s %s\n", b.name.c_str(),
+                    b.used             ? "the automatic choice"
+                    : b.reason.empty() ? "usable"
+                                       : b.reason.c_str());
 }
 
 void print_help() {

@@ -3,6 +3,7 @@
 #include <QStringList>
 #include <QtGlobal>
 
+#include "hearth/engine.h"
 #include "hearth/version.h"
 
 AppInfo::AppInfo(QString dataDir, QObject* parent) : QObject(parent), m_dataDir(std::move(dataDir)) {}
@@ -18,6 +19,17 @@ QString AppInfo::backendsBuilt() const {
     if (HEARTH_HAVE_VULKAN_BUILD) parts << QStringLiteral("Vulkan");
     if (HEARTH_HAVE_CUDA_BUILD) parts << QStringLiteral("CUDA");
     return parts.join(QStringLiteral(", "));
+}
+
+QString AppInfo::backendsFound() const {
+    QStringList lines;
+    for (const hearth::BackendReport& b : hearth::available_backends()) {
+        const QString why = b.used             ? tr("the automatic choice")
+                            : b.reason.empty() ? tr("usable")
+                                               : QString::fromStdString(b.reason);
+        lines << QStringLiteral("%1: %2").arg(QString::fromStdString(b.name), why);
+    }
+    return lines.join(QLatin1Char('\n'));
 }
 
 QString AppInfo::versionLine() const {

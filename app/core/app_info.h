@@ -13,6 +13,7 @@ class AppInfo : public QObject {
     Q_PROPERTY(QString compiler READ compiler CONSTANT)
     Q_PROPERTY(QString qtVersion READ qtVersion CONSTANT)
     Q_PROPERTY(QString backendsBuilt READ backendsBuilt CONSTANT)
+    Q_PROPERTY(QString backendsFound READ backendsFound CONSTANT)
     Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
 
 public:
@@ -24,7 +25,10 @@ public:
     QString buildType() const;
     QString compiler() const;
     QString qtVersion() const;
-    QString backendsBuilt() const;   // e.g. "CPU, Vulkan, CUDA"
+    QString backendsBuilt() const;  // e.g. "CPU, Vulkan, CUDA"
+    // What the engine's registry finds at run time (backend plugins are loaded then), one line
+    // per device or backend: "cpu: the automatic choice", "cuda: plugin … not found …".
+    QString backendsFound() const;
     QString dataDir() const { return m_dataDir; }
 
     // One line for --version.

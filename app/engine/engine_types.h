@@ -10,11 +10,14 @@ namespace hearth::app {
 
 struct EngineConfig {
     QString backend = QStringLiteral("auto");  // auto, cpu, vulkan, cuda
-    int contextLength = 0;                     // 0: the model's, at most 4096
-    QString kvType = QStringLiteral("f16");    // f16, f32, q8 or q4
-    int threads = 0;                           // 0: all
-    bool int4Weights = false;                  // convert wide weights to 4-bit on load
-    QString int4CacheDir;                      // where conversions are kept (empty: default)
+    // Layers on the accelerator, the rest on the CPU: "auto" (as many as fit) or a number.
+    QString gpuLayers = QStringLiteral("auto");
+    bool forceLoad = false;  // load even when the fit check says the model does not fit
+    int contextLength = 0;   // 0: the model's, at most 4096
+    QString kvType = QStringLiteral("f16");  // f16, f32, q8 or q4
+    int threads = 0;                         // 0: all
+    bool int4Weights = false;                // convert wide weights to 4-bit on load
+    QString int4CacheDir;                    // where conversions are kept (empty: default)
     // The KV cache shared by all chats: bytes of memory (0: automatic, a quarter of the free
     // memory, at most eight full contexts, at least two).
     qint64 kvMemoryBytes = 0;

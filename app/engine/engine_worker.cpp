@@ -128,6 +128,13 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
 
     LoadOptions options;
     options.backend = config.backend.toStdString();
+    bool layersOk = false;
+    const int layers = config.gpuLayers.toInt(&layersOk);
+    options.gpu_layers = layersOk && layers >= 0 ? layers : kGpuLayersAuto;
+    options.force = config.forceLoad;
+    // The fit check and the automatic layer count plan for the context the chats will use.
+    options.n_ctx = config.contextLength;
+    if (const auto kv = parse_kv_type(config.kvType.toStdString())) options.kv_type = *kv;
     options.cancel = &m_loadCancelFlag;
     options.int4_weights = config.int4Weights;
     if (!config.int4CacheDir.isEmpty())
@@ -571,8 +578,9 @@ QVariantMap EngineWorker::describeModel() const {
         backends.append(QVariantMap{{QStringLiteral("name"), QString::fromStdString(b.name)},
                                     {QStringLiteral("used"), b.used},
                                     {QStringLiteral("reason"), QString::fromStdString(b.reason)}});
-        if (b.used) used = QString::fromStdString(b.name);
     }
+    // With a split the accelerator is named (the CPU runs the rest).
+    used = QString::fromStdString(info.accel_device.empty() ? "cpu" : info.accel_device);
     return {
         // The file the person chose (recent models, reload); weightsPath is the file in use,
         // the cached conversion when the weights were converted to 4-bit.
@@ -595,6 +603,8 @@ QVariantMap EngineWorker::describeModel() const {
         {QStringLiteral("device"), QString::fromStdString(info.device)},
         {QStringLiteral("backend"), used.isEmpty() ? QStringLiteral("cpu") : used},
         {QStringLiteral("backends"), backends},
+        {QStringLiteral("gpuLayers"), static_cast<qint64>(info.gpu_layers)},
+        {QStringLiteral("layers"), static_cast<qint64>(info.n_layer)},
         {QStringLiteral("hasChatTemplate"), info.has_chat_template},
         {QStringLiteral("memoryBytes"), residentMemoryBytes()},
         {QStringLiteral("int4Converted"), info.int4_converted},

@@ -73,4 +73,15 @@ Status HostBuffer::read(size_t offset, std::span<std::byte> bytes) const {
     return Status::ok();
 }
 
+Status HostBuffer::copy_from(size_t offset, const Buffer& src, size_t src_offset, size_t n) {
+    if (read_only_) return Status::error("buffer is read-only");
+    if (offset > size_ || n > size_ - offset) return Status::error("buffer copy out of range");
+    if (src_offset > src.size() || n > src.size() - src_offset)
+        return Status::error("buffer copy source out of range");
+    const std::byte* from = const_cast<Buffer&>(src).host_data();
+    if (!from) return src.read(src_offset, std::span(data_ + offset, n));
+    if (n > 0) std::memmove(data_ + offset, from + src_offset, n);
+    return Status::ok();
+}
+
 }  // namespace hearth::backend

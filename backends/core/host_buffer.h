@@ -24,6 +24,8 @@ public:
     bool read_only() const override { return read_only_; }
     Status write(size_t offset, std::span<const std::byte> bytes) override;
     Status read(size_t offset, std::span<std::byte> bytes) const override;
+    // memmove when src is host memory too.
+    Status copy_from(size_t offset, const Buffer& src, size_t src_offset, size_t n) override;
 
 private:
     HostBuffer() = default;

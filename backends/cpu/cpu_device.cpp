@@ -1,13 +1,12 @@
 #include "cpu/cpu_device.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <string>
 #include <thread>
 
 #include "core/host_access.h"
 #include "core/host_buffer.h"
+#include "core/host_memory.h"
 #include "cpu/cpu_ops.h"
 #include "cpu/kernels/kernels.h"
 #include "cpu/thread_pool.h"
@@ -51,13 +50,7 @@ public:
                " threads, kernels: " + std::string(cpu::isa_name(cpu::active_isa()));
     }
     MemoryInfo memory() const override {
-        const long page = sysconf(_SC_PAGESIZE);
-        const long total = sysconf(_SC_PHYS_PAGES);
-        const long avail = sysconf(_SC_AVPHYS_PAGES);
-        MemoryInfo m;
-        if (page > 0 && total > 0) m.total_bytes = uint64_t(page) * uint64_t(total);
-        if (page > 0 && avail > 0) m.free_bytes = uint64_t(page) * uint64_t(avail);
-        return m;
+        return host_memory();  // available RAM (MemAvailable), not just free pages
     }
     bool supports(const Node& n) const override {
         if (n.op == Op::MatMul || n.op == Op::MoeMatMul)

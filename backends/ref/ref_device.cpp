@@ -2,6 +2,7 @@
 
 #include "core/host_access.h"
 #include "core/host_buffer.h"
+#include "core/host_memory.h"
 #include "ref/ref_ops.h"
 
 namespace hearth::backend {
@@ -22,9 +23,12 @@ public:
 
 class RefDevice final : public Device {
 public:
+    explicit RefDevice(const RefDeviceOptions& o) : opt_(o) {}
     std::string name() const override { return "ref"; }
     std::string description() const override { return "reference ops (scalar, float64 sums)"; }
-    MemoryInfo memory() const override { return {}; }
+    MemoryInfo memory() const override {
+        return opt_.memory.total_bytes ? opt_.memory : host_memory();
+    }
     bool supports(const Node&) const override { return true; }
     Result<std::unique_ptr<Buffer>> allocate(size_t bytes) override {
         auto b = HostBuffer::allocate(bytes);
@@ -32,6 +36,12 @@ public:
         return std::unique_ptr<Buffer>(std::move(b));
     }
     Result<std::unique_ptr<Buffer>> import_host(std::span<const std::byte> bytes) override {
+        if (opt_.copy_imports) {
+            auto b = HostBuffer::allocate(bytes.size());
+            if (!b) return Result<std::unique_ptr<Buffer>>::error("out of device memory");
+            if (Status s = b->write(0, bytes); !s) return s;
+            return std::unique_ptr<Buffer>(std::move(b));
+        }
         auto b = HostBuffer::borrow(bytes);
         if (!b) return Result<std::unique_ptr<Buffer>>::error("out of host memory");
         return std::unique_ptr<Buffer>(std::move(b));
@@ -39,12 +49,15 @@ public:
     Result<std::unique_ptr<Stream>> create_stream(const StreamOptions&) override {
         return std::unique_ptr<Stream>(std::make_unique<RefStream>());
     }
+
+private:
+    RefDeviceOptions opt_;
 };
 
 }  // namespace
 
-std::unique_ptr<Device> make_ref_device() {
-    return std::make_unique<RefDevice>();
+std::unique_ptr<Device> make_ref_device(const RefDeviceOptions& options) {
+    return std::make_unique<RefDevice>(options);
 }
 
 }  // namespace hearth::backend

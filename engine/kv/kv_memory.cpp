@@ -12,8 +12,9 @@ size_t KvLayout::block_bytes() const {
     return row_bytes() * static_cast<size_t>(block_size) * 2 * static_cast<size_t>(n_layer);
 }
 
-Result<std::unique_ptr<KvMemory>> KvMemory::create(backend::Device& device, const KvLayout& l,
-                                                   int32_t n_blocks) {
+Result<std::unique_ptr<KvMemory>> KvMemory::create(
+    backend::Device& device, const KvLayout& l, int32_t n_blocks,
+    std::span<backend::Device* const> layer_devices) {
     using R = Result<std::unique_ptr<KvMemory>>;
     if (!backend::is_kv_dtype(l.type)) return R::error("unsupported KV cache type");
     if (l.kv_width <= 0 || l.n_layer <= 0 || l.block_size <= 0 || n_blocks <= 0)
@@ -26,29 +27,40 @@ Result<std::unique_ptr<KvMemory>> KvMemory::create(backend::Device& device, cons
     std::unique_ptr<KvMemory> m(new KvMemory());
     m->layout_ = l;
     m->n_blocks_ = n_blocks;
-    const size_t total = l.block_bytes() * static_cast<size_t>(n_blocks);
-    auto buf = device.allocate(total);
-    if (!buf)
-        return R::error("cannot allocate the KV cache (" + std::to_string(total >> 20) +
-                        " MiB): " + buf.error_message());
-    m->buffer_ = std::move(buf.value());
+    if (!layer_devices.empty() && static_cast<int64_t>(layer_devices.size()) != l.n_layer)
+        return R::error("bad KV cache layout: a device for each layer is needed");
+    const size_t per_layer =
+        l.block_bytes() / static_cast<size_t>(l.n_layer) * static_cast<size_t>(n_blocks);
     const int64_t cells = int64_t(n_blocks) * l.block_size;
     for (int64_t layer = 0; layer < l.n_layer; ++layer) {
-        m->k_.push_back(backend::Tensor::dense(m->buffer_.get(), m->offset(false, layer, 0), l.type,
-                                               {l.kv_width, cells}));
-        m->v_.push_back(backend::Tensor::dense(m->buffer_.get(), m->offset(true, layer, 0), l.type,
-                                               {l.kv_width, cells}));
+        backend::Device* d = layer_devices.empty() ? &device : layer_devices[size_t(layer)];
+        if (!d) d = &device;
+        auto buf = d->allocate(per_layer);
+        if (!buf)
+            return R::error("cannot allocate the KV cache (" +
+                            std::to_string(per_layer * size_t(l.n_layer) >> 20) + " MiB) on " +
+                            d->name() + ": " + buf.error_message());
+        m->buffers_.push_back(std::move(buf.value()));
+        backend::Buffer* b = m->buffers_.back().get();
+        m->k_.push_back(
+            backend::Tensor::dense(b, m->offset(false, 0), l.type, {l.kv_width, cells}));
+        m->v_.push_back(backend::Tensor::dense(b, m->offset(true, 0), l.type, {l.kv_width, cells}));
     }
-    m->tmp_.resize(l.row_bytes() * static_cast<size_t>(l.block_size));
     return m;
 }
 
-// Layout: for each layer, K of all cells then V of all cells.
-size_t KvMemory::offset(bool is_v, int64_t layer, int32_t block) const {
+uint64_t KvMemory::bytes() const {
+    uint64_t n = 0;
+    for (const auto& b : buffers_) n += b->size();
+    return n;
+}
+
+// Layout of a layer's buffer: K of all cells, then V of all cells.
+size_t KvMemory::offset(bool is_v, int32_t block) const {
     const size_t plane = layout_.row_bytes() * static_cast<size_t>(n_blocks_) *
                          static_cast<size_t>(layout_.block_size);
     const size_t cell = static_cast<size_t>(block) * static_cast<size_t>(layout_.block_size);
-    return plane * (2 * static_cast<size_t>(layer) + (is_v ? 1 : 0)) + cell * layout_.row_bytes();
+    return plane * (is_v ? 1 : 0) + cell * layout_.row_bytes();
 }
 
 Status KvMemory::copy_cells(int32_t src, int32_t dst, int32_t n_cells) {
@@ -56,11 +68,10 @@ Status KvMemory::copy_cells(int32_t src, int32_t dst, int32_t n_cells) {
         n_cells > layout_.block_size)
         return Status::error("copy_cells: bad block");
     const size_t n = layout_.row_bytes() * static_cast<size_t>(n_cells);
-    const std::span<std::byte> tmp(tmp_.data(), n);
     for (int64_t layer = 0; layer < layout_.n_layer; ++layer)
         for (bool is_v : {false, true}) {
-            if (Status s = buffer_->read(offset(is_v, layer, src), tmp); !s) return s;
-            if (Status s = buffer_->write(offset(is_v, layer, dst), tmp); !s) return s;
+            backend::Buffer& b = *buffers_[size_t(layer)];
+            if (Status s = b.copy_from(offset(is_v, dst), b, offset(is_v, src), n); !s) return s;
         }
     return Status::ok();
 }
@@ -72,7 +83,8 @@ Status KvMemory::read_block(int32_t block, std::span<std::byte> out) const {
     size_t at = 0;
     for (int64_t layer = 0; layer < layout_.n_layer; ++layer)
         for (bool is_v : {false, true}) {
-            if (Status s = buffer_->read(offset(is_v, layer, block), out.subspan(at, n)); !s)
+            if (Status s = buffers_[size_t(layer)]->read(offset(is_v, block), out.subspan(at, n));
+                !s)
                 return s;
             at += n;
         }
@@ -86,7 +98,8 @@ Status KvMemory::write_block(int32_t block, std::span<const std::byte> in) {
     size_t at = 0;
     for (int64_t layer = 0; layer < layout_.n_layer; ++layer)
         for (bool is_v : {false, true}) {
-            if (Status s = buffer_->write(offset(is_v, layer, block), in.subspan(at, n)); !s)
+            if (Status s = buffers_[size_t(layer)]->write(offset(is_v, block), in.subspan(at, n));
+                !s)
                 return s;
             at += n;
         }

@@ -1,6 +1,7 @@
 // The device memory of a paged KV cache: per layer a K and a V tensor of [kv_width, cells]
-// (cells = n_blocks * block_size) in one buffer. Block b holds cells [b*bs, (b+1)*bs) of every
-// layer. Quantized types store whole rows of 32-element blocks.
+// (cells = n_blocks * block_size) in one buffer per layer, on the device that runs the layer.
+// Block b holds cells [b*bs, (b+1)*bs) of every layer. Quantized types store whole rows of
+// 32-element blocks. Copy-on-write copies on the device (Buffer::copy_from).
 #pragma once
 
 #include <cstdint>
@@ -26,14 +27,16 @@ struct KvLayout {
 
 class KvMemory {
 public:
-    static Result<std::unique_ptr<KvMemory>> create(backend::Device& device, const KvLayout& layout,
-                                                    int32_t n_blocks);
+    // layer_devices: the device of each layer (n_layer entries; empty: all on `device`).
+    static Result<std::unique_ptr<KvMemory>> create(
+        backend::Device& device, const KvLayout& layout, int32_t n_blocks,
+        std::span<backend::Device* const> layer_devices = {});
 
     const KvLayout& layout() const { return layout_; }
     int32_t n_blocks() const { return n_blocks_; }
     std::span<const backend::Tensor> k() const { return k_; }
     std::span<const backend::Tensor> v() const { return v_; }
-    uint64_t bytes() const { return buffer_->size(); }
+    uint64_t bytes() const;
 
     // Copies the first n_cells cells of block src into block dst, every layer (copy-on-write).
     Status copy_cells(int32_t src, int32_t dst, int32_t n_cells);
@@ -43,13 +46,13 @@ public:
 
 private:
     KvMemory() = default;
-    size_t offset(bool is_v, int64_t layer, int32_t block) const;
+    // Offset inside the layer's buffer.
+    size_t offset(bool is_v, int32_t block) const;
 
     KvLayout layout_;
     int32_t n_blocks_ = 0;
-    std::unique_ptr<backend::Buffer> buffer_;
+    std::vector<std::unique_ptr<backend::Buffer>> buffers_;  // one per layer
     std::vector<backend::Tensor> k_, v_;
-    std::vector<std::byte> tmp_;
 };
 
 }  // namespace hearth::kv

@@ -6,11 +6,9 @@
 
 namespace hearth::kv {
 
-Result<std::unique_ptr<PagedKvCache>> PagedKvCache::create(backend::Device& device,
-                                                           const KvLayout& layout,
-                                                           uint64_t budget_bytes,
-                                                           int64_t min_tokens,
-                                                           std::string model_identity) {
+Result<std::unique_ptr<PagedKvCache>> PagedKvCache::create(
+    backend::Device& device, const KvLayout& layout, uint64_t budget_bytes, int64_t min_tokens,
+    std::string model_identity, std::span<backend::Device* const> layer_devices) {
     using R = Result<std::unique_ptr<PagedKvCache>>;
     if (layout.block_size <= 0 || min_tokens <= 0) return R::error("bad KV cache size");
     const uint64_t per_block = layout.block_bytes();
@@ -20,7 +18,7 @@ Result<std::unique_ptr<PagedKvCache>> PagedKvCache::create(backend::Device& devi
     const int64_t n = std::max<int64_t>(need, static_cast<int64_t>(budget_bytes / per_block));
     if (n > (int64_t(1) << 30) / layout.block_size) return R::error("KV budget too large");
     std::unique_ptr<PagedKvCache> c(new PagedKvCache(static_cast<int32_t>(n), layout.block_size));
-    auto mem = KvMemory::create(device, layout, static_cast<int32_t>(n));
+    auto mem = KvMemory::create(device, layout, static_cast<int32_t>(n), layer_devices);
     if (!mem) return mem.status();
     c->mem_ = std::move(mem.value());
     c->identity_ = std::move(model_identity);

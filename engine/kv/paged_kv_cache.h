@@ -33,10 +33,9 @@ public:
 
     // n_blocks from the byte budget (at least enough for one sequence of min_tokens).
     // model_identity and the KV type seed the prefix hashes.
-    static Result<std::unique_ptr<PagedKvCache>> create(backend::Device& device,
-                                                        const KvLayout& layout,
-                                                        uint64_t budget_bytes, int64_t min_tokens,
-                                                        std::string model_identity);
+    static Result<std::unique_ptr<PagedKvCache>> create(
+        backend::Device& device, const KvLayout& layout, uint64_t budget_bytes, int64_t min_tokens,
+        std::string model_identity, std::span<backend::Device* const> layer_devices = {});
 
     const KvLayout& layout() const { return mem_->layout(); }
     KvMemory& memory() { return *mem_; }

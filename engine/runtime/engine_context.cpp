@@ -68,13 +68,12 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
     impl->model = model;
     const auto& m = *model->impl_;
     int64_t n_ctx = opt.n_ctx;
-    // Like llama.cpp: 4096 unless asked otherwise, even past a shorter training context
-    // (stories260K says 128 but was trained at 512); the caller can always pass n_ctx.
-    if (n_ctx <= 0) n_ctx = 4096;
+    // 0: the model's training context (4096 when the file does not say).
+    if (n_ctx <= 0) n_ctx = m.params.n_ctx_train > 0 ? m.params.n_ctx_train : 4096;
     if (n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
     impl->n_batch = std::clamp<int64_t>(opt.n_batch, 1, 4096);
     const auto kv_type = runtime::kv_dtype(opt.kv_type);
-    auto kv = runtime::KvCache::create(*m.device, m.params, n_ctx, kv_type);
+    auto kv = runtime::KvCache::create(*m.device, m.params, n_ctx, kv_type, m.layer_devices);
     if (!kv) return kv.status();
     impl->kv = std::move(kv.value());
     auto fw = runtime::Forward::create(*m.device, m.params, m.weights, n_ctx,

@@ -8,6 +8,8 @@
 #include "model_impl.h"
 #include "registry.h"
 #include "runtime/int4_load.h"
+#include "runtime/kv_types.h"
+#include "runtime/placement.h"
 #include "runtime/template_stops.h"
 
 namespace hearth {
@@ -90,23 +92,58 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     auto tok = tokenizer::Tokenizer::from_gguf(*m->file);
     if (!tok) return R::error(path.string() + ": tokenizer: " + tok.error_message());
     m->tokenizer = std::move(tok.value());
-    runtime::add_template_stop_tokens(
-        *m->tokenizer, m->file->get_string("tokenizer.chat_template").value_or(""));
+    runtime::add_template_stop_tokens(*m->tokenizer,
+                                      m->file->get_string("tokenizer.chat_template").value_or(""));
     if (m->tokenizer->n_vocab() != m->params.n_vocab)
         return R::error(path.string() + ": the vocabulary has " +
                         std::to_string(m->tokenizer->n_vocab()) + " tokens but token_embd has " +
                         std::to_string(m->params.n_vocab) + " rows");
 
+    // The CPU is the main device; any other chosen device is the accelerator for a split.
     const auto registry = backend::Registry::probe();
-    auto device = registry.create(opt.backend);
-    if (!device) return R::error("backend: " + device.error_message());
-    m->device = std::move(device.value());
+    const backend::DeviceEntry* chosen = registry.find(opt.backend);
+    if (!chosen || !chosen->usable) return R::error("backend: " + registry.why_not(opt.backend));
+    auto cpu = registry.create("cpu");
+    if (!cpu) return R::error("backend: " + cpu.error_message());
+    m->device = std::move(cpu.value());
+    if (!chosen->builtin_cpu) {
+        auto accel = registry.create(chosen->name);
+        if (!accel) return R::error("backend: " + accel.error_message());
+        m->accel = std::move(accel.value());
+    }
 
+    // Placement and the fit check, before anything is read.
     const auto source = runtime::TensorSource::from_gguf(*m->file);
+    runtime::PlanOptions po;
+    po.gpu_layers = opt.gpu_layers;
+    po.n_ctx = opt.n_ctx > 0 ? opt.n_ctx : m->params.n_ctx_train > 0 ? m->params.n_ctx_train : 4096;
+    po.kv_type = runtime::kv_dtype(opt.kv_type);
+    const auto plan = runtime::plan_placement(m->params, source, *m->device, m->accel.get(), po);
+    if (!opt.force)
+        if (Status s = runtime::check_fit(plan); !s)
+            return R::error(path.string() + ": " + s.message());
+
     if (Status s = touch_weights(source.bytes, opt); !s) return s;
-    auto weights = runtime::bind_weights(m->params, source, *m->device);
+    runtime::Placement placement;
+    placement.main = m->device.get();
+    placement.accel = m->accel.get();
+    placement.n_accel = plan.n_accel;
+    placement.output_on_accel = plan.output_on_accel;
+    runtime::UploadProgress up;
+    up.total = runtime::upload_bytes(m->params, source, placement);
+    up.on_tensor = [&opt](uint64_t done, uint64_t total) {
+        if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return false;
+        if (opt.on_progress)
+            opt.on_progress({total ? double(done) / double(total) : 1.0, done, total, "uploading"});
+        return true;
+    };
+    auto weights = runtime::bind_weights(m->params, source, placement, up);
     if (!weights) return R::error(path.string() + ": " + weights.error_message());
     m->weights = std::move(weights.value());
+    if (m->weights.placement.n_accel == 0 && !m->weights.placement.output_on_accel)
+        m->accel.reset();  // nothing runs there
+    for (int64_t l = 0; l < m->params.n_layer; ++l)
+        m->layer_devices.push_back(&m->weights.placement.layer_device(l));
 
     ModelInfo& info = m->info;
     info.path = path.string();
@@ -138,16 +175,32 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     for (const auto& t : m->file->tensors())
         if (t.n_dims >= 2) types.insert(std::string(quant::traits(t.type).name));
     for (const auto& t : types) info.weight_types += (info.weight_types.empty() ? "" : "+") + t;
-    info.device = m->device->description();
-    const std::string used = m->device->name();
-    for (const auto& b : registry.backends())
-        info.backends.push_back({b.name, b.name == used, b.usable ? "" : b.reason});
+    info.device = m->accel ? m->accel->description() + " + " + m->device->description()
+                           : m->device->description();
+    info.gpu_layers = m->weights.placement.n_accel;
+    info.output_on_accel = m->weights.placement.output_on_accel;
+    info.accel_device = m->accel ? m->accel->name() : "";
+    info.placement_notes = plan.notes;
+    info.uploaded_bytes = m->weights.uploaded_bytes;
+    for (const auto& b : registry.backends()) {
+        const bool used = b.name == m->device->name() || (m->accel && b.name == m->accel->name());
+        info.backends.push_back({b.name, used, used ? "" : b.reason});
+    }
     info.has_chat_template = m->file->find("tokenizer.chat_template") != nullptr;
     m->identity = file_identity(m->file->bytes());
     if (opt.on_progress) opt.on_progress({1.0, source.bytes.size(), source.bytes.size()});
     return std::shared_ptr<Model>(new Model(std::move(m)));
 } catch (...) {
     return exception_status("loading the model");
+}
+
+std::vector<BackendReport> available_backends() {
+    std::vector<BackendReport> out;
+    const auto registry = backend::Registry::probe();
+    const std::string best = registry.best();
+    for (const auto& b : registry.backends())
+        out.push_back({b.name, b.usable && b.name == best, b.reason});
+    return out;
 }
 
 const ModelInfo& Model::info() const {

@@ -10,6 +10,66 @@ namespace hearth::runtime {
 using backend::DType;
 using backend::Tensor;
 
+Status Forward::make_lane(Lane& L, backend::Device& device, int64_t n_ctx, int n_threads,
+                          const Tensor& rope_freqs, const Tensor& rope_long,
+                          const Tensor& rope_short) {
+    const ModelParams& p = p_;
+    L.device = &device;
+    auto stream = device.create_stream({n_threads});
+    if (!stream) return stream.status();
+    L.stream = std::move(stream.value());
+    // One buffer for all activations; offsets are laid out once here. The logits have their
+    // own buffer, sized for the rows that are sampled.
+    const int64_t B = max_batch_;
+    const int64_t F = p.ffn_width(), X = std::max<int64_t>(1, p.n_expert);
+    const int64_t K = std::max<int64_t>(1, p.n_expert_used);
+    const int64_t moe_out = p.n_expert > 0 ? p.n_embd * K : 1;
+    const int64_t widths[] = {
+        p.n_embd, p.n_embd, p.q_width(), p.kv_width(), p.kv_width(), p.q_width(), p.n_embd, F, F,
+        X,        K,        K,           moe_out};
+    Tensor* slots[] = {&L.x,    &L.xn, &L.q,      &L.k,       &L.v,         &L.att,    &L.tmp,
+                       &L.gate, &L.up, &L.router, &L.route_w, &L.route_ids, &L.moe_out};
+    size_t total = 0;
+    for (int64_t wd : widths) total += static_cast<size_t>(wd * B) * sizeof(float);
+    auto act = device.allocate(total);
+    if (!act) return act.status();
+    L.act = std::move(act.value());
+    size_t off = 0;
+    for (size_t i = 0; i < std::size(widths); ++i) {
+        const DType t = slots[i] == &L.route_ids ? DType::I32 : DType::F32;
+        *slots[i] = Tensor::dense(L.act.get(), off, t, {widths[i], B});
+        off += static_cast<size_t>(widths[i] * B) * sizeof(float);
+    }
+    // LongRoPE: the long factors once the context exceeds the original training context.
+    L.rope_factors = rope_freqs;
+    if (p.longrope) L.rope_factors = n_ctx > p.rope_orig_ctx ? rope_long : rope_short;
+    const int64_t n_inputs = 2 * B + n_blocks_;
+    auto inputs = device.allocate(static_cast<size_t>(n_inputs) * sizeof(int32_t));
+    if (!inputs) return inputs.status();
+    L.inputs = std::move(inputs.value());
+    L.ids = Tensor::dense(L.inputs.get(), 0, DType::I32, {B});
+    L.pos = Tensor::dense(L.inputs.get(), static_cast<size_t>(B) * 4, DType::I32, {B});
+    L.table =
+        Tensor::dense(L.inputs.get(), static_cast<size_t>(2 * B) * 4, DType::I32, {n_blocks_, 1});
+    return Status::ok();
+}
+
+Status Forward::ensure_logits_rows(int64_t rows) {
+    Lane& L = lanes_[output_lane_];
+    if (L.logits_rows >= rows) return Status::ok();
+    auto buf = L.device->allocate(static_cast<size_t>(rows * p_.n_vocab) * sizeof(float));
+    if (!buf) return buf.status();
+    L.logits_buf = std::move(buf.value());
+    L.logits_rows = rows;
+    L.logits = Tensor::dense(L.logits_buf.get(), 0, DType::F32, {p_.n_vocab, rows});
+    return Status::ok();
+}
+
+size_t Forward::logits_bytes() const {
+    const Lane& L = lanes_[output_lane_];
+    return L.logits_buf ? L.logits_buf->size() : 0;
+}
+
 Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const ModelParams& p,
                                                  const ModelWeights& w, int64_t n_ctx,
                                                  int64_t max_batch, int n_threads) {
@@ -17,90 +77,82 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
     if (max_batch <= 0 || n_ctx <= 0) return R::error("batch size and context must be > 0");
     std::unique_ptr<Forward> f(new Forward(p, w));
     f->max_batch_ = max_batch;
-    f->device_ = &device;
     f->n_blocks_ = (n_ctx + KvCache::kBlockSize - 1) / KvCache::kBlockSize;
-    auto stream = device.create_stream({n_threads});
-    if (!stream) return stream.status();
-    f->stream_ = std::move(stream.value());
-
-    // One buffer for all activations; offsets are laid out once here.
-    const int64_t B = max_batch;
-    const int64_t F = p.ffn_width(), X = std::max<int64_t>(1, p.n_expert);
-    const int64_t K = std::max<int64_t>(1, p.n_expert_used);
-    const int64_t moe_out = p.n_expert > 0 ? p.n_embd * K : 1;
-    const int64_t widths[] = {p.n_embd,
-                              p.n_embd,
-                              p.q_width(),
-                              p.kv_width(),
-                              p.kv_width(),
-                              p.q_width(),
-                              p.n_embd,
-                              F,
-                              F,
-                              p.n_vocab,
-                              X,
-                              K,
-                              K,
-                              moe_out};
-    Tensor* slots[] = {&f->x_,      &f->xn_,      &f->q_,         &f->k_,      &f->v_,
-                       &f->att_,    &f->tmp_,     &f->gate_,      &f->up_,     &f->logits_,
-                       &f->router_, &f->route_w_, &f->route_ids_, &f->moe_out_};
-    size_t total = 0;
-    for (int64_t wd : widths) total += static_cast<size_t>(wd * B) * sizeof(float);
-    auto act = device.allocate(total);
-    if (!act) return act.status();
-    f->act_ = std::move(act.value());
-    size_t off = 0;
-    for (size_t i = 0; i < std::size(widths); ++i) {
-        const DType t = slots[i] == &f->route_ids_ ? DType::I32 : DType::F32;
-        *slots[i] = Tensor::dense(f->act_.get(), off, t, {widths[i], B});
-        off += static_cast<size_t>(widths[i] * B) * sizeof(float);
+    const Placement& pl = w.placement;
+    backend::Device& main = pl.main ? *pl.main : device;
+    const bool split = pl.accel && (pl.n_accel > 0 || pl.output_on_accel);
+    f->lanes_.resize(split ? 2 : 1);
+    if (Status s = f->make_lane(f->lanes_[0], main, n_ctx, n_threads, w.rope_freqs, w.rope_long,
+                                w.rope_short);
+        !s)
+        return s;
+    if (split) {
+        const bool copies = pl.n_accel > 0;  // the accelerator has its own rope factors
+        if (Status s = f->make_lane(
+                f->lanes_[1], *pl.accel, n_ctx, n_threads, copies ? w.accel_rope_freqs : Tensor{},
+                copies ? w.accel_rope_long : Tensor{}, copies ? w.accel_rope_short : Tensor{});
+            !s)
+            return s;
     }
-    // LongRoPE: the long factors once the context exceeds the original training context.
-    f->rope_factors_ = w.rope_freqs;
-    if (p.longrope) f->rope_factors_ = n_ctx > p.rope_orig_ctx ? w.rope_long : w.rope_short;
-    const int64_t n_inputs = 2 * B + f->n_blocks_;
-    auto inputs = device.allocate(static_cast<size_t>(n_inputs) * sizeof(int32_t));
-    if (!inputs) return inputs.status();
-    f->inputs_ = std::move(inputs.value());
-    f->ids_ = Tensor::dense(f->inputs_.get(), 0, DType::I32, {B});
-    f->pos_ = Tensor::dense(f->inputs_.get(), static_cast<size_t>(B) * 4, DType::I32, {B});
-    f->table_ = Tensor::dense(f->inputs_.get(), static_cast<size_t>(2 * B) * 4, DType::I32,
-                              {f->n_blocks_, 1});
-    f->host_inputs_.resize(static_cast<size_t>(n_inputs));
+    // Segments: the embedding on main; layers [0, n) on the accelerator; the rest on main.
+    const int64_t n = split ? std::clamp<int64_t>(pl.n_accel, 0, p.n_layer) : 0;
+    const bool head_on_accel = split && pl.output_on_accel && n == p.n_layer;
+    auto add = [&](size_t lane, bool embed, int64_t first, int64_t end, bool output) {
+        Segment seg;
+        seg.lane = lane;
+        seg.embed = embed;
+        seg.first = first;
+        seg.end = end;
+        seg.output = output;
+        f->segments_.push_back(std::move(seg));
+    };
+    if (!split) {
+        add(0, true, 0, p.n_layer, true);
+    } else {
+        add(0, true, 0, 0, false);
+        add(1, false, 0, n, head_on_accel);
+        if (!head_on_accel) add(0, false, n, p.n_layer, true);
+    }
+    f->output_lane_ = head_on_accel ? 1 : 0;
+    if (Status s = f->ensure_logits_rows(1); !s) return s;
+    f->host_inputs_.resize(static_cast<size_t>(2 * max_batch + f->n_blocks_));
     return f;
 }
 
-void Forward::record(int64_t T, const KvView& kv, bool all_logits) {
+void Forward::record(Segment& seg, int64_t T, const KvView& kv, bool all_logits) {
     const ModelParams& p = p_;
-    backend::Graph& g = graph_;
+    const Lane& lane = lanes_[seg.lane];
+    backend::Graph& g = seg.graph;
     g.clear();
-    Tensor ids = ids_;
+    Tensor ids = lane.ids;
     ids.ne[0] = T;
-    Tensor pos = pos_;
+    Tensor pos = lane.pos;
     pos.ne[0] = T;
-    record_layers(T, ids, backend::KvIndex{pos, table_, Tensor{}}, kv.k, kv.v, kv.block_size);
-    const Tensor x = x_.rows(0, T), xn = xn_.rows(0, T);
+    record_layers(g, lane, T, ids, backend::KvIndex{pos, lane.table, Tensor{}}, kv.k, kv.v,
+                  kv.block_size, seg.embed, seg.first, seg.end);
+    if (!seg.output) return;
     // Only the rows whose logits are wanted go through the output head.
+    const Tensor x = lane.x.rows(0, T), xn = lane.xn.rows(0, T);
     const int64_t first = all_logits ? 0 : T - 1;
     const int64_t n_out = T - first;
+    const Tensor logits = lane.logits.rows(0, n_out);
     g.rms_norm(xn.rows(first, n_out), x.rows(first, n_out), w_.output_norm, p.rms_eps,
                "output_norm");
-    g.mat_mul(logits_.rows(0, n_out), w_.output, xn.rows(first, n_out), "output");
-    if (p.final_softcap > 0.f)
-        g.softcap(logits_.rows(0, n_out), logits_.rows(0, n_out), p.final_softcap, "final_softcap");
+    g.mat_mul(logits, w_.output, xn.rows(first, n_out), "output");
+    if (p.final_softcap > 0.f) g.softcap(logits, logits, p.final_softcap, "final_softcap");
 }
 
-void Forward::record_layers(int64_t T, const Tensor& ids, const backend::KvIndex& kvi,
-                            std::span<const Tensor> kcache, std::span<const Tensor> vcache,
-                            int32_t block_size) {
+void Forward::record_layers(backend::Graph& g, const Lane& lane, int64_t T, const Tensor& ids,
+                            const backend::KvIndex& kvi, std::span<const Tensor> kcache,
+                            std::span<const Tensor> vcache, int32_t block_size, bool embed,
+                            int64_t first, int64_t end) {
     const ModelParams& p = p_;
-    backend::Graph& g = graph_;
     const Tensor& pos = kvi.positions;
     backend::KvParams kvp{block_size, p.attention_scale(), p.attn_softcap, 0};
-    const Tensor x = x_.rows(0, T), xn = xn_.rows(0, T), tmp = tmp_.rows(0, T);
-    const Tensor q = q_.rows(0, T), k = k_.rows(0, T), v = v_.rows(0, T);
-    const Tensor att = att_.rows(0, T), gate = gate_.rows(0, T), up = up_.rows(0, T);
+    const Tensor x = lane.x.rows(0, T), xn = lane.xn.rows(0, T), tmp = lane.tmp.rows(0, T);
+    const Tensor q = lane.q.rows(0, T), k = lane.k.rows(0, T), v = lane.v.rows(0, T);
+    const Tensor att = lane.att.rows(0, T), gate = lane.gate.rows(0, T), up = lane.up.rows(0, T);
+    const Tensor& rope_factors_ = lane.rope_factors;
     const Tensor q3 = q.reshaped({p.head_dim, p.n_head, T});
     const Tensor k3 = k.reshaped({p.head_dim, p.n_head_kv, T});
     const Tensor att3 = att.reshaped({p.head_dim, p.n_head, T});
@@ -108,9 +160,11 @@ void Forward::record_layers(int64_t T, const Tensor& ids, const backend::KvIndex
     const Tensor q_heads = q.reshaped({p.head_dim, p.n_head * T});
     const Tensor k_heads = k.reshaped({p.head_dim, p.n_head_kv * T});
 
-    g.get_rows(x, w_.tok_embd, ids, "token_embd");
-    if (p.embd_scale > 0.f) g.scale(x, x, p.embd_scale, "embd_scale");
-    for (int64_t l = 0; l < p.n_layer; ++l) {
+    if (embed) {
+        g.get_rows(x, w_.tok_embd, ids, "token_embd");
+        if (p.embd_scale > 0.f) g.scale(x, x, p.embd_scale, "embd_scale");
+    }
+    for (int64_t l = first; l < end; ++l) {
         const LayerWeights& L = w_.layers[static_cast<size_t>(l)];
         const bool swa = p.is_swa_layer(l);
         g.rms_norm(xn, x, L.attn_norm, p.rms_eps, "attn_norm");
@@ -141,10 +195,10 @@ void Forward::record_layers(int64_t T, const Tensor& ids, const backend::KvIndex
             // Router, then per token the chosen experts only; their outputs are summed with
             // the routing weights.
             const int64_t K = p.n_expert_used, FE = p.n_ff_exp;
-            const Tensor router = router_.rows(0, T), rw = route_w_.rows(0, T);
-            const Tensor rid = route_ids_.rows(0, T);
+            const Tensor router = lane.router.rows(0, T), rw = lane.route_w.rows(0, T);
+            const Tensor rid = lane.route_ids.rows(0, T);
             const Tensor g3 = gate.reshaped({FE, K, T}), u3 = up.reshaped({FE, K, T});
-            const Tensor out3 = moe_out_.rows(0, T).reshaped({p.n_embd, K, T});
+            const Tensor out3 = lane.moe_out.rows(0, T).reshaped({p.n_embd, K, T});
             const Tensor xn3 = xn.reshaped({p.n_embd, 1, T});
             g.mat_mul(router, L.router, xn, "ffn_gate_inp");
             g.moe_route(rw, rid, router, static_cast<int32_t>(K), true, "moe_route");
@@ -168,25 +222,44 @@ void Forward::record_layers(int64_t T, const Tensor& ids, const backend::KvIndex
     }
 }
 
+Status Forward::move_hidden(size_t i, int64_t T) {
+    if (i == 0 || segments_[i - 1].lane == segments_[i].lane) return Status::ok();
+    const Lane& from = lanes_[segments_[i - 1].lane];
+    const Lane& to = lanes_[segments_[i].lane];
+    host_hidden_.resize(static_cast<size_t>(T * p_.n_embd) * sizeof(float));
+    if (Status s = from.act->read(from.x.offset, host_hidden_); !s) return s;
+    return to.act->write(to.x.offset, host_hidden_);
+}
+
 Status Forward::run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,
                           bool all_logits, float* logits_out) {
     const int64_t T = static_cast<int64_t>(tokens.size());
-    // Inputs: ids, positions and the block table prefix in use, in one write.
+    if (all_logits)
+        if (Status s = ensure_logits_rows(max_batch_); !s) return s;
+    // Inputs: ids, positions and the block table prefix in use, in one write per device.
     const size_t B = static_cast<size_t>(max_batch_);
     std::memcpy(host_inputs_.data(), tokens.data(), tokens.size() * sizeof(int32_t));
     for (int64_t i = 0; i < T; ++i) host_inputs_[B + size_t(i)] = static_cast<int32_t>(n_past + i);
     const auto table = kv.block_table;
     std::memcpy(host_inputs_.data() + 2 * B, table.data(),
                 std::min<size_t>(table.size(), static_cast<size_t>(n_blocks_)) * sizeof(int32_t));
-    if (Status s = inputs_->write(0, std::as_bytes(std::span(host_inputs_))); !s) return s;
+    for (Lane& L : lanes_)
+        if (Status s = L.inputs->write(0, std::as_bytes(std::span(host_inputs_))); !s) return s;
 
-    record(T, kv, all_logits);
-    if (Status s = stream_->compute(graph_); !s) return s;
+    for (size_t i = 0; i < segments_.size(); ++i) {
+        Segment& seg = segments_[i];
+        // The hidden state of the batch moves to the next device.
+        if (Status s = move_hidden(i, T); !s) return s;
+        record(seg, T, kv, all_logits);
+        if (seg.graph.nodes().empty()) continue;
+        if (Status s = lanes_[seg.lane].stream->compute(seg.graph); !s) return s;
+    }
     tokens_computed_ += static_cast<uint64_t>(T);
 
     const int64_t n_out = all_logits ? T : 1;
     const size_t bytes = static_cast<size_t>(n_out * p_.n_vocab) * sizeof(float);
-    return act_->read(logits_.offset, std::span(reinterpret_cast<std::byte*>(logits_out), bytes));
+    const Lane& out = lanes_[output_lane_];
+    return out.logits_buf->read(0, std::span(reinterpret_cast<std::byte*>(logits_out), bytes));
 }
 
 Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, KvCache& kv,
@@ -218,6 +291,15 @@ Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, co
     if (static_cast<int64_t>(kv.k.size()) != p_.n_layer ||
         static_cast<int64_t>(kv.v.size()) != p_.n_layer)
         return R::error("KV cache has the wrong number of layers");
+    // Every block the step touches must be a block of the cache: the engine checks the table
+    // here, so a device never has to validate indices on the host.
+    const int64_t cache_blocks = kv.k.empty() ? 0 : kv.k[0].ne[1] / kv.block_size;
+    for (int64_t b = 0; b < blocks_needed; ++b) {
+        const int32_t id = kv.block_table[static_cast<size_t>(b)];
+        if (id < 0 || id >= cache_blocks)
+            return R::error("KV block table entry " + std::to_string(id) +
+                            " is outside the cache of " + std::to_string(cache_blocks) + " blocks");
+    }
     const size_t V = static_cast<size_t>(p_.n_vocab);
     const size_t want = all_logits ? static_cast<size_t>(n) * V : V;
     if (host_logits_.size() < want) host_logits_.resize(want);

@@ -1,9 +1,12 @@
 // The forward pass of the supported transformer families (llama, mistral, qwen2, qwen3,
 // qwen3moe, gemma2, gemma3, phi3, llama with experts: RMS norm, RoPE, grouped-query
 // attention, SwiGLU/GeGLU or experts; the family differences are switches of ModelParams),
-// written once against the backend interface. A step records one graph for
+// written once against the backend interface. A step records one graph per device segment for
 // a batch of tokens of one sequence (step) or of several sequences (step_batch, the
-// scheduler's continuous batching) and runs it on the device; only the logits come back.
+// scheduler's continuous batching): with a split placement (runtime/placement.h) the
+// embedding lookup runs on the main device, layers [0, n_accel) on the accelerator, the rest
+// on the main device, and only the hidden state of the batch crosses between them. Only the
+// logits of the rows that are sampled come back.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +33,7 @@ struct KvView {
     int64_t n_ctx = 0;  // most positions the sequence may reach
 };
 
-// One sequence's share of a batched step: its tokens run at positions n_past onwards through
-// its own block table (which the caller has extended to cover them).
+// One sequence of a batched step (step_batch).
 struct BatchSeq {
     std::span<const int32_t> tokens;
     std::span<const int32_t> block_table;
@@ -67,39 +69,66 @@ public:
 
     uint64_t tokens_computed() const { return tokens_computed_; }
     int64_t max_batch() const { return max_batch_; }
+    // Device memory of the logits: one row per sampled row (one for a decode step), grown to
+    // the batch only when every row's logits are asked for.
+    size_t logits_bytes() const;
 
 private:
+    // The buffers of one device: activations for max_batch tokens, inputs, and the logits on
+    // the device that runs the output head.
+    struct Lane {
+        backend::Device* device = nullptr;
+        std::unique_ptr<backend::Stream> stream;
+        std::unique_ptr<backend::Buffer> act;     // activations for max_batch tokens
+        std::unique_ptr<backend::Buffer> inputs;  // ids, positions, block table (I32)
+        std::unique_ptr<backend::Buffer> logits_buf;
+        int64_t logits_rows = 0;
+        // Dense activation tensors for max_batch tokens; a step uses their first rows.
+        backend::Tensor x, xn, q, k, v, att, tmp, gate, up, logits;
+        // Mixture of experts: router logits, chosen weights and ids, outputs [n_embd, k, T].
+        backend::Tensor router, route_w, route_ids, moe_out;
+        backend::Tensor ids, pos, table;
+        backend::Tensor rope_factors;  // Llama 3.1 rope_freqs, or LongRoPE's set for n_ctx
+        // step_batch: ids, positions, sequence of each token, block tables [n_blocks, n_seq]
+        // and the rows whose logits are wanted (made on the first batched step).
+        std::unique_ptr<backend::Buffer> batch_inputs;
+        backend::Tensor b_ids, b_pos, b_seq, b_table, b_out;
+    };
+    // One graph on one lane: optionally the embedding, layers [first, end), optionally the head.
+    struct Segment {
+        size_t lane = 0;
+        bool embed = false, output = false;
+        int64_t first = 0, end = 0;
+        backend::Graph graph;
+    };
+
     Forward(const ModelParams& p, const ModelWeights& w) : p_(p), w_(w) {}
+    Status make_lane(Lane& lane, backend::Device& device, int64_t n_ctx, int n_threads,
+                     const backend::Tensor& rope_freqs, const backend::Tensor& rope_long,
+                     const backend::Tensor& rope_short);
+    Status ensure_logits_rows(int64_t rows);
     Status run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,
                      bool all_logits, float* logits_out);
-    void record(int64_t n_tokens, const KvView& kv, bool all_logits);
-    // The embedding and every layer for T tokens (ids, positions and block tables in kvi).
-    void record_layers(int64_t T, const backend::Tensor& ids, const backend::KvIndex& kvi,
-                       std::span<const backend::Tensor> k, std::span<const backend::Tensor> v,
-                       int32_t block_size);
+    void record(Segment& seg, int64_t n_tokens, const KvView& kv, bool all_logits);
+    // The embedding (if asked) and layers [first, end) for T tokens on one lane.
+    void record_layers(backend::Graph& g, const Lane& lane, int64_t T, const backend::Tensor& ids,
+                       const backend::KvIndex& kvi, std::span<const backend::Tensor> k,
+                       std::span<const backend::Tensor> v, int32_t block_size, bool embed,
+                       int64_t first, int64_t end);
+    // Copies the hidden state of T tokens when segment i runs on another lane than i - 1.
+    Status move_hidden(size_t i, int64_t T);
     Status prepare_batch_inputs();
 
     const ModelParams& p_;
     const ModelWeights& w_;
-    std::unique_ptr<backend::Stream> stream_;
-    std::unique_ptr<backend::Buffer> act_;     // activations for max_batch tokens
-    std::unique_ptr<backend::Buffer> inputs_;  // ids, positions, block table (I32)
-    backend::Graph graph_;
+    std::vector<Lane> lanes_;  // [0]: the main device; [1]: the accelerator, when it runs layers
+    std::vector<Segment> segments_;
+    size_t output_lane_ = 0;
     int64_t max_batch_ = 0;
     int64_t n_blocks_ = 0;
-    // Dense activation tensors for max_batch tokens; a step uses their first rows.
-    backend::Tensor x_, xn_, q_, k_, v_, att_, tmp_, gate_, up_, logits_;
-    // Mixture of experts: router logits, chosen weights and ids, expert outputs [n_embd, k, T].
-    backend::Tensor router_, route_w_, route_ids_, moe_out_;
-    backend::Tensor ids_, pos_, table_;
-    backend::Tensor rope_factors_;  // Llama 3.1 rope_freqs, or LongRoPE's set for this context
-    // step_batch: ids, positions, sequence of each token, block tables [n_blocks, n_seq] and the
-    // rows whose logits are wanted, in their own buffer (made on the first batched step).
-    std::unique_ptr<backend::Buffer> batch_inputs_;
-    backend::Tensor b_ids_, b_pos_, b_seq_, b_table_, b_out_;
-    std::vector<int32_t> host_batch_;
-    backend::Device* device_ = nullptr;
     std::vector<int32_t> host_inputs_;
+    std::vector<int32_t> host_batch_;
+    std::vector<std::byte> host_hidden_;  // the hidden state between devices
     std::vector<float> host_logits_;
     uint64_t tokens_computed_ = 0;
 };

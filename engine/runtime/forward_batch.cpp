@@ -14,26 +14,28 @@ using backend::DType;
 using backend::Tensor;
 
 Status Forward::prepare_batch_inputs() {
-    if (batch_inputs_) return Status::ok();
     // At most one sequence per token: B sequences, each with a table of n_blocks_ entries.
     const int64_t B = max_batch_;
     const int64_t n = 3 * B + n_blocks_ * B + B;
-    auto buf = device_->allocate(static_cast<size_t>(n) * sizeof(int32_t));
-    if (!buf) return buf.status();
-    batch_inputs_ = std::move(buf.value());
-    size_t off = 0;
-    const auto take = [&](std::initializer_list<int64_t> ne) {
-        Tensor t = Tensor::dense(batch_inputs_.get(), off, DType::I32, ne);
-        int64_t count = 1;
-        for (int64_t e : ne) count *= e;
-        off += static_cast<size_t>(count) * sizeof(int32_t);
-        return t;
-    };
-    b_ids_ = take({B});
-    b_pos_ = take({B});
-    b_seq_ = take({B});
-    b_table_ = take({n_blocks_, B});
-    b_out_ = take({B});
+    for (Lane& L : lanes_) {
+        if (L.batch_inputs) continue;
+        auto buf = L.device->allocate(static_cast<size_t>(n) * sizeof(int32_t));
+        if (!buf) return buf.status();
+        L.batch_inputs = std::move(buf.value());
+        size_t off = 0;
+        const auto take = [&](std::initializer_list<int64_t> ne) {
+            Tensor t = Tensor::dense(L.batch_inputs.get(), off, DType::I32, ne);
+            int64_t count = 1;
+            for (int64_t e : ne) count *= e;
+            off += static_cast<size_t>(count) * sizeof(int32_t);
+            return t;
+        };
+        L.b_ids = take({B});
+        L.b_pos = take({B});
+        L.b_seq = take({B});
+        L.b_table = take({n_blocks_, B});
+        L.b_out = take({B});
+    }
     host_batch_.assign(static_cast<size_t>(n), 0);
     return Status::ok();
 }
@@ -46,6 +48,8 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
     if (static_cast<int64_t>(kc.size()) != p_.n_layer ||
         static_cast<int64_t>(vc.size()) != p_.n_layer)
         return R::error("KV cache has the wrong number of layers");
+    // Every block a step touches must be a block of the cache: checked here, not by a device.
+    const int64_t cache_blocks = kc.empty() ? 0 : kc[0].ne[1] / block_size;
     int64_t T = 0, n_out = 0;
     for (const BatchSeq& s : seqs) {
         if (s.tokens.empty()) return R::error("a sequence in the batch has no tokens");
@@ -57,6 +61,13 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
         const int64_t blocks = (s.n_past + n + block_size - 1) / block_size;
         if (static_cast<int64_t>(s.block_table.size()) < blocks || blocks > n_blocks_)
             return R::error("KV block table does not cover the positions to compute");
+        for (int64_t b = 0; b < blocks; ++b) {
+            const int32_t id = s.block_table[static_cast<size_t>(b)];
+            if (id < 0 || id >= cache_blocks)
+                return R::error("KV block table entry " + std::to_string(id) +
+                                " is outside the cache of " + std::to_string(cache_blocks) +
+                                " blocks");
+        }
         for (int32_t t : s.tokens)
             if (t < 0 || t >= p_.n_vocab)
                 return R::error("token id " + std::to_string(t) +
@@ -70,8 +81,9 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
         return R::error("the batch holds " + std::to_string(T) + " tokens, more than " +
                         std::to_string(max_batch_));
     if (Status s = prepare_batch_inputs(); !s) return s;
+    if (Status s = ensure_logits_rows(std::max<int64_t>(1, n_out)); !s) return s;
 
-    // Inputs in one write: ids, positions, sequence ids, tables, output rows.
+    // Inputs in one write per device: ids, positions, sequence ids, tables, output rows.
     const size_t B = static_cast<size_t>(max_batch_);
     const size_t NB = static_cast<size_t>(n_blocks_);
     int32_t* ids = host_batch_.data();
@@ -92,31 +104,42 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
         std::fill(table + si * NB + nb, table + (si + 1) * NB, 0);
         if (s.want_logits) out[o++] = static_cast<int32_t>(t - 1);
     }
-    if (Status s = batch_inputs_->write(0, std::as_bytes(std::span(host_batch_))); !s) return s;
+    for (Lane& L : lanes_)
+        if (Status s = L.batch_inputs->write(0, std::as_bytes(std::span(host_batch_))); !s)
+            return s;
 
-    Tensor bids = b_ids_, bpos = b_pos_, bseq = b_seq_, btab = b_table_, bout = b_out_;
-    bids.ne[0] = bpos.ne[0] = bseq.ne[0] = T;
-    btab.ne[1] = static_cast<int64_t>(seqs.size());
-    bout.ne[0] = n_out;
-    graph_.clear();
-    record_layers(T, bids, backend::KvIndex{bpos, btab, bseq}, kc, vc, block_size);
-    if (n_out > 0) {
-        // The last row of each sampling sequence, gathered, then the output head on those only.
-        const Tensor rows = tmp_.rows(0, n_out), normed = xn_.rows(0, n_out);
-        const Tensor logits = logits_.rows(0, n_out);
-        graph_.get_rows(rows, x_.rows(0, T), bout, "gather_last");
-        graph_.rms_norm(normed, rows, w_.output_norm, p_.rms_eps, "output_norm");
-        graph_.mat_mul(logits, w_.output, normed, "output");
-        if (p_.final_softcap > 0.f)
-            graph_.softcap(logits, logits, p_.final_softcap, "final_softcap");
+    for (size_t i = 0; i < segments_.size(); ++i) {
+        Segment& seg = segments_[i];
+        const Lane& lane = lanes_[seg.lane];
+        if (Status s = move_hidden(i, T); !s) return s;
+        Tensor bids = lane.b_ids, bpos = lane.b_pos, bseq = lane.b_seq, btab = lane.b_table;
+        bids.ne[0] = bpos.ne[0] = bseq.ne[0] = T;
+        btab.ne[1] = static_cast<int64_t>(seqs.size());
+        backend::Graph& g = seg.graph;
+        g.clear();
+        record_layers(g, lane, T, bids, backend::KvIndex{bpos, btab, bseq}, kc, vc, block_size,
+                      seg.embed, seg.first, seg.end);
+        if (seg.output && n_out > 0) {
+            // The last row of each sampling sequence, gathered, then the output head on those.
+            Tensor bout = lane.b_out;
+            bout.ne[0] = n_out;
+            const Tensor rows = lane.tmp.rows(0, n_out), normed = lane.xn.rows(0, n_out);
+            const Tensor logits = lane.logits.rows(0, n_out);
+            g.get_rows(rows, lane.x.rows(0, T), bout, "gather_last");
+            g.rms_norm(normed, rows, w_.output_norm, p_.rms_eps, "output_norm");
+            g.mat_mul(logits, w_.output, normed, "output");
+            if (p_.final_softcap > 0.f)
+                g.softcap(logits, logits, p_.final_softcap, "final_softcap");
+        }
+        if (g.nodes().empty()) continue;
+        if (Status s = lane.stream->compute(g); !s) return s;
     }
-    if (Status s = stream_->compute(graph_); !s) return s;
     tokens_computed_ += static_cast<uint64_t>(T);
     const size_t want = static_cast<size_t>(n_out * p_.n_vocab);
     if (host_logits_.size() < want) host_logits_.resize(want);
     if (want > 0)
-        if (Status s = act_->read(logits_.offset,
-                                  std::as_writable_bytes(std::span(host_logits_.data(), want)));
+        if (Status s = lanes_[output_lane_].logits_buf->read(
+                0, std::as_writable_bytes(std::span(host_logits_.data(), want)));
             !s)
             return s;
     return std::span<const float>(host_logits_.data(), want);

@@ -5,7 +5,8 @@
 namespace hearth::runtime {
 
 Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const ModelParams& p,
-                                                 int64_t n_ctx, backend::DType type) {
+                                                 int64_t n_ctx, backend::DType type,
+                                                 std::span<backend::Device* const> layer_devices) {
     using R = Result<std::unique_ptr<KvCache>>;
     if (!backend::is_kv_dtype(type))
         return R::error("KV cache type must be f32, f16, q8_0 or q4_0");
@@ -19,18 +20,20 @@ Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const 
     const int64_t cells = n_blocks * kBlockSize;
     const size_t per = backend::dtype_row_bytes(type, static_cast<size_t>(p.kv_width())) *
                        static_cast<size_t>(cells);
-    auto buf = device.allocate(per * 2 * static_cast<size_t>(p.n_layer));
-    if (!buf)
-        return R::error("cannot allocate the KV cache (" +
-                        std::to_string(per * 2 * static_cast<size_t>(p.n_layer) >> 20) +
-                        " MiB): " + buf.error_message());
-    c->buffer_ = std::move(buf.value());
+    if (!layer_devices.empty() && static_cast<int64_t>(layer_devices.size()) != p.n_layer)
+        return R::error("a device for each layer is needed");
     for (int64_t l = 0; l < p.n_layer; ++l) {
-        const size_t base = per * 2 * static_cast<size_t>(l);
-        c->k_.push_back(
-            backend::Tensor::dense(c->buffer_.get(), base, type, {p.kv_width(), cells}));
-        c->v_.push_back(
-            backend::Tensor::dense(c->buffer_.get(), base + per, type, {p.kv_width(), cells}));
+        backend::Device* d = layer_devices.empty() ? &device : layer_devices[size_t(l)];
+        if (!d) d = &device;
+        auto buf = d->allocate(per * 2);
+        if (!buf)
+            return R::error("cannot allocate the KV cache (" +
+                            std::to_string(per * 2 * static_cast<size_t>(p.n_layer) >> 20) +
+                            " MiB) on " + d->name() + ": " + buf.error_message());
+        c->buffers_.push_back(std::move(buf.value()));
+        backend::Buffer* b = c->buffers_.back().get();
+        c->k_.push_back(backend::Tensor::dense(b, 0, type, {p.kv_width(), cells}));
+        c->v_.push_back(backend::Tensor::dense(b, per, type, {p.kv_width(), cells}));
     }
     c->block_table_.resize(static_cast<size_t>(n_blocks));
     for (int64_t i = 0; i < n_blocks; ++i)

@@ -1,6 +1,7 @@
 // A contiguous KV cache for one sequence: per layer a K and a V tensor of [kv_width, cells] in
-// one device buffer. Attention already addresses cells through a block table (here the
-// identity), so the paged cache of engine/kv replaces this class without touching the ops.
+// one buffer per layer, on the device that runs the layer. Attention already addresses cells
+// through a block table (here the identity), so the paged cache of engine/kv replaces this class
+// without touching the ops.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +20,9 @@ public:
     static constexpr int32_t kBlockSize = 16;
 
     // n_ctx positions of any KV type (F32, F16, Q8_0, Q4_0).
-    static Result<std::unique_ptr<KvCache>> create(backend::Device& device,
-                                                   const ModelParams& params, int64_t n_ctx,
-                                                   backend::DType type);
+    static Result<std::unique_ptr<KvCache>> create(
+        backend::Device& device, const ModelParams& params, int64_t n_ctx, backend::DType type,
+        std::span<backend::Device* const> layer_devices = {});
 
     int64_t n_ctx() const { return n_ctx_; }
     backend::DType type() const { return type_; }
@@ -30,7 +31,11 @@ public:
     std::span<const backend::Tensor> k_all() const { return k_; }
     std::span<const backend::Tensor> v_all() const { return v_; }
     std::span<const int32_t> block_table() const { return block_table_; }
-    uint64_t bytes() const { return buffer_->size(); }
+    uint64_t bytes() const {
+        uint64_t n = 0;
+        for (const auto& b : buffers_) n += b->size();
+        return n;
+    }
 
     // Positions 0..n_past-1 hold valid entries.
     int64_t n_past() const { return n_past_; }
@@ -38,7 +43,7 @@ public:
 
 private:
     KvCache() = default;
-    std::unique_ptr<backend::Buffer> buffer_;
+    std::vector<std::unique_ptr<backend::Buffer>> buffers_;  // one per layer
     std::vector<backend::Tensor> k_, v_;
     std::vector<int32_t> block_table_;
     int64_t n_ctx_ = 0;

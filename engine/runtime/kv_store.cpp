@@ -13,7 +13,10 @@ Result<std::shared_ptr<KvStore>> KvStore::create(std::shared_ptr<const Model> mo
     using R = Result<std::shared_ptr<KvStore>>;
     if (!model) return R::error("no model");
     const Model::Impl& m = *model->impl_;
-    int64_t n_ctx = opt.n_ctx > 0 ? opt.n_ctx : 4096;
+    // 0: the model's training context (4096 when the file does not say).
+    int64_t n_ctx = opt.n_ctx > 0              ? opt.n_ctx
+                    : m.params.n_ctx_train > 0 ? m.params.n_ctx_train
+                                               : 4096;
     if (n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
     kv::KvLayout layout;
     layout.n_layer = m.params.n_layer;
@@ -24,7 +27,8 @@ Result<std::shared_ptr<KvStore>> KvStore::create(std::shared_ptr<const Model> mo
         opt.budget_bytes > 0 ? opt.budget_bytes
                              : layout.block_bytes() *
                                    uint64_t((n_ctx + Impl::kBlockSize - 1) / Impl::kBlockSize) * 2;
-    auto cache = kv::PagedKvCache::create(*m.device, layout, budget, n_ctx, m.identity);
+    auto cache =
+        kv::PagedKvCache::create(*m.device, layout, budget, n_ctx, m.identity, m.layer_devices);
     if (!cache) return cache.status();
     auto impl = std::make_unique<Impl>();
     impl->model = std::move(model);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "gguf/gguf_file.h"
 #include "hearth/backend/device.h"
@@ -15,7 +16,11 @@ namespace hearth {
 struct Model::Impl {
     std::unique_ptr<gguf::GgufFile> file;  // the mapping the weights point into
     std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+    // The main device (the CPU, or the only device) and the accelerator running layers
+    // [0, weights.placement.n_accel) (null when none); layer_devices has one entry per layer.
     std::unique_ptr<backend::Device> device;
+    std::unique_ptr<backend::Device> accel;
+    std::vector<backend::Device*> layer_devices;
     runtime::ModelParams params;
     runtime::ModelWeights weights;
     ModelInfo info;

@@ -1,5 +1,6 @@
 #include "runtime/model_weights.h"
 
+#include <algorithm>
 #include <string>
 
 namespace hearth::runtime {
@@ -32,11 +33,20 @@ namespace {
 
 class Binder {
 public:
-    Binder(const TensorSource& src, backend::Buffer* buf) : src_(src), buf_(buf) {}
+    Binder(const TensorSource& src, backend::Buffer* buf, ModelWeights& w,
+           const UploadProgress& progress)
+        : src_(src), buf_(buf), w_(w), progress_(progress) {}
+
+    // Where the next tensors go: the main buffer (null) or uploads to this device.
+    void target(backend::Device* accel) { accel_ = accel; }
+    // The next tensor is a second copy (a tied output matrix): not counted as parameters.
+    void copy_only() { copy_only_ = true; }
 
     // A tensor with exactly these dims (trailing dims 1). float_only: norms and biases.
     Status get(const std::string& name, std::initializer_list<int64_t> dims, bool float_only,
                bool optional, Tensor& out) {
+        const bool copy = copy_only_;
+        copy_only_ = false;
         const TensorSource::Entry* e = src_.find(name);
         if (!e) {
             if (optional) return Status::ok();
@@ -62,7 +72,18 @@ public:
         out = Tensor::dense(buf_, e->offset, t, dims);
         if (out.offset > src_.bytes.size() || out.span_bytes() > src_.bytes.size() - out.offset)
             return Status::error("tensor " + name + " lies outside the data");
-        n_params_ += static_cast<uint64_t>(out.n_elements());
+        if (!copy) n_params_ += static_cast<uint64_t>(out.n_elements());
+        if (!accel_) return Status::ok();
+        // Upload: the tensor's bytes into a buffer of its own on the accelerator.
+        auto b = accel_->import_host(src_.bytes.subspan(out.offset, out.span_bytes()));
+        if (!b)
+            return Status::error("uploading " + name + " to " + accel_->name() + ": " +
+                                 b.error_message());
+        out = Tensor::dense(b.value().get(), 0, t, dims);
+        w_.uploaded_bytes += out.span_bytes();
+        w_.buffers.push_back(std::move(b.value()));
+        if (progress_.on_tensor && !progress_.on_tensor(w_.uploaded_bytes, progress_.total))
+            return Status::error("loading cancelled");
         return Status::ok();
     }
     uint64_t n_params() const { return n_params_; }
@@ -70,6 +91,10 @@ public:
 private:
     const TensorSource& src_;
     backend::Buffer* buf_;
+    ModelWeights& w_;
+    const UploadProgress& progress_;
+    backend::Device* accel_ = nullptr;
+    bool copy_only_ = false;
     uint64_t n_params_ = 0;
 };
 
@@ -77,29 +102,82 @@ private:
 
 Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& source,
                                   backend::Device& device) {
+    Placement all;
+    all.main = &device;
+    return bind_weights(p, source, all);
+}
+
+uint64_t upload_bytes(const ModelParams& p, const TensorSource& source, const Placement& pl) {
+    if (!pl.accel) return 0;
+    uint64_t n = 0;
+    for (int64_t l = 0; l < std::min(pl.n_accel, p.n_layer); ++l)
+        n += layer_weight_bytes(source, l);
+    auto bytes = [&](std::string_view name) {
+        const auto* e = source.find(name);
+        return e ? uint64_t(e->bytes()) : 0;
+    };
+    const bool tied = !source.find("output.weight");
+    if (pl.output_on_accel)
+        n += bytes(tied ? "token_embd.weight" : "output.weight") + bytes("output_norm.weight");
+    if (pl.n_accel > 0)
+        n += bytes("rope_freqs.weight") + bytes("rope_factors_long.weight") +
+             bytes("rope_factors_short.weight");
+    return n;
+}
+
+Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& source,
+                                  const Placement& pl, const UploadProgress& progress) {
     if (Status s = check_model_params(p); !s) return s;
-    auto buffer = device.import_host(source.bytes);
+    if (!pl.main) return Result<ModelWeights>::error("no device for the weights");
+    auto buffer = pl.main->import_host(source.bytes);
     if (!buffer) return buffer.status();
     ModelWeights w;
-    w.buffer = std::move(buffer.value());
-    Binder b(source, w.buffer.get());
+    w.placement = pl;
+    if (!pl.accel) {
+        w.placement.n_accel = 0;
+        w.placement.output_on_accel = false;
+    }
+    w.placement.n_accel = std::clamp<int64_t>(w.placement.n_accel, 0, p.n_layer);
+    w.buffers.push_back(std::move(buffer.value()));
+    Binder b(source, w.buffers.front().get(), w, progress);
+    backend::Device* accel = w.placement.accel;
     const int64_t E = p.n_embd, V = p.n_vocab, Q = p.q_width(), KV = p.kv_width(), F = p.n_ff;
 #define HEARTH_BIND(...)                                    \
     do {                                                    \
         if (Status s_ = b.get(__VA_ARGS__); !s_) return s_; \
     } while (0)
+    // The embedding lookup stays on the main device.
     HEARTH_BIND("token_embd.weight", {E, V}, false, false, w.tok_embd);
+    if (w.placement.output_on_accel) b.target(accel);
     HEARTH_BIND("output_norm.weight", {E}, true, false, w.output_norm);
     const bool gemma = p.arch == Arch::Gemma2 || p.arch == Arch::Gemma3;
     if (!gemma) HEARTH_BIND("output.weight", {E, V}, false, true, w.output);
-    if (!w.output.valid()) w.output = w.tok_embd;  // tied embeddings
-    HEARTH_BIND("rope_freqs.weight", {p.rope.n_rot / 2}, true, true, w.rope_freqs);
-    if (p.longrope) {
-        HEARTH_BIND("rope_factors_long.weight", {p.rope.n_rot / 2}, true, false, w.rope_long);
-        HEARTH_BIND("rope_factors_short.weight", {p.rope.n_rot / 2}, true, false, w.rope_short);
+    if (!w.output.valid()) {  // tied embeddings: the accelerator gets its own copy
+        if (w.placement.output_on_accel) {
+            b.copy_only();
+            HEARTH_BIND("token_embd.weight", {E, V}, false, false, w.output);
+        } else {
+            w.output = w.tok_embd;
+        }
+    }
+    b.target(nullptr);
+    for (int copy = 0; copy < (w.placement.n_accel > 0 ? 2 : 1); ++copy) {
+        b.target(copy ? accel : nullptr);
+        Tensor& freqs = copy ? w.accel_rope_freqs : w.rope_freqs;
+        Tensor& lng = copy ? w.accel_rope_long : w.rope_long;
+        Tensor& shrt = copy ? w.accel_rope_short : w.rope_short;
+        if (copy) b.copy_only();
+        HEARTH_BIND("rope_freqs.weight", {p.rope.n_rot / 2}, true, true, freqs);
+        if (p.longrope) {
+            if (copy) b.copy_only();
+            HEARTH_BIND("rope_factors_long.weight", {p.rope.n_rot / 2}, true, false, lng);
+            if (copy) b.copy_only();
+            HEARTH_BIND("rope_factors_short.weight", {p.rope.n_rot / 2}, true, false, shrt);
+        }
     }
     const int64_t HD = p.head_dim, FE = p.n_ff_exp, X = p.n_expert;
     for (int64_t l = 0; l < p.n_layer; ++l) {
+        b.target(l < w.placement.n_accel ? accel : nullptr);
         LayerWeights& L = w.layers.emplace_back();
         const std::string pre = "blk." + std::to_string(l) + ".";
         HEARTH_BIND(pre + "attn_norm.weight", {E}, true, false, L.attn_norm);

@@ -1,9 +1,11 @@
-// The model's weights as backend tensors. All weights live in one device buffer that wraps
-// their bytes as stored (the mapped GGUF data section, or a test's blob): formats stay as in
-// the file, and on the CPU nothing is copied.
+// The model's weights as backend tensors, each bound on the device that runs it (Placement):
+// the main device (the CPU) wraps the bytes as stored (the mapped GGUF data section, or a
+// test's blob) without copying; each tensor of an accelerator's layers is uploaded into its own
+// buffer there. Formats stay as in the file.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -13,6 +15,7 @@
 #include "hearth/backend/device.h"
 #include "hearth/result.h"
 #include "runtime/model_params.h"
+#include "runtime/placement.h"
 
 namespace hearth::runtime {
 
@@ -23,6 +26,10 @@ struct TensorSource {
         quant::Type type = quant::Type::F32;
         int64_t ne[4] = {1, 1, 1, 1};
         size_t offset = 0;  // inside bytes
+        size_t bytes() const {
+            return quant::row_bytes(type, static_cast<size_t>(ne[0])) *
+                   static_cast<size_t>(ne[1] * ne[2] * ne[3]);
+        }
     };
     std::span<const std::byte> bytes;
     std::vector<Entry> tensors;
@@ -49,18 +56,37 @@ struct LayerWeights {
 };
 
 struct ModelWeights {
-    std::unique_ptr<backend::Buffer> buffer;  // every tensor below points into it
-    backend::Tensor tok_embd;                 // [n_embd, n_vocab]
-    backend::Tensor output_norm;              // [n_embd]
-    backend::Tensor output;                   // [n_embd, n_vocab]; token_embd when tied
-    backend::Tensor rope_freqs;               // optional [n_rot / 2] (Llama 3.1)
-    backend::Tensor rope_long, rope_short;    // LongRoPE factors [n_rot / 2] (phi3)
+    Placement placement;
+    // The main device's view of the source, then one buffer per uploaded tensor.
+    std::vector<std::unique_ptr<backend::Buffer>> buffers;
+    backend::Tensor tok_embd;               // [n_embd, n_vocab]
+    backend::Tensor output_norm;            // [n_embd]
+    backend::Tensor output;                 // [n_embd, n_vocab]; token_embd when tied
+    backend::Tensor rope_freqs;             // optional [n_rot / 2] (Llama 3.1)
+    backend::Tensor rope_long, rope_short;  // LongRoPE factors [n_rot / 2] (phi3)
+    // Copies of the rope factors on the accelerator (when it runs layers).
+    backend::Tensor accel_rope_freqs, accel_rope_long, accel_rope_short;
     std::vector<LayerWeights> layers;
     uint64_t n_params = 0;
+    uint64_t uploaded_bytes = 0;  // copied to the accelerator
+};
+
+// Called after each tensor uploaded to the accelerator; false cancels the load.
+struct UploadProgress {
+    uint64_t total = 0;  // bytes that will be uploaded
+    std::function<bool(uint64_t done, uint64_t total)> on_tensor;
 };
 
 // Checks names, shapes and types against the hyperparameters and makes the tensors.
+// Everything on one device.
 Result<ModelWeights> bind_weights(const ModelParams& params, const TensorSource& source,
                                   backend::Device& device);
+// Layers [0, placement.n_accel) (and the output when placement says so) on the accelerator.
+// A cancelled upload fails with "loading cancelled" and frees what was uploaded.
+Result<ModelWeights> bind_weights(const ModelParams& params, const TensorSource& source,
+                                  const Placement& placement, const UploadProgress& progress = {});
+// Bytes bind_weights will upload for this placement.
+uint64_t upload_bytes(const ModelParams& params, const TensorSource& source,
+                      const Placement& placement);
 
 }  // namespace hearth::runtime

@@ -71,6 +71,19 @@ Dialog {
             Label { text: AppInfo.qtVersion; color: Theme.c.text }
             Label { text: qsTr("Backends built"); color: Theme.c.textMuted }
             Label { text: AppInfo.backendsBuilt; color: Theme.c.text }
+            Label {
+                Layout.alignment: Qt.AlignTop
+                text: qsTr("Backends found")
+                color: Theme.c.textMuted
+            }
+            Label {
+                objectName: "backendsFound"
+                Layout.maximumWidth: 280
+                // Loaded at run time: each backend or device, and why an unused one is unused.
+                text: AppInfo.backendsFound
+                color: Theme.c.text
+                wrapMode: Text.Wrap
+            }
             Label { text: qsTr("Data folder"); color: Theme.c.textMuted }
             Label {
                 Layout.maximumWidth: 280

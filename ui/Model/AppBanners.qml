@@ -40,6 +40,9 @@ ColumnLayout {
         message: root.showModelError ? root.controller.modelError : ""
         visible: root.shown(this)
         singleLine: root.collapsed
+        // A model the fit check refused can still be loaded (it may swap or fail later).
+        actionText: root.controller.modelTooLarge ? qsTr("Load anyway") : ""
+        onAction: root.controller.loadModelAnyway()
         onDismissed: root.controller.clearModelError()
     }
     Banner {

@@ -52,6 +52,21 @@ Drawer {
                           panel.backendOption("vulkan", "Vulkan"), panel.backendOption("cpu", "CPU")]
                 onChosen: v => panel.st.backend = v
             }
+            SettingRow {
+                label: qsTr("GPU layers")
+                note: qsTr("Layers run on the GPU, the rest on the CPU. Auto puts as many as fit in its free memory.")
+                    + " " + qsTr("Applies when the model is loaded again.")
+                TextField {
+                    objectName: "gpuLayersSetting"
+                    Layout.preferredWidth: 120
+                    placeholderText: qsTr("Auto")
+                    text: panel.st && panel.st.gpuLayers !== "auto" ? panel.st.gpuLayers : ""
+                    validator: IntValidator { bottom: 0; top: 100000 }
+                    font.pixelSize: Theme.fontBody
+                    Accessible.name: qsTr("GPU layers (empty for automatic)")
+                    onEditingFinished: panel.st.gpuLayers = text.length > 0 ? text : "auto"
+                }
+            }
             ChoiceRow {
                 objectName: "kvSetting"
                 label: qsTr("KV cache")

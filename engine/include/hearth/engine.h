@@ -24,12 +24,35 @@ struct LoadProgress {
     double fraction = 0;  // 0..1
     uint64_t bytes_done = 0;
     uint64_t bytes_total = 0;
-    // "converting" while INT4 weights are made (bytes: source tensor bytes), then "loading".
+    // "converting" while INT4 weights are made (bytes: source tensor bytes), then "loading",
+    // then "uploading" while weights are copied to an accelerator (bytes: uploaded so far).
     std::string phase = "loading";
 };
 
+// LoadOptions::gpu_layers: as many as fit, or every layer.
+constexpr int64_t kGpuLayersAuto = -1;
+constexpr int64_t kGpuLayersAll = int64_t(1) << 30;
+
+// KV cache element type: F16 (default), Q8_0 / Q4_0 (quantized, about 1/2 and 1/4 of F16's
+// memory; needs a KV width that is a multiple of 32), F32 (tests, reference runs).
+enum class KvType { F32, F16, Q8_0, Q4_0 };
+const char* kv_type_name(KvType t);                   // "f16", "q8_0", ...
+Result<KvType> parse_kv_type(std::string_view name);  // the names above
+
 struct LoadOptions {
-    std::string backend = "auto";  // "auto", "cpu", "vulkan", "cuda"
+    // "auto" (the best device: CUDA, then a discrete, then an integrated Vulkan GPU, else the
+    // CPU), a backend ("cpu", "vulkan", "cuda", "ref") or a device ("vulkan1").
+    std::string backend = "auto";
+    // Layers on the accelerator (layers [0, n); the rest run on the CPU): kGpuLayersAuto puts
+    // as many as fit in its free memory after the KV cache and compute buffers for n_ctx, with a
+    // safety margin; a number or kGpuLayersAll overrides. Ignored when the backend is the CPU.
+    int64_t gpu_layers = kGpuLayersAuto;
+    // The context and KV type the fit check and the automatic layer count plan for (0: the
+    // model's training context).
+    int64_t n_ctx = 0;
+    KvType kv_type = KvType::F16;
+    // Load even when the fit check says the model needs more memory than is available.
+    bool force = false;
     // Called as the weights are brought in; may run often.
     std::function<void(const LoadProgress&)> on_progress;
     // Set to true from any thread to abandon the load (load() then fails with "cancelled").
@@ -48,10 +71,14 @@ struct LoadOptions {
 uint64_t clear_int4_cache(const std::filesystem::path& cache_dir = {});
 
 struct BackendReport {
-    std::string name;  // "cuda", "vulkan", "cpu"
+    std::string name;  // a device ("cuda0", "vulkan1", "ref", "cpu") or a skipped backend
     bool used = false;
     std::string reason;  // why it was not used
 };
+
+// The devices and backends the registry finds on this machine (plugins loaded at run time),
+// the chosen automatic device first; each unused one with the reason. For About and --version.
+std::vector<BackendReport> available_backends();
 
 struct ModelInfo {
     std::string path;
@@ -68,6 +95,13 @@ struct ModelInfo {
     std::string weight_types;  // "F32", "Q4_K+Q6_K", ...
     std::string device;        // description of the device in use
     std::vector<BackendReport> backends;
+    // CPU+accelerator split: layers [0, gpu_layers) run on accel_device, the rest on the CPU;
+    // placement_notes say why fewer layers than asked for went there.
+    int64_t gpu_layers = 0;
+    std::string accel_device;
+    bool output_on_accel = false;
+    std::vector<std::string> placement_notes;
+    uint64_t uploaded_bytes = 0;
     bool has_chat_template = false;
     // INT4 weights: true when the weights in use were converted (now or from the cache);
     // int4_source_types is the source's linear-layer type ("F16"), int4_cache_hit whether this
@@ -78,14 +112,8 @@ struct ModelInfo {
     std::string source_path;
 };
 
-// KV cache element type: F16 (default), Q8_0 / Q4_0 (quantized, about 1/2 and 1/4 of F16's
-// memory; needs a KV width that is a multiple of 32), F32 (tests, reference runs).
-enum class KvType { F32, F16, Q8_0, Q4_0 };
-const char* kv_type_name(KvType t);                   // "f16", "q8_0", ...
-Result<KvType> parse_kv_type(std::string_view name);  // the names above
-
 struct ContextOptions {
-    int64_t n_ctx = 0;  // 0: the model's training context, at most 4096
+    int64_t n_ctx = 0;  // 0: the model's training context
     KvType kv_type = KvType::F16;
     int n_threads = 0;      // 0: all hardware threads
     int64_t n_batch = 256;  // most prompt tokens per forward step

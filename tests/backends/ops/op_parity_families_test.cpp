@@ -17,16 +17,23 @@ namespace {
 using Case = std::function<std::vector<float>(Device&, Stream&)>;
 
 struct Compared {
-    std::vector<float> ref, cpu;
+    std::vector<float> ref, dev;  // the reference ops, the device under test
 };
 
-Compared run_both(const Case& c, int threads) {
+// The case on the reference ops and on `device`, a device the registry found.
+Compared run_both(const std::string& device, const Case& c, int threads) {
     auto ref = make_ref_device();
-    auto cpu = make_cpu_device();
+    auto dev = create_device(device);
     auto rs = ref->create_stream({1});
-    auto cs = cpu->create_stream({threads});
-    return {c(*ref, **rs), c(*cpu, **cs)};
+    auto ds = dev->create_stream({threads});
+    return {c(*ref, **rs), c(*dev, **ds)};
 }
+
+// Every op case runs on every device the registry finds (cpu, the ref plugin, and GPU
+// plugins where they are built and a device is present).
+class OpParityFamilies : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Devices, OpParityFamilies, ::testing::ValuesIn(registry_devices()),
+                         [](const auto& info) { return info.param; });
 
 std::vector<float> run(Stream& s, const Graph& g, const Tensor& out) {
     const Status st = s.compute(g);
@@ -34,7 +41,7 @@ std::vector<float> run(Stream& s, const Graph& g, const Tensor& out) {
     return download_f32(out);
 }
 
-TEST(OpParityFamilies, GeGluScaleSoftCap) {
+TEST_P(OpParityFamilies, GeGluScaleSoftCap) {
     for (auto [n, T] : {std::pair<int64_t, int64_t>{1, 1}, {7, 3}, {4097, 5}}) {
         for (int op = 0; op < 3; ++op) {
             SCOPED_TRACE("op " + std::to_string(op) + " n=" + std::to_string(n));
@@ -51,16 +58,16 @@ TEST(OpParityFamilies, GeGluScaleSoftCap) {
                 if (op == 2) g.softcap(y.t, a.t, 5.f, "softcap");
                 return run(s, g, y.t);
             };
-            const auto r = run_both(c, 2);
-            EXPECT_LT(max_rel(r.cpu, r.ref), 1e-6);
+            const auto r = run_both(GetParam(), c, 2);
+            EXPECT_LT(max_rel(r.dev, r.ref), 1e-6);
             if (op == 2) {  // capped: every value strictly inside (-5, 5)
-                for (float v : r.cpu) EXPECT_LT(std::fabs(v), 5.f);
+                for (float v : r.dev) EXPECT_LT(std::fabs(v), 5.f);
             }
         }
     }
 }
 
-TEST(OpParityFamilies, RopeAttentionFactorPartialRotary) {
+TEST_P(OpParityFamilies, RopeAttentionFactorPartialRotary) {
     const int64_t hd = 16, H = 3, T = 4;
     Case c = [&](Device& d, Stream& s) {
         std::mt19937 rng(5);
@@ -77,23 +84,23 @@ TEST(OpParityFamilies, RopeAttentionFactorPartialRotary) {
         out.insert(out.end(), xf.begin(), xf.end());
         return out;
     };
-    const auto r = run_both(c, 2);
-    EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5);
+    const auto r = run_both(GetParam(), c, 2);
+    EXPECT_LT(max_rel(r.dev, r.ref), 1e-5);
     // Dims 12..15 of each head pass through untouched; position 0 is scaled by the factor.
     const size_t n = size_t(hd * H * T);
     for (size_t i = 0; i < n; ++i) {
         if (i % hd >= 12) {
-            EXPECT_EQ(r.cpu[i], r.cpu[n + i]);
+            EXPECT_EQ(r.dev[i], r.dev[n + i]);
         }
         if (i < size_t(hd) && i % hd < 12) {
-            EXPECT_NEAR(r.cpu[i], 1.2247449f * r.cpu[n + i], 1e-5);
+            EXPECT_NEAR(r.dev[i], 1.2247449f * r.dev[n + i], 1e-5);
         }
     }
 }
 
 // A sliding window of 5 and a soft-cap over a shuffled (paged) block table, across several
 // token tiles: positions 0..39 in one batch, then 40..44 one at a time.
-TEST(OpParityFamilies, SlidingWindowSoftCapAttention) {
+TEST_P(OpParityFamilies, SlidingWindowSoftCapAttention) {
     for (DType kv : {DType::F32, DType::F16, DType::Q8_0}) {
         for (int32_t window : {0, 5, 16, 100}) {
             SCOPED_TRACE(std::string(dtype_name(kv)) + " window " + std::to_string(window));
@@ -130,15 +137,15 @@ TEST(OpParityFamilies, SlidingWindowSoftCapAttention) {
                 return out;
             };
             for (int threads : {1, 2}) {
-                const auto r = run_both(c, threads);
-                EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5) << threads << " threads";
+                const auto r = run_both(GetParam(), c, threads);
+                EXPECT_LT(max_rel(r.dev, r.ref), 1e-5) << threads << " threads";
             }
         }
     }
 }
 
 // With a window of 1 every token sees only itself: the output is its own V row.
-TEST(OpParityFamilies, WindowOfOneSeesOnlyItself) {
+TEST(OpParityFamiliesOnCpu, WindowOfOneSeesOnlyItself) {
     const int64_t hd = 8, T = 6;
     auto dev = make_cpu_device();
     auto s = dev->create_stream({2});
@@ -166,7 +173,7 @@ TEST(OpParityFamilies, WindowOfOneSeesOnlyItself) {
     for (size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], vf[i], 1e-6);
 }
 
-TEST(OpParityFamilies, MoeRouteTopKAndRenormalisation) {
+TEST(OpParityFamiliesOnCpu, MoeRouteTopKAndRenormalisation) {
     const int64_t X = 8, T = 5;
     for (int32_t k : {1, 2, 8}) {
         for (bool renorm : {true, false}) {
@@ -218,7 +225,7 @@ const quant::Type kWeightTypes[] = {
 // Expert products for every weight format: decode (one token), a prefill whose tokens share
 // experts (grouped), shared input rows (X [n, 1, T]) and per-slot rows (X [n, k, T]); then the
 // weighted sum.
-TEST(OpParityFamilies, MoeMatMulEveryWeightType) {
+TEST_P(OpParityFamilies, MoeMatMulEveryWeightType) {
     int tested = 0;
     for (quant::Type wt : kWeightTypes) {
         if (!quant::can_quantize(wt)) continue;
@@ -258,17 +265,17 @@ TEST(OpParityFamilies, MoeMatMulEveryWeightType) {
                     out.insert(out.end(), sv.begin(), sv.end());
                     return out;
                 };
-                const auto r = run_both(c, 2);
+                const auto r = run_both(GetParam(), c, 2);
                 const bool exact_act =
                     wt == quant::Type::F32 || wt == quant::Type::F16 || wt == quant::Type::BF16;
-                EXPECT_LT(nmse(r.cpu, r.ref), exact_act ? 1e-10 : 1e-3);
+                EXPECT_LT(nmse(r.dev, r.ref), exact_act ? 1e-10 : 1e-3);
             }
         }
     }
     EXPECT_GE(tested, 11);
 }
 
-TEST(OpParityFamilies, MoeBadExpertIdIsAnError) {
+TEST(OpParityFamiliesOnCpu, MoeBadExpertIdIsAnError) {
     for (bool cpu : {false, true}) {
         auto d = cpu ? make_cpu_device() : make_ref_device();
         auto s = d->create_stream({1});

@@ -15,16 +15,23 @@ namespace {
 using Case = std::function<std::vector<float>(Device&, Stream&)>;
 
 struct Compared {
-    std::vector<float> ref, cpu;
+    std::vector<float> ref, dev;  // the reference ops, the device under test
 };
 
-Compared run_both(const Case& c, int threads) {
+// The case on the reference ops and on `device`, a device the registry found.
+Compared run_both(const std::string& device, const Case& c, int threads) {
     auto ref = make_ref_device();
-    auto cpu = make_cpu_device();
+    auto dev = create_device(device);
     auto rs = ref->create_stream({1});
-    auto cs = cpu->create_stream({threads});
-    return {c(*ref, **rs), c(*cpu, **cs)};
+    auto ds = dev->create_stream({threads});
+    return {c(*ref, **rs), c(*dev, **ds)};
 }
+
+// Every op case runs on every device the registry finds (cpu, the ref plugin, and GPU
+// plugins where they are built and a device is present).
+class OpParity : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Devices, OpParity, ::testing::ValuesIn(registry_devices()),
+                         [](const auto& info) { return info.param; });
 
 std::vector<float> run(Stream& s, const Graph& g, const Tensor& out) {
     const Status st = s.compute(g);
@@ -53,7 +60,7 @@ const quant::Type kWeightTypes[] = {
     quant::Type::Q6_K, quant::Type::IQ4_NL, quant::Type::IQ4_XS,
 };
 
-TEST(OpParity, MatMulEveryWeightType) {
+TEST_P(OpParity, MatMulEveryWeightType) {
     int tested = 0;
     for (quant::Type wt : kWeightTypes) {
         if (!quant::can_quantize(wt)) continue;
@@ -77,11 +84,11 @@ TEST(OpParity, MatMulEveryWeightType) {
                     g.mat_mul(y.t, w.t, x.t, "mm");
                     return run(s, g, y.t);
                 };
-                const auto r = run_both(c, 2);
+                const auto r = run_both(GetParam(), c, 2);
                 // Quantized weights meet 8-bit activations on the CPU: a small, bounded error.
                 const bool exact_act =
                     wt == quant::Type::F32 || wt == quant::Type::F16 || wt == quant::Type::BF16;
-                const double e = nmse(r.cpu, r.ref);
+                const double e = nmse(r.dev, r.ref);
                 EXPECT_LT(e, exact_act ? 1e-10 : 1e-3);
                 worst = std::max(worst, e);
             }
@@ -92,7 +99,7 @@ TEST(OpParity, MatMulEveryWeightType) {
     EXPECT_GE(tested, 11);  // Q2_K, Q3_K, IQ4_* have no reference quantizer yet
 }
 
-TEST(OpParity, GetRowsEveryWeightType) {
+TEST_P(OpParity, GetRowsEveryWeightType) {
     for (quant::Type wt : kWeightTypes) {
         if (!quant::can_quantize(wt)) continue;
         const int64_t k = quant::traits(wt).block_size == 256 ? 256 : 64;
@@ -109,12 +116,12 @@ TEST(OpParity, GetRowsEveryWeightType) {
             g.get_rows(y.t, table.t, id.t, "get_rows");
             return run(s, g, y.t);
         };
-        const auto r = run_both(c, 2);
-        EXPECT_EQ(r.cpu, r.ref);
+        const auto r = run_both(GetParam(), c, 2);
+        EXPECT_EQ(r.dev, r.ref);
     }
 }
 
-TEST(OpParity, ElementwiseAndNorm) {
+TEST_P(OpParity, ElementwiseAndNorm) {
     for (auto [n, T] : {std::pair<int64_t, int64_t>{1, 1}, {7, 3}, {64, 1}, {4097, 5}}) {
         SCOPED_TRACE("n=" + std::to_string(n) + " T=" + std::to_string(T));
         for (int op = 0; op < 4; ++op) {
@@ -131,13 +138,13 @@ TEST(OpParity, ElementwiseAndNorm) {
                 if (op == 3) g.swiglu(y.t, a.t, b.t, "swiglu");
                 return run(s, g, y.t);
             };
-            const auto r = run_both(c, 2);
-            EXPECT_LT(max_rel(r.cpu, r.ref), 1e-6) << "op " << op;
+            const auto r = run_both(GetParam(), c, 2);
+            EXPECT_LT(max_rel(r.dev, r.ref), 1e-6) << "op " << op;
         }
     }
 }
 
-TEST(OpParity, RopeBothModes) {
+TEST_P(OpParity, RopeBothModes) {
     for (RopeMode mode : {RopeMode::Adjacent, RopeMode::RotateHalf}) {
         for (auto [d_head, n_rot, ff] :
              {std::tuple<int64_t, int32_t, bool>{8, 8, false}, {64, 64, true}, {80, 32, false}}) {
@@ -158,8 +165,8 @@ TEST(OpParity, RopeBothModes) {
                 g.rope(x.t, x.t, p.t, ff ? f.t : Tensor{}, rp, "rope");
                 return run(s, g, x.t);
             };
-            const auto r = run_both(c, 2);
-            EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5);
+            const auto r = run_both(GetParam(), c, 2);
+            EXPECT_LT(max_rel(r.dev, r.ref), 1e-5);
         }
     }
 }
@@ -167,7 +174,7 @@ TEST(OpParity, RopeBothModes) {
 // KV append into a shuffled block table (paged), then attention over it; F32, F16, Q8_0 and
 // Q4_0 caches, GQA, two sequences in one batch. Quantized caches need rows of whole 32-blocks;
 // hd=8 with 4 KV heads puts several heads in one block (stories260K's shape).
-TEST(OpParity, KvAppendAndAttention) {
+TEST_P(OpParity, KvAppendAndAttention) {
     for (DType kv : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
         for (auto [hd, H, Hkv] : {std::tuple<int64_t, int64_t, int64_t>{8, 2, 2},
                                   {8, 8, 4},
@@ -209,8 +216,8 @@ TEST(OpParity, KvAppendAndAttention) {
                 return out;
             };
             for (int threads : {1, 2}) {
-                const auto r = run_both(c, threads);
-                EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5) << threads << " threads";
+                const auto r = run_both(GetParam(), c, threads);
+                EXPECT_LT(max_rel(r.dev, r.ref), 1e-5) << threads << " threads";
             }
         }
     }
@@ -218,7 +225,7 @@ TEST(OpParity, KvAppendAndAttention) {
 
 // A prefill longer than the CPU's token tiles and cell chunks (16): 40 tokens of one sequence
 // at positions 9..48 over a cache whose first 9 positions were written by an earlier step.
-TEST(OpParity, LongPrefillAttentionOverEveryKvType) {
+TEST_P(OpParity, LongPrefillAttentionOverEveryKvType) {
     for (DType kv : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
         SCOPED_TRACE(dtype_name(kv));
         const int64_t hd = 64, H = 8, Hkv = 2;
@@ -251,8 +258,8 @@ TEST(OpParity, LongPrefillAttentionOverEveryKvType) {
             }
             return out;
         };
-        const auto r = run_both(c, 2);
-        EXPECT_LT(max_rel(r.cpu, r.ref), 1e-5);
+        const auto r = run_both(GetParam(), c, 2);
+        EXPECT_LT(max_rel(r.dev, r.ref), 1e-5);
     }
 }
 

@@ -5,12 +5,30 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "hearth/backend/device.h"
 #include "quant/quant_ref.h"
+#include "registry.h"
 
 namespace hearth::backend::test {
+
+// Every usable device the registry finds (plugins through HEARTH_BACKEND_PATH, which CTest
+// sets): the op tests run on each of them, not on a fixed list.
+inline std::vector<std::string> registry_devices() {
+    std::vector<std::string> names;
+    const Registry registry = Registry::probe();  // outlives the loop over its devices
+    for (const auto& d : registry.devices())
+        if (d.usable) names.push_back(d.name);
+    return names;
+}
+
+inline std::unique_ptr<Device> create_device(const std::string& name) {
+    auto d = Registry::probe().create(name);
+    if (!d) return nullptr;
+    return std::move(d.value());
+}
 
 // A dense tensor in its own device buffer, filled from host bytes.
 struct Owned {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 #include "hearth/result.h"
 
@@ -21,6 +22,16 @@ public:
     // Copies between host memory and the buffer; out-of-range or read-only writes fail.
     virtual Status write(size_t offset, std::span<const std::byte> bytes) = 0;
     virtual Status read(size_t offset, std::span<std::byte> bytes) const = 0;
+
+    // Copies n bytes of src (a buffer of the same device) from src_offset to offset of this
+    // buffer, on the device: KV copy-on-write uses it, so a GPU never round-trips through the
+    // host. Regions may overlap only when they are equal. This default goes through host
+    // memory; every backend overrides it.
+    virtual Status copy_from(size_t offset, const Buffer& src, size_t src_offset, size_t n) {
+        std::vector<std::byte> tmp(n);
+        if (Status s = src.read(src_offset, tmp); !s) return s;
+        return write(offset, tmp);
+    }
 };
 
 }  // namespace hearth::backend
