@@ -10,7 +10,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    R"(Usage: hearth-cli bench -m MODEL [-p N] [-n N] [-t N] [-r N] [--kv-type T] [--json]
+    R"(Usage: hearth-cli bench -m MODEL [-p N] [-n N] [-d N] [-t N] [-r N] [--kv-type T] [--json]
        hearth-cli bench --chat -m MODEL [options]
 
 Default mode, in the manner of llama-bench: prompt processing of -p random tokens in one
@@ -21,10 +21,14 @@ followed by the decode floor: bytes streamed per generated token (every weight m
 the token embedding's one row unless the output reuses it, of a mixture of experts only the
 experts a token uses: expert_used_count / expert_count of the expert tensors, plus the
 average KV cache read)
-divided by the read bandwidth measured now with the same number of threads, and the share
+divided by the read bandwidth measured now with the same number of threads (the best of
+several read patterns and passes), and the share
 of that floor the tg run reached. --json prints one object with the same figures
 (pp_tok_s, pp_tok_s_sd, tg_tok_s, tg_tok_s_sd, read_bandwidth_gb_s, decode_bytes_per_token,
-decode_floor_tok_s, tg_fraction_of_floor, ...). --no-floor skips the bandwidth measurement.
+decode_floor_tok_s, tg_fraction_of_floor, pp_cpu_ms_per_tok, tg_cpu_ms_per_tok, ...).
+--no-floor skips the bandwidth measurement. Process CPU time per token is printed too: with
+-t 1 it barely moves when other programs share the cores, so it compares runs on a busy
+machine (with more threads it includes the time workers spin waiting).
 
 --chat: a scripted multi-turn chat (seeded random token ids) on one Session. Per turn it
 prints one table row:
@@ -44,6 +48,8 @@ Options:
   -p, --n-prompt N         pp: prompt tokens (default 512; 0 skips pp)
   -n, --n-gen N            tg: generated tokens (default 128; 0 skips tg)
   -r, --repetitions N      repetitions of each test (default 3)
+  -d, --depth N            pp and tg start from a context that already holds N random tokens
+                           (prefilled before each test, not timed; rows read e.g. tg128 @ d4096)
       --json               default mode: one JSON object instead of the table
       --no-floor           default mode: skip the bandwidth measurement
       --chat               the chat mode:
@@ -67,7 +73,7 @@ int bench(std::span<const std::string> argv) {
         {"restore-tokens", 0, true}, {"ctx-size", 'c', true},    {"kv-type", 0, true},
         {"threads", 't', true},      {"full-every", 0, true},    {"n-prompt", 'p', true},
         {"n-gen", 'n', true},        {"repetitions", 'r', true}, {"json", 0, false},
-        {"no-floor", 0, false},      {"restart-turn", 0, true},
+        {"no-floor", 0, false},      {"restart-turn", 0, true},  {"depth", 'd', true},
     };
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
