@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <random>
 #include <string>
 #include <thread>
@@ -25,6 +26,13 @@ using Clock = std::chrono::steady_clock;
 
 struct Series {
     std::vector<double> tok_per_s;
+    double cpu_s = 0;  // process CPU time of all repetitions
+    long long tokens = 0;
+    // CPU milliseconds per token: with -t 1 it does not grow when other programs share the
+    // cores (wall time does), so it compares runs on a busy machine.
+    double cpu_ms_per_tok() const {
+        return tokens > 0 ? 1e3 * cpu_s / static_cast<double>(tokens) : 0;
+    }
     double mean() const {
         double s = 0;
         for (double v : tok_per_s) s += v;
@@ -63,8 +71,9 @@ struct DecodeTraffic {
     double total() const { return weight_bytes + kv_bytes_avg; }
 };
 
+// KV read per generated token on average: depth cached positions plus half of the n_gen ones.
 Result<DecodeTraffic> decode_traffic(const std::string& path, const ModelInfo& info, int64_t n_gen,
-                                     KvType kv) {
+                                     int64_t depth, KvType kv) {
     auto file = gguf::GgufFile::open(path);
     if (!file) return file.status();
     DecodeTraffic t;
@@ -87,7 +96,8 @@ Result<DecodeTraffic> decode_traffic(const std::string& path, const ModelInfo& i
     const double bytes_per_pos = 2.0 * static_cast<double>(info.n_layer) *
                                  static_cast<double>(info.n_head_kv) * head_dim *
                                  kv_bytes_per_value(kv);
-    t.kv_bytes_avg = bytes_per_pos * static_cast<double>(n_gen) / 2.0;
+    t.kv_bytes_avg =
+        bytes_per_pos * (static_cast<double>(depth) + static_cast<double>(n_gen) / 2.0);
     return t;
 }
 
@@ -108,6 +118,11 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// Process CPU time (std::clock: all threads on POSIX; wall time on Windows).
+double cpu_seconds() {
+    return static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
+}
+
 }  // namespace
 
 int run_bench_speed(const Args& args) {
@@ -120,13 +135,16 @@ int run_bench_speed(const Args& args) {
     const long long n_prompt = args.integer("n-prompt", err).value_or(512);
     const long long n_gen = args.integer("n-gen", err).value_or(128);
     const long long reps = args.integer("repetitions", err).value_or(3);
+    const long long depth = args.integer("depth", err).value_or(0);
     long long threads = args.integer("threads", err).value_or(0);
     if (!err.empty()) {
         std::fprintf(stderr, "hearth-cli bench: %s\n", err.c_str());
         return 2;
     }
-    if (n_prompt < 0 || n_gen < 0 || reps < 1 || threads < 0 || n_prompt + n_gen == 0) {
-        std::fprintf(stderr, "hearth-cli bench: -p/-n must be >= 0 (not both 0), -r >= 1\n");
+    if (n_prompt < 0 || n_gen < 0 || reps < 1 || threads < 0 || depth < 0 ||
+        n_prompt + n_gen == 0) {
+        std::fprintf(stderr,
+                     "hearth-cli bench: -p/-n/-d must be >= 0 (-p and -n not both 0), -r >= 1\n");
         return 2;
     }
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -154,10 +172,10 @@ int run_bench_speed(const Args& args) {
     }
     print_placement("bench", (*model)->info());
     ContextOptions co;
-    co.n_ctx = std::max<long long>(n_prompt + n_gen + 16, 256);
+    co.n_ctx = std::max<long long>(depth + n_prompt + n_gen + 16, 256);
     co.n_threads = static_cast<int>(threads);
     co.kv_type = kv;
-    co.n_batch = std::max<long long>(n_prompt, 1);
+    co.n_batch = std::max<long long>(std::max(n_prompt, std::min<long long>(depth, 512)), 1);
     auto ctx = Context::create(*model, co);
     if (!ctx) {
         std::fprintf(stderr, "hearth-cli bench: %s\n", ctx.error_message().c_str());
@@ -166,6 +184,12 @@ int run_bench_speed(const Args& args) {
     Context& c = **ctx;
     const auto prompt = random_tokens(**model, n_prompt, 1234);
     const auto gen = random_tokens(**model, n_gen, 5678);
+    const auto history = random_tokens(**model, depth, 9012);
+    // Each test starts from a context that already holds `depth` tokens (not timed).
+    auto start = [&]() -> Status {
+        c.reset();
+        return depth > 0 ? c.feed(history) : Status::ok();
+    };
 
     // Warm-up: touches every weight page and fills caches, as llama-bench does.
     {
@@ -180,17 +204,27 @@ int run_bench_speed(const Args& args) {
     Series pp, tg;
     for (long long r = 0; r < reps; ++r) {
         if (n_prompt > 0) {
-            c.reset();
+            if (Status s = start(); !s) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", s.message().c_str());
+                return 1;
+            }
             const auto t0 = Clock::now();
+            const double c0 = cpu_seconds();
             if (Status s = c.feed(prompt); !s) {
                 std::fprintf(stderr, "hearth-cli bench: %s\n", s.message().c_str());
                 return 1;
             }
             pp.tok_per_s.push_back(static_cast<double>(n_prompt) / seconds_since(t0));
+            pp.cpu_s += cpu_seconds() - c0;
+            pp.tokens += n_prompt;
         }
         if (n_gen > 0) {
-            c.reset();
+            if (Status s = start(); !s) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", s.message().c_str());
+                return 1;
+            }
             const auto t0 = Clock::now();
+            const double c0 = cpu_seconds();
             for (int32_t token : gen) {
                 if (Status s = c.feed(std::span<const int32_t>(&token, 1)); !s) {
                     std::fprintf(stderr, "hearth-cli bench: %s\n", s.message().c_str());
@@ -198,6 +232,8 @@ int run_bench_speed(const Args& args) {
                 }
             }
             tg.tok_per_s.push_back(static_cast<double>(n_gen) / seconds_since(t0));
+            tg.cpu_s += cpu_seconds() - c0;
+            tg.tokens += n_gen;
         }
     }
 
@@ -206,7 +242,7 @@ int run_bench_speed(const Args& args) {
     if (n_gen > 0 && !args.has("no-floor")) {
         cpu::ThreadPool pool(static_cast<int>(threads));
         bandwidth = cpu::measure_read_bandwidth_gbs(pool);
-        auto t = decode_traffic(*model_path, (*model)->info(), n_gen, kv);
+        auto t = decode_traffic(*model_path, (*model)->info(), n_gen, depth, kv);
         if (t) traffic = *t;
     }
     const double floor_tps =
@@ -218,15 +254,17 @@ int run_bench_speed(const Args& args) {
         std::printf(
             "{\"model\": \"%s\", \"architecture\": \"%s\", \"weights\": \"%s\", \"params\": %llu, "
             "\"file_bytes\": %llu, \"threads\": %lld, \"isa\": \"%s\", \"kv_type\": \"%s\", "
-            "\"repetitions\": %lld, \"n_prompt\": %lld, \"n_gen\": %lld, "
+            "\"repetitions\": %lld, \"n_prompt\": %lld, \"n_gen\": %lld, \"depth\": %lld, "
             "\"pp_tok_s\": %.3f, \"pp_tok_s_sd\": %.3f, \"tg_tok_s\": %.3f, \"tg_tok_s_sd\": %.3f, "
             "\"read_bandwidth_gb_s\": %.3f, \"decode_bytes_per_token\": %.0f, "
-            "\"decode_floor_tok_s\": %.3f, \"tg_fraction_of_floor\": %.4f}\n",
+            "\"decode_floor_tok_s\": %.3f, \"tg_fraction_of_floor\": %.4f, "
+            "\"pp_cpu_ms_per_tok\": %.3f, \"tg_cpu_ms_per_tok\": %.3f}\n",
             info.name.c_str(), info.architecture.c_str(), info.weight_types.c_str(),
             static_cast<unsigned long long>(info.n_params),
             static_cast<unsigned long long>(info.file_bytes), threads, isa.c_str(), kv_name.c_str(),
-            reps, n_prompt, n_gen, pp.mean(), pp.sd(), tg.mean(), tg.sd(), bandwidth,
-            traffic.total(), floor_tps, floor_tps > 0 ? tg.mean() / floor_tps : 0.0);
+            reps, n_prompt, n_gen, depth, pp.mean(), pp.sd(), tg.mean(), tg.sd(), bandwidth,
+            traffic.total(), floor_tps, floor_tps > 0 ? tg.mean() / floor_tps : 0.0,
+            pp.cpu_ms_per_tok(), tg.cpu_ms_per_tok());
         return 0;
     }
     std::printf("| model | size | params | threads | isa | test | t/s |\n");
@@ -238,15 +276,20 @@ int run_bench_speed(const Args& args) {
     const std::string count = params >= 1e9 ? std::to_string(params / 1e9).substr(0, 4) + " B"
                                             : std::to_string(params / 1e6).substr(0, 5) + " M";
     auto row = [&](const char* test, long long n, const Series& s) {
-        std::printf("| %s %s | %s | %s | %lld | %s | %s%lld | %.2f ± %.2f |\n",
+        const std::string at = depth > 0 ? " @ d" + std::to_string(depth) : "";
+        std::printf("| %s %s | %s | %s | %lld | %s | %s%lld%s | %.2f ± %.2f |\n",
                     info.architecture.c_str(), info.weight_types.c_str(), size.c_str(),
-                    count.c_str(), threads, isa.c_str(), test, n, s.mean(), s.sd());
+                    count.c_str(), threads, isa.c_str(), test, n, at.c_str(), s.mean(), s.sd());
     };
     if (n_prompt > 0) row("pp", n_prompt, pp);
     if (n_gen > 0) row("tg", n_gen, tg);
+    std::printf("\nprocess CPU time per token:");
+    if (n_prompt > 0) std::printf(" pp %.2f ms", pp.cpu_ms_per_tok());
+    if (n_gen > 0) std::printf(" tg %.2f ms", tg.cpu_ms_per_tok());
+    std::printf(" (all %lld threads, spinning included)\n", threads);
     if (floor_tps > 0) {
         std::printf(
-            "\ndecode floor: %.1f MB per token / %.1f GB/s read bandwidth (%lld threads) = "
+            "decode floor: %.1f MB per token / %.1f GB/s read bandwidth (%lld threads) = "
             "%.1f tok/s; tg reached %.0f%% of it\n",
             traffic.total() / 1e6, bandwidth, threads, floor_tps, 100.0 * tg.mean() / floor_tps);
     }

@@ -15,7 +15,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    R"(Usage: hearth-cli bench -m MODEL [-p N] [-n N] [-t N] [-r N] [--kv-type T] [--json]
+    R"(Usage: hearth-cli bench -m MODEL [-p N] [-n N] [-d N] [-t N] [-r N] [--kv-type T] [--json]
        hearth-cli bench --chat -m MODEL [options]
        hearth-cli bench --spec -m MODEL [--lookup] [--draft-model FILE] [options]
        hearth-cli bench --parallel 1,2,4,8 -m MODEL [-p N] [-n N] [-t N] [--http]
@@ -28,10 +28,14 @@ followed by the decode floor: bytes streamed per generated token (every weight m
 the token embedding's one row unless the output reuses it, of a mixture of experts only the
 experts a token uses: expert_used_count / expert_count of the expert tensors, plus the
 average KV cache read)
-divided by the read bandwidth measured now with the same number of threads, and the share
+divided by the read bandwidth measured now with the same number of threads (the best of
+several read patterns and passes), and the share
 of that floor the tg run reached. --json prints one object with the same figures
 (pp_tok_s, pp_tok_s_sd, tg_tok_s, tg_tok_s_sd, read_bandwidth_gb_s, decode_bytes_per_token,
-decode_floor_tok_s, tg_fraction_of_floor, ...). --no-floor skips the bandwidth measurement.
+decode_floor_tok_s, tg_fraction_of_floor, pp_cpu_ms_per_tok, tg_cpu_ms_per_tok, ...).
+--no-floor skips the bandwidth measurement. Process CPU time per token is printed too: with
+-t 1 it barely moves when other programs share the cores, so it compares runs on a busy
+machine (with more threads it includes the time workers spin waiting).
 
 --chat: a scripted multi-turn chat (seeded random token ids) on one Session. Per turn it
 prints one table row:
@@ -74,6 +78,8 @@ Options:
                            tokens, default 256)
   -n, --n-gen N            tg: generated tokens (default 128; 0 skips tg)
   -r, --repetitions N      repetitions of each test (default 3)
+  -d, --depth N            pp and tg start from a context that already holds N random tokens
+                           (prefilled before each test, not timed; rows read e.g. tg128 @ d4096)
       --json               default mode: one JSON object instead of the table
       --no-floor           default mode: skip the bandwidth measurement
       --parallel LIST      the continuous batching mode, e.g. 1,2,4,8 (-p default 256 here)
@@ -103,7 +109,7 @@ int bench(std::span<const std::string> argv) {
         {"no-floor", 0, false},      {"restart-turn", 0, true},  {"spec", 0, false},
         {"lookup", 0, false},        {"draft-model", 0, true},   {"draft-max", 0, true},
         {"prompt-file", 0, true},    {"temp", 0, true},          {"parallel", 0, true},
-        {"http", 0, false},          {"batch", 0, true},
+        {"http", 0, false},          {"batch", 0, true},         {"depth", 'd', true},
     };
     specs.insert(specs.end(), std::begin(hearth::cli::kDeviceOptionSpecs),
                  std::end(hearth::cli::kDeviceOptionSpecs));

@@ -29,6 +29,9 @@ public:
         }
         // Grows only when a graph needs more than any before it: steady-state steps reuse it.
         if (scratch_.activations.size() < act) scratch_.activations.resize(act);
+        // Each thread's share is a multiple of 16 floats long, so every share is as aligned as
+        // the vector's start and ops can keep pointers in it.
+        per_thread = (per_thread + 15) / 16 * 16;
         const size_t need = per_thread * static_cast<size_t>(pool_.size());
         if (scratch_.per_thread.size() < need) scratch_.per_thread.resize(need);
         scratch_.per_thread_floats = per_thread;

@@ -28,6 +28,10 @@ size_t per_thread_floats(const Node& node);
 
 Status run_node(const Node& node, cpu::ThreadPool& pool, Scratch& scratch);
 
+// cpu_attention.cpp: attention over the (paged) KV cache.
+Status attention(const Node& node, cpu::ThreadPool& pool, Scratch& scratch);
+size_t attention_per_thread_floats(const Node& node);
+
 // cpu_ops_moe.cpp: GeGLU, scaling, soft-capping and the mixture-of-experts ops.
 void elementwise(const Node& node, cpu::ThreadPool& pool);
 Status moe_route(const Node& node, cpu::ThreadPool& pool);

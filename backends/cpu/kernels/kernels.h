@@ -46,4 +46,25 @@ void gemv(quant::Type wtype, const void* w, size_t k, size_t row_begin, size_t r
 void gemm(quant::Type wtype, const void* w, size_t k, size_t row_begin, size_t row_end,
           const void* xq, size_t xq_stride, size_t n, float* y, size_t y_stride);
 
+// --- Attention (flash style) -------------------------------------------------------------------
+// One work item is `rows` query rows (token, head pairs that share one KV head) against runs of
+// KV cells, with the online softmax. Each chunk of cells is decoded once (F16 / Q8_0 / Q4_0 to
+// floats) for all rows; scores and the weighted sum of V are small matrix products with the
+// rows in SIMD lanes, so one instruction serves up to 16 rows and no horizontal sums are needed.
+// The caller keeps the per-item state in its scratch (attn_state_floats) and walks the cells:
+// attn_begin, attn_chunk per run of up to kAttnChunk cells, attn_end.
+enum class KvFormat { F32, F16, Q8_0, Q4_0 };
+constexpr size_t kAttnChunk = 64;
+size_t attn_state_floats(size_t hd, size_t rows);
+// q[r]: row r's query (hd floats); row r sees the cells j with lo[r] <= j <= hi[r].
+void attn_begin(float* state, size_t hd, size_t rows, const float* const* q, float scale,
+                const int32_t* lo, const int32_t* hi);
+// Cells j0 .. j0 + n - 1 (1 <= n <= kAttnChunk): k[c] and v[c] point at the cache rows of cell
+// j0 + c; the head starts at element `off` of a row. softcap > 0: scores become
+// softcap * tanh(score / softcap) (after the scale).
+void attn_chunk(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
+                const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap);
+// out[r] = softmax-weighted sum of V for row r (hd floats); rows that saw no cell get zeros.
+void attn_end(const float* state, size_t hd, size_t rows, float* const* out);
+
 }  // namespace hearth::cpu

@@ -65,7 +65,45 @@ struct SimdKernels {
     // Activation preparation, bit-identical to the scalar code.
     void (*quantize_q8x32)(const float* x, size_t k, void* out);
     void (*quantize_q8x256)(const float* x, size_t k, void* out);
+    // attn_chunk on the state layout of kernels_attn.cpp (AttnLayout).
+    void (*attn_chunk)(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
+                       const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap);
 };
+// The attention state (floats; rows padded to kAttnLanes, so every ISA uses the same layout):
+// QT [hd][rp] (queries, transposed and pre-scaled), OT [hd][rp] (running weighted sums of V),
+// m [rp] (running max), l [rp] (running sum of weights), lo, hi [rp] (int32: visible cells),
+// S [kAttnChunk][rp] (scores, then weights, of one chunk), K, V [kAttnChunk + 8][hd] (the
+// chunk decoded to floats; padding cells are zero).
+constexpr size_t kAttnLanes = 16;
+// attn_layout is static (internal linkage): the SIMD files compile their own copy.
+struct AttnLayout {
+    size_t hd, rp;
+    float* qt;
+    float* ot;
+    float* m;
+    float* l;
+    int32_t* lo;
+    int32_t* hi;
+    float* s;
+    float* kb;
+    float* vb;
+};
+static inline AttnLayout attn_layout(float* st, size_t hd, size_t rows) {
+    AttnLayout a;
+    a.hd = hd;
+    a.rp = (rows + kAttnLanes - 1) / kAttnLanes * kAttnLanes;
+    a.qt = st;
+    a.ot = a.qt + hd * a.rp;
+    a.m = a.ot + hd * a.rp;
+    a.l = a.m + a.rp;
+    a.lo = reinterpret_cast<int32_t*>(a.l + a.rp);
+    a.hi = a.lo + a.rp;
+    a.s = reinterpret_cast<float*>(a.hi + a.rp);
+    a.kb = a.s + kAttnChunk * a.rp;
+    a.vb = a.kb + (kAttnChunk + 8) * hd;
+    return a;
+}
+
 const SimdKernels* avx2_kernels();        // nullptr when not compiled in
 const SimdKernels* avx512_kernels();      // AVX-512 F/BW/VL without VNNI
 const SimdKernels* avx512vnni_kernels();  // AVX-512 F/BW/VL + VNNI

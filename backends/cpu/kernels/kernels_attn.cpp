@@ -1,0 +1,136 @@
+// Attention work items (see kernels.h): the ISA-independent set-up and read-out, the portable
+// chunk step and the dispatch of the chunk step to the SIMD variants.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/kernels_internal.h"
+
+namespace hearth::cpu {
+
+namespace {
+
+using detail::AttnLayout;
+
+const detail::SimdKernels* attn_simd() {
+    switch (active_isa()) {
+        case Isa::Avx2:
+            return detail::avx2_kernels();
+        case Isa::Avx512:
+            if (detail::cpu_has_avx512vnni() && detail::avx512vnni_kernels())
+                return detail::avx512vnni_kernels();
+            return detail::avx512_kernels();
+        default:
+            return nullptr;
+    }
+}
+
+// Element e of a head (the row's element off + e) as a float.
+float kv_element(KvFormat fmt, const uint8_t* row, size_t e) {
+    uint16_t h;
+    switch (fmt) {
+        case KvFormat::F32: {
+            float f;
+            std::memcpy(&f, row + 4 * e, 4);
+            return f;
+        }
+        case KvFormat::F16:
+            std::memcpy(&h, row + 2 * e, 2);
+            return detail::half_to_float(h);
+        case KvFormat::Q8_0: {
+            const uint8_t* b = row + 34 * (e / 32);
+            std::memcpy(&h, b, 2);
+            return detail::half_to_float(h) *
+                   static_cast<float>(static_cast<int8_t>(b[2 + e % 32]));
+        }
+        case KvFormat::Q4_0: {
+            const uint8_t* b = row + 18 * (e / 32);
+            std::memcpy(&h, b, 2);
+            const size_t w = e % 32;
+            const int nib = w < 16 ? (b[2 + w] & 0x0F) : (b[2 + w - 16] >> 4);
+            return detail::half_to_float(h) * static_cast<float>(nib - 8);
+        }
+    }
+    return 0.0f;
+}
+
+// The portable chunk step: the same arithmetic as the SIMD files, one lane at a time.
+void attn_chunk_scalar(float* st, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
+                       const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap) {
+    const AttnLayout a = detail::attn_layout(st, hd, rows);
+    for (size_t c = 0; c < n; ++c)
+        for (size_t i = 0; i < hd; ++i) {
+            a.kb[c * hd + i] = kv_element(fmt, k[c], off + i);
+            a.vb[c * hd + i] = kv_element(fmt, v[c], off + i);
+        }
+    for (size_t r = 0; r < rows; ++r) {
+        float* s = a.s + r;  // column r of S: s[c * rp]
+        float mx = a.m[r];
+        for (size_t c = 0; c < n; ++c) {
+            const int32_t j = j0 + static_cast<int32_t>(c);
+            float x = -INFINITY;
+            if (j >= a.lo[r] && j <= a.hi[r]) {
+                x = 0.0f;
+                for (size_t i = 0; i < hd; ++i) x += a.qt[i * a.rp + r] * a.kb[c * hd + i];
+                if (softcap > 0.0f) x = softcap * std::tanh(x / softcap);
+            }
+            s[c * a.rp] = x;
+            mx = std::max(mx, x);
+        }
+        if (mx == -INFINITY) continue;  // nothing visible yet
+        const float corr = a.m[r] == -INFINITY ? 0.0f : std::exp(a.m[r] - mx);
+        a.m[r] = mx;
+        float l = a.l[r] * corr;
+        for (size_t i = 0; i < hd; ++i) a.ot[i * a.rp + r] *= corr;
+        for (size_t c = 0; c < n; ++c) {
+            const float x = s[c * a.rp];
+            if (x == -INFINITY) continue;
+            const float p = std::exp(x - mx);
+            l += p;
+            for (size_t i = 0; i < hd; ++i) a.ot[i * a.rp + r] += p * a.vb[c * hd + i];
+        }
+        a.l[r] = l;
+    }
+}
+
+}  // namespace
+
+size_t attn_state_floats(size_t hd, size_t rows) {
+    const size_t rp = (rows + detail::kAttnLanes - 1) / detail::kAttnLanes * detail::kAttnLanes;
+    return 2 * hd * rp + 4 * rp + kAttnChunk * rp + 2 * (kAttnChunk + 8) * hd;
+}
+
+void attn_begin(float* st, size_t hd, size_t rows, const float* const* q, float scale,
+                const int32_t* lo, const int32_t* hi) {
+    const AttnLayout a = detail::attn_layout(st, hd, rows);
+    for (size_t r = 0; r < a.rp; ++r) {
+        const bool real = r < rows;
+        for (size_t i = 0; i < hd; ++i) {
+            a.qt[i * a.rp + r] = real ? q[r][i] * scale : 0.0f;
+            a.ot[i * a.rp + r] = 0.0f;
+        }
+        a.m[r] = -INFINITY;
+        a.l[r] = 0.0f;
+        a.lo[r] = real ? lo[r] : 1;  // padding lanes see nothing
+        a.hi[r] = real ? hi[r] : 0;
+    }
+}
+
+void attn_chunk(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
+                const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap) {
+    if (n == 0 || rows == 0) return;
+    n = std::min(n, kAttnChunk);
+    if (const auto* simd = attn_simd())
+        return simd->attn_chunk(state, hd, rows, fmt, k, v, off, n, j0, softcap);
+    attn_chunk_scalar(state, hd, rows, fmt, k, v, off, n, j0, softcap);
+}
+
+void attn_end(const float* st, size_t hd, size_t rows, float* const* out) {
+    const AttnLayout a = detail::attn_layout(const_cast<float*>(st), hd, rows);
+    for (size_t r = 0; r < rows; ++r) {
+        const float inv = a.l[r] > 0.0f ? 1.0f / a.l[r] : 0.0f;
+        for (size_t i = 0; i < hd; ++i) out[r][i] = a.ot[i * a.rp + r] * inv;
+    }
+}
+
+}  // namespace hearth::cpu

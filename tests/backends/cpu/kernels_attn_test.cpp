@@ -1,0 +1,230 @@
+// The attention kernels (attn_begin / attn_chunk / attn_end) on every ISA this CPU runs, every
+// KV format and the shape edges (row counts around the 16-lane vectors, heads that straddle
+// quantization blocks, chunks that are not multiples of the 8-cell register tiles, sliding
+// windows, soft-capping, rows that see nothing) against a float64 softmax over the same cells.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "quant/quant_ref.h"
+
+namespace hearth::cpu {
+namespace {
+
+struct Shape {
+    size_t hd, heads_kv, kvh, rows, cells;
+    int32_t window;  // 0: none
+    float softcap;   // 0: none
+};
+
+// n_cells cache rows of heads_kv * hd elements in format f, and the floats they stand for.
+struct Cache {
+    std::vector<uint8_t> bytes;
+    std::vector<float> values;
+    size_t row_bytes;
+};
+
+Cache make_cache(KvFormat f, size_t row_len, size_t cells, std::mt19937& rng) {
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> x(row_len * cells);
+    for (auto& v : x) v = nd(rng);
+    Cache c;
+    c.values.resize(x.size());
+    switch (f) {
+        case KvFormat::F32:
+            c.row_bytes = 4 * row_len;
+            c.bytes.resize(c.row_bytes * cells);
+            std::memcpy(c.bytes.data(), x.data(), c.bytes.size());
+            c.values = x;
+            break;
+        case KvFormat::F16:
+            c.row_bytes = 2 * row_len;
+            c.bytes.resize(c.row_bytes * cells);
+            for (size_t i = 0; i < x.size(); ++i) {
+                const uint16_t h = quant::f32_to_f16(x[i]);
+                std::memcpy(&c.bytes[2 * i], &h, 2);
+                c.values[i] = quant::f16_to_f32(h);
+            }
+            break;
+        case KvFormat::Q8_0:
+        case KvFormat::Q4_0: {
+            const auto t = f == KvFormat::Q8_0 ? quant::Type::Q8_0 : quant::Type::Q4_0;
+            c.row_bytes = quant::row_bytes(t, row_len);
+            c.bytes.resize(c.row_bytes * cells);
+            for (size_t r = 0; r < cells; ++r) {
+                quant::quantize_row(t, &x[r * row_len], &c.bytes[r * c.row_bytes], row_len);
+                quant::dequantize_row(t, &c.bytes[r * c.row_bytes], &c.values[r * row_len],
+                                      row_len);
+            }
+            break;
+        }
+    }
+    return c;
+}
+
+const char* name(KvFormat f) {
+    switch (f) {
+        case KvFormat::F32:
+            return "f32";
+        case KvFormat::F16:
+            return "f16";
+        case KvFormat::Q8_0:
+            return "q8_0";
+        case KvFormat::Q4_0:
+            return "q4_0";
+    }
+    return "?";
+}
+
+// Runs the kernels over cells [0, cells) in chunks of `chunk` and compares with float64.
+void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
+    std::mt19937 rng(seed);
+    const size_t row_len = sh.hd * sh.heads_kv, off = sh.kvh * sh.hd;
+    const Cache k = make_cache(f, row_len, sh.cells, rng),
+                v = make_cache(f, row_len, sh.cells, rng);
+    std::normal_distribution<float> nd(0.0f, 1.5f);
+    std::vector<float> q(sh.rows * sh.hd);
+    for (auto& x : q) x = nd(rng);
+    std::vector<int32_t> lo(sh.rows), hi(sh.rows);
+    std::uniform_int_distribution<int32_t> pick(0, int32_t(sh.cells) - 1);
+    for (size_t r = 0; r < sh.rows; ++r) {
+        hi[r] = r == 0 ? int32_t(sh.cells) - 1 : pick(rng);  // one row sees every cell
+        lo[r] = sh.window > 0 ? std::max(0, hi[r] + 1 - sh.window) : 0;
+    }
+    if (sh.rows > 2) {  // a row that sees nothing (a padding-like row) must come out as zeros
+        lo[1] = 1;
+        hi[1] = 0;
+    }
+    const float scale = 1.0f / std::sqrt(float(sh.hd));
+    std::vector<const float*> qp(sh.rows);
+    std::vector<float> out(sh.rows * sh.hd, 123.0f);
+    std::vector<float*> op(sh.rows);
+    for (size_t r = 0; r < sh.rows; ++r) {
+        qp[r] = &q[r * sh.hd];
+        op[r] = &out[r * sh.hd];
+    }
+    std::vector<float> state(attn_state_floats(sh.hd, sh.rows), std::nanf(""));
+    attn_begin(state.data(), sh.hd, sh.rows, qp.data(), scale, lo.data(), hi.data());
+    for (size_t j0 = 0; j0 < sh.cells; j0 += chunk) {
+        const size_t n = std::min(chunk, sh.cells - j0);
+        std::vector<const uint8_t*> kp(n), vp(n);
+        for (size_t c = 0; c < n; ++c) {
+            kp[c] = &k.bytes[(j0 + c) * k.row_bytes];
+            vp[c] = &v.bytes[(j0 + c) * v.row_bytes];
+        }
+        attn_chunk(state.data(), sh.hd, sh.rows, f, kp.data(), vp.data(), off, n, int32_t(j0),
+                   sh.softcap);
+    }
+    attn_end(state.data(), sh.hd, sh.rows, op.data());
+
+    double max_err = 0, max_ref = 1e-30;
+    for (size_t r = 0; r < sh.rows; ++r) {
+        std::vector<double> sc;
+        double mx = -INFINITY;
+        for (int32_t j = lo[r]; j <= hi[r]; ++j) {
+            double s = 0;
+            for (size_t i = 0; i < sh.hd; ++i)
+                s += double(q[r * sh.hd + i]) * k.values[size_t(j) * row_len + off + i];
+            s *= scale;
+            if (sh.softcap > 0) s = sh.softcap * std::tanh(s / sh.softcap);
+            sc.push_back(s);
+            mx = std::max(mx, s);
+        }
+        double l = 0;
+        for (auto& s : sc) l += (s = std::exp(s - mx));
+        for (size_t i = 0; i < sh.hd; ++i) {
+            double o = 0;
+            for (size_t c = 0; c < sc.size(); ++c)
+                o += sc[c] * v.values[size_t(lo[r] + int32_t(c)) * row_len + off + i];
+            o = sc.empty() ? 0.0 : o / l;
+            max_err = std::max(max_err, std::fabs(o - out[r * sh.hd + i]));
+            max_ref = std::max(max_ref, std::fabs(o));
+        }
+    }
+    EXPECT_LT(max_err / max_ref, 1e-5)
+        << name(f) << " isa=" << isa_name(active_isa()) << " hd=" << sh.hd << " kvh=" << sh.kvh
+        << " rows=" << sh.rows << " cells=" << sh.cells << " chunk=" << chunk
+        << " window=" << sh.window << " softcap=" << sh.softcap;
+}
+
+class AttnKernels : public ::testing::Test {
+protected:
+    void SetUp() override { saved_ = active_isa(); }
+    void TearDown() override { force_isa(saved_); }
+    Isa saved_ = Isa::Scalar;
+};
+
+TEST_F(AttnKernels, EveryIsaFormatAndShapeEdgeMatchesFloat64) {
+    const Shape shapes[] = {
+        {64, 4, 1, 1, 200, 0, 0},     // decode: one row
+        {64, 4, 3, 7, 130, 0, 0},     // qwen2.5-0.5b's group, cells not a multiple of 8
+        {64, 4, 2, 16, 64, 0, 0},     // exactly one 16-lane vector and one chunk
+        {64, 2, 1, 17, 97, 0, 0},     // one lane past a vector
+        {128, 2, 1, 130, 75, 0, 0},   // a prefill item: 9 row vectors, hd 128
+        {8, 4, 3, 9, 40, 0, 0},       // stories260K: heads of 8 inside one 32-block
+        {80, 3, 1, 5, 33, 0, 0},      // a head that straddles blocks (offset 80)
+        {64, 2, 1, 12, 150, 20, 0},   // sliding window
+        {64, 2, 0, 6, 50, 0, 30.0f},  // soft-capped scores (Gemma 2)
+        {64, 2, 1, 3, 1, 0, 0},       // a single cell
+    };
+    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+        if (!force_isa(isa)) continue;
+        for (KvFormat f : {KvFormat::F32, KvFormat::F16, KvFormat::Q8_0, KvFormat::Q4_0})
+            for (const Shape& sh : shapes) {
+                if ((f == KvFormat::Q8_0 || f == KvFormat::Q4_0) && (sh.hd * sh.heads_kv) % 32)
+                    continue;  // quantized caches hold rows of whole blocks
+                for (size_t chunk : {size_t{64}, size_t{13}}) check(f, sh, chunk, 7);
+            }
+    }
+}
+
+TEST_F(AttnKernels, IsasAgreeClosely) {
+    // The same item on every ISA: only the summation order differs.
+    const Shape sh{64, 4, 1, 40, 300, 0, 0};
+    std::vector<std::vector<float>> outs;
+    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+        if (!force_isa(isa)) continue;
+        std::mt19937 rng(3);
+        const Cache k = make_cache(KvFormat::Q8_0, 256, sh.cells, rng);
+        const Cache v = make_cache(KvFormat::Q8_0, 256, sh.cells, rng);
+        std::vector<float> q(sh.rows * 64);
+        std::normal_distribution<float> nd(0.0f, 1.0f);
+        for (auto& x : q) x = nd(rng);
+        std::vector<const float*> qp(sh.rows);
+        std::vector<float> out(sh.rows * 64);
+        std::vector<float*> op(sh.rows);
+        std::vector<int32_t> lo(sh.rows, 0), hi(sh.rows);
+        for (size_t r = 0; r < sh.rows; ++r) {
+            qp[r] = &q[r * 64];
+            op[r] = &out[r * 64];
+            hi[r] = int32_t(sh.cells) - 1 - int32_t(r);
+        }
+        std::vector<float> state(attn_state_floats(64, sh.rows));
+        attn_begin(state.data(), 64, sh.rows, qp.data(), 0.125f, lo.data(), hi.data());
+        for (size_t j0 = 0; j0 < sh.cells; j0 += kAttnChunk) {
+            const size_t n = std::min(kAttnChunk, sh.cells - j0);
+            std::vector<const uint8_t*> kp(n), vp(n);
+            for (size_t c = 0; c < n; ++c) {
+                kp[c] = &k.bytes[(j0 + c) * k.row_bytes];
+                vp[c] = &v.bytes[(j0 + c) * v.row_bytes];
+            }
+            attn_chunk(state.data(), 64, sh.rows, KvFormat::Q8_0, kp.data(), vp.data(), 64, n,
+                       int32_t(j0), 0.0f);
+        }
+        attn_end(state.data(), 64, sh.rows, op.data());
+        outs.push_back(out);
+    }
+    ASSERT_FALSE(outs.empty());
+    for (size_t o = 1; o < outs.size(); ++o)
+        for (size_t i = 0; i < outs[0].size(); ++i)
+            ASSERT_NEAR(outs[o][i], outs[0][i], 1e-5f * (1.0f + std::fabs(outs[0][i]))) << i;
+}
+
+}  // namespace
+}  // namespace hearth::cpu
