@@ -9,42 +9,47 @@
         <translation>关于 Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="45"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="49"/>
         <source>Version %1</source>
         <translation>版本 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="54"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="58"/>
         <source>Local language models with their own inference engine. MIT licensed.</source>
         <translation>在本机运行的语言模型，自带推理引擎。MIT 许可。</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="60"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="64"/>
         <source>Commit</source>
         <translation>提交</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="62"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="66"/>
         <source>Build</source>
         <translation>构建</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="64"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="68"/>
         <source>Compiler</source>
         <translation>编译器</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="66"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="70"/>
         <source>Qt</source>
         <translation>Qt</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="68"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="72"/>
         <source>Backends built</source>
         <translation>已构建的后端</translation>
     </message>
     <message>
-        <location filename="../ui/Dialogs/AboutDialog.qml" line="70"/>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="76"/>
+        <source>Backends found</source>
+        <translation>已找到的后端</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/AboutDialog.qml" line="87"/>
         <source>Data folder</source>
         <translation>数据文件夹</translation>
     </message>
@@ -52,134 +57,144 @@
 <context>
     <name>ApiServerSection</name>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="20"/>
         <source>Local API server</source>
         <translation>本地 API 服务器</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="21"/>
         <source>Lets other programs on this computer use the loaded model through the OpenAI API (base URL below). Only this computer can connect.</source>
         <translation>让本机上的其他程序通过 OpenAI API（基础 URL 见下方）使用已加载的模型。只有本机可以连接。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="24"/>
         <source>On</source>
         <translation>开</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="24"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="72"/>
         <source>Off</source>
         <translation>关</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="27"/>
         <source>Run the local API server</source>
         <translation>运行本地 API 服务器</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="33"/>
         <source>Port</source>
         <translation>端口</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="39"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="50"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="40"/>
         <source>Optional. When set, programs must send it as &quot;Authorization: Bearer KEY&quot;.</source>
         <translation>可选。设置后，程序必须以“Authorization: Bearer KEY”发送它。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="47"/>
         <source>No key</source>
         <translation>无密钥</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="65"/>
         <source>Running at %1 · 1 active request</source>
         <translation>运行于 %1 · 1 个活动请求</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="66"/>
         <source>Running at %1 · %2 active requests</source>
         <translation>运行于 %1 · %2 个活动请求</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="69"/>
         <source>Not running: %1</source>
         <translation>未运行：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="71"/>
         <source>Starts when a model is loaded.</source>
         <translation>加载模型后启动。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="77"/>
         <source>Copy base URL</source>
         <translation>复制基础 URL</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml"/>
-        <source>Copy the API server's base URL</source>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="78"/>
+        <source>Copy the API server&apos;s base URL</source>
         <translation>复制 API 服务器的基础 URL</translation>
     </message>
 </context>
 <context>
     <name>AppBanners</name>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="28"/>
-        <source>This model&apos;s chat template was not used as is: %1</source>
-        <translation>未按原样使用此模型的对话模板：%1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/AppBanners.qml" line="86"/>
+        <location filename="../ui/Model/AppBanners.qml" line="89"/>
         <source>The new backend setting takes effect when the model is loaded again.</source>
         <translation>新的后端设置将在重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="90"/>
+        <location filename="../ui/Model/AppBanners.qml" line="93"/>
         <source>Reload now</source>
         <translation>立即重新加载</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="62"/>
-        <source>Deleted “%1”.</source>
-        <translation>已删除“%1”。</translation>
+        <location filename="../ui/Model/AppBanners.qml" line="44"/>
+        <source>Load anyway</source>
+        <translation>仍然加载</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="62"/>
+        <location filename="../ui/Model/AppBanners.qml" line="65"/>
         <source>Moved “%1” to the trash.</source>
         <translation>已将“%1”移到回收站。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="65"/>
+        <location filename="../ui/Model/AppBanners.qml" line="68"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="83"/>
+        <location filename="../ui/Model/AppBanners.qml" line="86"/>
         <source>The new backend and 4-bit weights settings take effect when the model is loaded again.</source>
         <translation>新的后端和 4 位权重设置将在重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="85"/>
+        <location filename="../ui/Model/AppBanners.qml" line="88"/>
         <source>The 4-bit weights setting takes effect when the model is loaded again.</source>
         <translation>4 位权重设置将在重新加载模型后生效。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../ui/Model/AppBanners.qml" line="113"/>
+        <location filename="../ui/Model/AppBanners.qml" line="116"/>
         <source>%n more message(s)</source>
         <translation>
             <numerusform>还有 %n 条消息</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="114"/>
+        <location filename="../ui/Model/AppBanners.qml" line="117"/>
         <source>Show fewer</source>
         <translation>收起</translation>
+    </message>
+</context>
+<context>
+    <name>AppInfo</name>
+    <message>
+        <location filename="../app/core/app_info.cpp" line="27"/>
+        <source>the automatic choice</source>
+        <translation>自动选择</translation>
+    </message>
+    <message>
+        <location filename="../app/core/app_info.cpp" line="28"/>
+        <source>usable</source>
+        <translation>可用</translation>
     </message>
 </context>
 <context>
@@ -195,14 +210,22 @@
         <translation>提示</translation>
     </message>
     <message>
-        <location filename="../ui/Components/Banner.qml" line="55"/>
+        <location filename="../ui/Components/Banner.qml" line="56"/>
         <source>Dismiss message</source>
         <translation>关闭消息</translation>
     </message>
     <message>
-        <location filename="../ui/Components/Banner.qml" line="57"/>
+        <location filename="../ui/Components/Banner.qml" line="55"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ChatExport</name>
+    <message>
+        <location filename="../app/chat/chat_export.cpp" line="167"/>
+        <source>Imported chat</source>
+        <translation>导入的对话</translation>
     </message>
 </context>
 <context>
@@ -243,101 +266,76 @@
         <translation>将此对话保存为 Markdown、纯文本或 JSON，或复制它</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="56"/>
-        <source>Save this chat as Markdown or JSON</source>
-        <translation>将此对话保存为 Markdown 或 JSON</translation>
-    </message>
-    <message>
         <location filename="../ui/Chat/ChatHeader.qml" line="60"/>
         <source>Markdown (.md)</source>
         <translation>Markdown (.md)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="64"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="65"/>
         <source>Plain text (.txt)</source>
         <translation>纯文本 (.txt)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="67"/>
-        <source>JSON (.json)</source>
-        <translation>JSON (.json)</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="68"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="70"/>
         <source>JSON, every branch (.json)</source>
         <translation>JSON，包含所有分支 (.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="74"/>
+        <location filename="../ui/Chat/ChatHeader.qml" line="77"/>
         <source>Copy conversation</source>
         <translation>复制对话</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="75"/>
-        <source>Export chat</source>
-        <translation>导出对话</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="78"/>
-        <source>JSON files (*.json)</source>
-        <translation>JSON 文件 (*.json)</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ChatHeader.qml" line="78"/>
-        <source>Markdown files (*.md)</source>
-        <translation>Markdown 文件 (*.md)</translation>
     </message>
 </context>
 <context>
     <name>ChatListItem</name>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="19"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="26"/>
         <source>Chat %1</source>
         <translation>对话 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="26"/>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="42"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="27"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="43"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="47"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="48"/>
         <source>Rename (F2)</source>
         <translation>重命名 (F2)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="52"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="53"/>
         <source>Delete (Del)</source>
         <translation>删除 (Del)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="52"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="90"/>
         <source>A reply is being written</source>
         <translation>正在生成回复</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="60"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="98"/>
         <source>New name for the chat</source>
         <translation>对话的新名称</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="75"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="118"/>
         <source>Rename chat</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="77"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="120"/>
         <source>Rename</source>
         <translation>重命名</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="87"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="131"/>
         <source>Delete chat</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/ChatListItem.qml" line="89"/>
+        <location filename="../ui/Sidebar/ChatListItem.qml" line="133"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -365,107 +363,107 @@
         <translation>从下一条消息起生效。新对话使用“设置”中的系统提示词。</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="55"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="58"/>
         <source>No system prompt</source>
         <translation>无系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="56"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="59"/>
         <source>System prompt of this chat</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="61"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="64"/>
         <source>Presets</source>
         <translation>预设</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="62"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="65"/>
         <source>Named system prompts: pick one for this chat, or save this chat&apos;s under a name.</source>
         <translation>命名的系统提示词：为此对话选择一个，或将此对话的提示词以某个名称保存。</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="68"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="71"/>
         <source>Pick a preset…</source>
         <translation>选择预设…</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="68"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="71"/>
         <source>No presets yet</source>
         <translation>尚无预设</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="70"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="73"/>
         <source>Use a saved system prompt</source>
         <translation>使用已保存的系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="80"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="83"/>
         <source>Preset name</source>
         <translation>预设名称</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="82"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="85"/>
         <source>Name for the preset</source>
         <translation>预设的名称</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="86"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="89"/>
         <source>Save as preset</source>
         <translation>保存为预设</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="88"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="91"/>
         <source>Save this chat&apos;s system prompt as a preset</source>
         <translation>将此对话的系统提示词保存为预设</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="97"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="100"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="98"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="101"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="99"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="102"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="100"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="103"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="101"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="104"/>
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="102"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="105"/>
         <source>Longest reply (tokens)</source>
         <translation>最长回复（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="107"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="110"/>
         <source>(as in Settings)</source>
         <translation>（同“设置”）</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="117"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="120"/>
         <source>Use Settings</source>
         <translation>使用“设置”中的值</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="118"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="121"/>
         <source>Use the sampling from Settings for this chat</source>
         <translation>此对话使用“设置”中的采样设置</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="125"/>
+        <location filename="../ui/Chat/ChatSettingsPanel.qml" line="128"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
@@ -483,12 +481,12 @@
         <translation>滚动消息</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatView.qml" line="57"/>
+        <location filename="../ui/Chat/ChatView.qml" line="59"/>
         <source>Ask %1 anything. Your chat stays on this computer.</source>
         <translation>向 %1 提任何问题。你的对话只保存在这台电脑上。</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/ChatView.qml" line="58"/>
+        <location filename="../ui/Chat/ChatView.qml" line="60"/>
         <source>Load a model to start chatting.</source>
         <translation>加载模型后即可开始对话。</translation>
     </message>
@@ -519,39 +517,57 @@
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="44"/>
+        <location filename="../ui/Chat/Composer.qml" line="47"/>
         <source>Message %1 (Enter to send, Shift+Enter for a new line)</source>
         <translation>给 %1 发消息（Enter 发送，Shift+Enter 换行）</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="45"/>
+        <location filename="../ui/Chat/Composer.qml" line="48"/>
         <source>Load a model to start chatting: drop a .gguf file anywhere or use Load model…</source>
         <translation>请先加载模型：将 .gguf 文件拖到窗口任意位置，或使用“加载模型…”</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="48"/>
+        <location filename="../ui/Chat/Composer.qml" line="51"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="63"/>
+        <location filename="../ui/Chat/Composer.qml" line="66"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="64"/>
+        <location filename="../ui/Chat/Composer.qml" line="67"/>
         <source>Send the message (Enter)</source>
         <translation>发送消息（Enter）</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="70"/>
+        <location filename="../ui/Chat/Composer.qml" line="73"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/Composer.qml" line="71"/>
+        <location filename="../ui/Chat/Composer.qml" line="74"/>
         <source>Stop the reply (Esc)</source>
         <translation>停止回复（Esc）</translation>
+    </message>
+</context>
+<context>
+    <name>ConfirmDefaultsDialog</name>
+    <message>
+        <location filename="../ui/Settings/ConfirmDefaultsDialog.qml" line="13"/>
+        <source>Restore the default settings?</source>
+        <translation>恢复默认设置？</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ConfirmDefaultsDialog.qml" line="20"/>
+        <source>Every setting goes back to its default, and your system prompt is cleared. Chats and their own settings are kept.</source>
+        <translation>所有设置都将恢复为默认值，系统提示词也会被清空。对话及其各自的设置会保留。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/ConfirmDefaultsDialog.qml" line="21"/>
+        <source>Every setting goes back to its default. Chats and their own settings are kept.</source>
+        <translation>所有设置都将恢复为默认值。对话及其各自的设置会保留。</translation>
     </message>
 </context>
 <context>
@@ -654,12 +670,12 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/Main.qml" line="26"/>
+        <location filename="../ui/Main.qml" line="29"/>
         <source>%1 — Hearth</source>
         <translation>%1 — Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="26"/>
+        <location filename="../ui/Main.qml" line="29"/>
         <source>Hearth</source>
         <translation>Hearth</translation>
     </message>
@@ -682,73 +698,69 @@
 <context>
     <name>MessageDelegate</name>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="41"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="102"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="41"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="102"/>
         <source>Assistant</source>
         <translation>助手</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="95"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="79"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="161"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="163"/>
         <source>Previous version</source>
         <translation>上一个版本</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="101"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="169"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="109"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="87"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="176"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="178"/>
         <source>Next version</source>
         <translation>下一个版本</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="30"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="32"/>
         <source>You: %1</source>
         <translation>你：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="30"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="32"/>
         <source>Assistant: %1</source>
         <translation>助手：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="30"/>
-        <source>You said: %1</source>
-        <translation>你说：%1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="30"/>
-        <source>Reply: %1</source>
-        <translation>回复：%1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="113"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="55"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="182"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="119"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="63"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="188"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="125"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="71"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="194"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="31"/>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="194"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="33"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageDelegate.qml" line="148"/>
+        <location filename="../ui/Chat/MessageDelegate.qml" line="218"/>
         <source>Earlier messages up to here are no longer seen by the model: the chat is longer than its context. The system prompt is kept.</source>
         <translation>到此为止的较早消息模型已看不到：对话超出了上下文长度。系统提示词仍会保留。</translation>
     </message>
@@ -756,12 +768,12 @@
 <context>
     <name>MessageEditor</name>
     <message>
-        <location filename="../ui/Chat/MessageEditor.qml" line="24"/>
+        <location filename="../ui/Chat/MessageEditor.qml" line="27"/>
         <source>Edit message</source>
         <translation>编辑消息</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageEditor.qml" line="30"/>
+        <location filename="../ui/Chat/MessageEditor.qml" line="41"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -771,7 +783,7 @@
         <translation>放弃修改 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/MessageEditor.qml" line="34"/>
+        <location filename="../ui/Chat/MessageEditor.qml" line="48"/>
         <source>Save and send</source>
         <translation>保存并发送</translation>
     </message>
@@ -789,77 +801,79 @@
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="36"/>
+        <location filename="../ui/Model/ModelBar.qml" line="53"/>
         <source>Hearth</source>
         <translation>Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="51"/>
+        <location filename="../ui/Model/ModelBar.qml" line="72"/>
         <source>Loading %1…</source>
         <translation>正在加载 %1…</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="52"/>
+        <location filename="../ui/Model/ModelBar.qml" line="73"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="55"/>
+        <location filename="../ui/Model/ModelBar.qml" line="76"/>
         <source>Model: %1</source>
         <translation>模型：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="77"/>
+        <location filename="../ui/Model/ModelBar.qml" line="98"/>
         <source>Backend %1. %2</source>
         <translation>后端 %1。%2</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="92"/>
+        <location filename="../ui/Model/ModelBar.qml" line="116"/>
         <source>Load model…</source>
         <translation>加载模型…</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="93"/>
+        <location filename="../ui/Model/ModelBar.qml" line="117"/>
         <source>Choose a .gguf model file</source>
         <translation>选择 .gguf 模型文件</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="98"/>
+        <location filename="../ui/Model/ModelBar.qml" line="122"/>
         <source>Recent ▾</source>
         <translation>最近 ▾</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="99"/>
+        <location filename="../ui/Model/ModelBar.qml" line="123"/>
         <source>Recently used models</source>
         <translation>最近使用的模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="110"/>
+        <location filename="../ui/Model/ModelBar.qml" line="134"/>
         <source>Load %1</source>
         <translation>加载 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="119"/>
+        <location filename="../ui/Model/ModelBar.qml" line="143"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="120"/>
+        <location filename="../ui/Model/ModelBar.qml" line="144"/>
         <source>Unload the model and free its memory</source>
         <translation>卸载模型并释放内存</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="126"/>
+        <location filename="../ui/Model/ModelBar.qml" line="151"/>
+        <location filename="../ui/Model/ModelBar.qml" line="194"/>
         <source>Switch to light theme</source>
         <translation>切换到浅色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="126"/>
+        <location filename="../ui/Model/ModelBar.qml" line="151"/>
+        <location filename="../ui/Model/ModelBar.qml" line="194"/>
         <source>Switch to dark theme</source>
         <translation>切换到深色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="132"/>
+        <location filename="../ui/Model/ModelBar.qml" line="158"/>
         <source>Settings (Ctrl+,)</source>
         <translation>设置（Ctrl+,）</translation>
     </message>
@@ -870,12 +884,13 @@
         <translation>键盘快捷键 (F1)</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="137"/>
+        <location filename="../ui/Model/ModelBar.qml" line="171"/>
         <source>About</source>
         <translation>关于</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="138"/>
+        <location filename="../ui/Model/ModelBar.qml" line="172"/>
+        <location filename="../ui/Model/ModelBar.qml" line="209"/>
         <source>About Hearth</source>
         <translation>关于 Hearth</translation>
     </message>
@@ -895,17 +910,17 @@
         <translation>设置… (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="146"/>
+        <location filename="../ui/Model/ModelBar.qml" line="220"/>
         <source>Choose a model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="147"/>
+        <location filename="../ui/Model/ModelBar.qml" line="221"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="147"/>
+        <location filename="../ui/Model/ModelBar.qml" line="221"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
@@ -921,6 +936,109 @@
         <location filename="../ui/Components/ModelCard.qml" line="28"/>
         <source>Selected model</source>
         <translation>已选择的模型</translation>
+    </message>
+</context>
+<context>
+    <name>ModelLibraryDialog</name>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="17"/>
+        <source>Fits</source>
+        <translation>可运行</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="18"/>
+        <source>Tight</source>
+        <translation>内存紧张</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="19"/>
+        <source>Won&apos;t fit</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="23"/>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="38"/>
+        <source>Folders: %1</source>
+        <translation>文件夹：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="39"/>
+        <source>Add a folder with .gguf files; recent models are always listed.</source>
+        <translation>添加包含 .gguf 文件的文件夹；最近使用的模型总会列出。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="51"/>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="72"/>
+        <source>%1: cannot be used</source>
+        <translation>%1：无法使用</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="73"/>
+        <source>%1, %2, %3, %4</source>
+        <translation>%1，%2，%3，%4</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="85"/>
+        <source>(in use)</source>
+        <translation>（使用中）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="95"/>
+        <source>Cannot be used: %1</source>
+        <translation>无法使用：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="96"/>
+        <source>%1 · %2 · %3 · context %4 · needs about %5</source>
+        <translation>%1 · %2 · %3 · 上下文 %4 · 约需 %5</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="120"/>
+        <source>Needs about %1; %2 is free now.</source>
+        <translation>约需 %1；当前可用 %2。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="129"/>
+        <source>Load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="131"/>
+        <source>Load %1</source>
+        <translation>加载 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="142"/>
+        <source>No models found yet.</source>
+        <translation>还没有找到模型。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="153"/>
+        <source>Remove %1</source>
+        <translation>移除 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="154"/>
+        <source>Stop listing the models in %1</source>
+        <translation>不再列出 %1 中的模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="160"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="168"/>
+        <source>A folder with models</source>
+        <translation>包含模型的文件夹</translation>
     </message>
 </context>
 <context>
@@ -957,6 +1075,14 @@
     </message>
 </context>
 <context>
+    <name>ModelProbe</name>
+    <message>
+        <location filename="../app/engine/model_probe.cpp" line="103"/>
+        <source>the file holds no model weights</source>
+        <translation>文件中没有模型权重</translation>
+    </message>
+</context>
+<context>
     <name>NumberRow</name>
     <message>
         <location filename="../ui/Settings/NumberRow.qml" line="28"/>
@@ -977,12 +1103,12 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../app/chat/app_settings.cpp" line="76"/>
+        <location filename="../app/chat/app_settings.cpp" line="86"/>
         <source>The settings file %1 could not be read, so the defaults are in use; the old file was kept as %2.</source>
         <translation>无法读取设置文件 %1，已使用默认设置；旧文件保存为 %2。</translation>
     </message>
     <message>
-        <location filename="../app/chat/app_settings.cpp" line="80"/>
+        <location filename="../app/chat/app_settings.cpp" line="90"/>
         <source>The settings file %1 could not be read, so the defaults are in use.</source>
         <translation>无法读取设置文件 %1，已使用默认设置。</translation>
     </message>
@@ -1011,268 +1137,465 @@
     </message>
 </context>
 <context>
+    <name>ReplyState</name>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="20"/>
+        <source>Writing…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="21"/>
+        <source>Stopped by you</source>
+        <translation>已由你停止</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="22"/>
+        <source>Stopped at the reply length limit</source>
+        <translation>已达到回复长度上限</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="23"/>
+        <source>Stopped: the chat filled the model&apos;s context</source>
+        <translation>已停止：对话占满了模型的上下文</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="24"/>
+        <source>Stopped by an error</source>
+        <translation>因错误而停止</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="25"/>
+        <source>Interrupted: Hearth closed while writing this</source>
+        <translation>已中断：生成时 Hearth 被关闭</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="47"/>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/ReplyState.qml" line="48"/>
+        <source>Let the model write on from the end of this reply</source>
+        <translation>让模型从这条回复的末尾继续写</translation>
+    </message>
+</context>
+<context>
+    <name>SaveChatDialog</name>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="32"/>
+        <source>Export chat (JSON, every branch)</source>
+        <translation>导出对话（JSON，包含所有分支）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="33"/>
+        <source>Export chat (plain text)</source>
+        <translation>导出对话（纯文本）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="33"/>
+        <source>Export chat (Markdown)</source>
+        <translation>导出对话（Markdown）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="40"/>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="50"/>
+        <source>File name</source>
+        <translation>文件名</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="54"/>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="66"/>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="69"/>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="70"/>
+        <source>Choose the folder</source>
+        <translation>选择文件夹</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="79"/>
+        <source>A file with this name is already there; Save replaces it.</source>
+        <translation>已存在同名文件；保存将替换它。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="87"/>
+        <source>Folder for the export</source>
+        <translation>导出到的文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>SearchResultGroup</name>
+    <message>
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="22"/>
+        <source>Untitled chat</source>
+        <translation>未命名对话</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="28"/>
+        <source>%1, %n match(es)</source>
+        <translation>
+            <numerusform>%1，%n 处匹配</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="37"/>
+        <source>Your message: %1</source>
+        <translation>你的消息：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="38"/>
+        <source>Reply: %1</source>
+        <translation>回复：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="42"/>
+        <source>You: </source>
+        <translation>你：</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="33"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="39"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="34"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="40"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="47"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="48"/>
         <source>Backend</source>
         <translation>后端</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="48"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="81"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="49"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="58"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="97"/>
         <source>Applies when the model is loaded again.</source>
         <translation>重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="50"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="51"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="62"/>
         <source>Auto</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="56"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
         <source>KV cache</source>
         <translation>KV 缓存</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="57"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="73"/>
         <source>Applies from the next message. Q8 and Q4 hold longer chats in less memory.</source>
         <translation>从下一条消息起生效。Q8 和 Q4 能用更少的内存容纳更长的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="59"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="75"/>
         <source>Q4 changes the model&apos;s answers noticeably on small models (it agrees with F16 far less often than Q8).</source>
         <translation>Q4 会明显改变小模型的回答（与 F16 的一致程度远低于 Q8）。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="79"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="95"/>
         <source>4-bit weights</source>
         <translation>4 位权重</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="80"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="96"/>
         <source>Converts 16/8-bit models to 4-bit when loading: about a quarter of the memory, faster replies; the first load takes longer, then it is cached.</source>
         <translation>加载时将 16/8 位模型转换为 4 位：内存约为原来的四分之一，回复更快；首次加载较慢，之后会使用缓存。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="71"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="84"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="87"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="100"/>
         <source>On</source>
         <translation>开</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="67"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="74"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="56"/>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="57"/>
+        <source>Layers run on the GPU, the rest on the CPU. Auto puts as many as fit in its free memory.</source>
+        <translation>这些层在 GPU 上运行，其余在 CPU 上运行。“自动”会放入其空闲显存能容纳的最多层数。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="66"/>
+        <source>GPU layers (empty for automatic)</source>
+        <translation>GPU 层数（留空为自动）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="83"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="90"/>
         <source>Reload the last model at start</source>
         <translation>启动时重新加载上次的模型</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="68"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="84"/>
         <source>Hearth loads the model you used last when it starts.</source>
         <translation>Hearth 启动时会加载你上次使用的模型。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="71"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="84"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="87"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="100"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="166"/>
         <source>Off</source>
         <translation>关</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="87"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="103"/>
         <source>Convert weights to 4-bit when loading</source>
         <translation>加载时将权重转换为 4 位</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="92"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="108"/>
         <source>Clear 4-bit cache</source>
         <translation>清除 4 位缓存</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="93"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="109"/>
         <source>Delete the cached 4-bit conversions</source>
         <translation>删除已缓存的 4 位转换结果</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="107"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="123"/>
         <source>Context length (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="108"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="124"/>
         <source>0 uses the model&apos;s own length, at most 4096. Applies from the next message.</source>
         <translation>0 表示使用模型自身的长度，最多 4096。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="115"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="131"/>
         <source>KV memory (MB)</source>
         <translation>KV 内存（MB）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="116"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="132"/>
         <source>Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory, at most eight full contexts. Applies from the next message.</source>
         <translation>所有打开的对话共用的上下文内存；用满时，最久未使用的对话会保存到磁盘。0 表示使用空闲内存的四分之一，最多八个完整上下文。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="122"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="138"/>
         <source>Saved context</source>
         <translation>已保存的上下文</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="123"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="139"/>
         <source>Chats&apos; context is kept on disk so they continue at once after a restart. Oldest are deleted past the limit (MB).</source>
         <translation>对话的上下文保存在磁盘上，重启后可立即继续。超过上限（MB）时删除最旧的。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="128"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="144"/>
         <source>Saved context limit in megabytes</source>
         <translation>已保存上下文的上限（MB）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="133"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="149"/>
         <source>Clear saved context (%1)</source>
         <translation>清除已保存的上下文（%1）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="134"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="150"/>
         <source>Delete the chats&apos; saved context</source>
         <translation>删除对话已保存的上下文</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="139"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="155"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="140"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="156"/>
         <source>0 uses all cores. Applies from the next message.</source>
         <translation>0 表示使用全部核心。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="147"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="163"/>
+        <source>Speculative decoding</source>
+        <translation>推测解码</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="164"/>
+        <source>Drafts several tokens and lets the model check them in one step: the same replies, faster when the drafts are right. Prompt lookup drafts from the chat&apos;s own text (code being edited, quotes); a draft model is a smaller model with the same vocabulary. Applies from the next message.</source>
+        <translation>先草拟几个词元，再让模型一步内核对：回复完全相同，草稿正确时更快。提示词查找从对话自身的文本（正在编辑的代码、引用）中草拟；草稿模型是词表相同的较小模型。从下一条消息起生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="166"/>
+        <source>Prompt lookup</source>
+        <translation>提示词查找</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="167"/>
+        <source>Draft model</source>
+        <translation>草稿模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="172"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="179"/>
+        <source>Draft model file</source>
+        <translation>草稿模型文件</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="177"/>
+        <source>A GGUF file with the same vocabulary</source>
+        <translation>词表相同的 GGUF 文件</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="183"/>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="184"/>
+        <source>Choose the draft model file</source>
+        <translation>选择草稿模型文件</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="190"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="148"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="191"/>
         <source>0 always picks the most likely word. Applies from the next message.</source>
         <translation>0 表示总是选择可能性最大的词。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="154"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="197"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="160"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="203"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="166"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="209"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="172"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="215"/>
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="178"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="221"/>
         <source>Longest reply (tokens)</source>
         <translation>最长回复（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="184"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="195"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="227"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="241"/>
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="185"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="228"/>
         <source>Used by new chats.</source>
         <translation>用于新建的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="192"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="238"/>
         <source>e.g. You are a concise assistant.</source>
         <translation>例如：你是一个简洁的助手。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="201"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="247"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="202"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="220"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="248"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="266"/>
         <source>Applies at once.</source>
         <translation>立即生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="204"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="250"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="204"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="250"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="205"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="251"/>
         <source>Follow system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="256"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="257"/>
         <source>Applies after Hearth is restarted.</source>
         <translation>重新启动 Hearth 后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="213"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="259"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="219"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="265"/>
         <source>Text size</source>
         <translation>文字大小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="222"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="268"/>
         <source>Small</source>
         <translation>小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="222"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="268"/>
         <source>Normal</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="223"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="269"/>
         <source>Large</source>
         <translation>大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="223"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="269"/>
         <source>Larger</source>
         <translation>更大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="229"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="278"/>
         <source>Restore defaults</source>
         <translation>恢复默认设置</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="293"/>
+        <source>Choose a draft model</source>
+        <translation>选择草稿模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="294"/>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="294"/>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -1446,92 +1769,88 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="22"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="25"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="97"/>
         <source>Chats</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="39"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="42"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="40"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="43"/>
         <source>Start a new chat (Ctrl+N)</source>
         <translation>开始新对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="47"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="50"/>
         <source>Search chats (Ctrl+F)</source>
         <translation>搜索对话（Ctrl+F）</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="48"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="51"/>
         <source>Search chats</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="72"/>
-        <source>Search result in %1</source>
-        <translation>%1 中的搜索结果</translation>
-    </message>
-    <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="72"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="79"/>
         <source>No matches</source>
         <translation>没有匹配结果</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="118"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="98"/>
         <source>Arrow keys move, Enter opens, F2 renames, Delete deletes</source>
         <translation>方向键移动，Enter 打开，F2 重命名，Delete 删除</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="119"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="169"/>
         <source>Trash (%1)</source>
         <translation>回收站 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="119"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="169"/>
         <source>Trash</source>
         <translation>回收站</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="120"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="170"/>
         <source>Deleted chats, kept for 30 days</source>
         <translation>已删除的对话，保留 30 天</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="125"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="175"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="126"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="176"/>
         <source>The models in your folders and the recent ones</source>
         <translation>你的文件夹中的模型和最近使用的模型</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="132"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="182"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="133"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="183"/>
         <source>Import a chat exported as JSON</source>
         <translation>导入以 JSON 导出的对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="153"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="203"/>
         <source>Import a chat</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="155"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="205"/>
         <source>Hearth chats (*.json)</source>
         <translation>Hearth 对话 (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar/Sidebar.qml" line="105"/>
+        <location filename="../ui/Sidebar/Sidebar.qml" line="155"/>
         <source>Your chats will appear here.</source>
         <translation>你的对话将显示在这里。</translation>
     </message>
@@ -1539,42 +1858,62 @@
 <context>
     <name>StatusLine</name>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="23"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="24"/>
         <source>%1 tok/s · prompt %2 tok/s · first token %3 ms</source>
         <translation>%1 词元/秒 · 提示词 %2 词元/秒 · 首个词元 %3 毫秒</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="27"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="28"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="34"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="35"/>
         <source>%1 · KV %2</source>
         <translation>%1 · KV %2</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="40"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="43"/>
+        <source>%1: %2% of drafts accepted</source>
+        <translation>%1：%2% 的草稿被接受</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="43"/>
+        <source>lookup</source>
+        <translation>提示词查找</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="43"/>
+        <source>draft model</source>
+        <translation>草稿模型</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="45"/>
+        <source>speculative decoding off: %1</source>
+        <translation>推测解码已关闭：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Chat/StatusLine.qml" line="53"/>
         <source>memory %1</source>
         <translation>内存 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="47"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="69"/>
         <source>context %1 / %2</source>
         <translation>上下文 %1 / %2</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml" line="58"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="80"/>
         <source>Context used</source>
         <translation>已用上下文</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="60"/>
         <source>API server: 1 active request</source>
         <translation>API 服务器：1 个活动请求</translation>
     </message>
     <message>
-        <location filename="../ui/Chat/StatusLine.qml"/>
+        <location filename="../ui/Chat/StatusLine.qml" line="61"/>
         <source>API server: %1 active requests</source>
         <translation>API 服务器：%1 个活动请求</translation>
     </message>
@@ -1610,558 +1949,6 @@
         <location filename="../ui/Chat/ThinkingBlock.qml" line="64"/>
         <source>Thinking: %1</source>
         <translation>思考：%1</translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::ChatController</name>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="104"/>
-        <source>%1 of %2</source>
-        <translation>%1 / %2</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="108"/>
-        <source>Freed %1.</source>
-        <translation>已释放 %1。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="175"/>
-        <location filename="../app/chat/chat_controller.cpp" line="462"/>
-        <source>Saving the chat failed: %1</source>
-        <translation>保存对话失败：%1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="241"/>
-        <location filename="../app/chat/chat_controller.cpp" line="718"/>
-        <source>The chat could not be opened: %1</source>
-        <translation>无法打开对话：%1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="338"/>
-        <source>The message could not be saved: %1</source>
-        <translation>无法保存消息：%1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="403"/>
-        <source>The reply could not be generated: %1</source>
-        <translation>无法生成回复：%1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="468"/>
-        <source>Stopped before the reply began, so there is nothing to keep.</source>
-        <translation>在回复开始前已停止，没有可保留的内容。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="471"/>
-        <source>This chat fills the model&apos;s whole context, so there was no room for a reply. Start a new chat or raise the context length in Settings.</source>
-        <translation>此对话占满了模型的全部上下文，没有空间生成回复。请新建对话，或在设置中增大上下文长度。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="474"/>
-        <source>The model ended its reply without writing anything. Try Regenerate.</source>
-        <translation>模型没有写出任何内容就结束了回复。请尝试重新生成。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller.cpp" line="594"/>
-        <location filename="../app/chat/chat_controller.cpp" line="644"/>
-        <source>Untitled chat</source>
-        <translation>未命名对话</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_transfer.cpp" line="31"/>
-        <source>Chat exported to %1</source>
-        <translation>对话已导出到 %1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_transfer.cpp" line="33"/>
-        <source>The chat could not be exported: %1</source>
-        <translation>无法导出对话：%1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_transfer.cpp" line="43"/>
-        <source>chat</source>
-        <translation>对话</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_transfer.cpp" line="64"/>
-        <location filename="../app/chat/chat_controller_transfer.cpp" line="69"/>
-        <location filename="../app/chat/chat_controller_transfer.cpp" line="77"/>
-        <source>The chat could not be imported: %1</source>
-        <translation>无法导入对话：%1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_transfer.cpp" line="83"/>
-        <source>Chat imported.</source>
-        <translation>对话已导入。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="26"/>
-        <source>This model&apos;s architecture is not supported yet.</source>
-        <translation>暂不支持此模型的架构。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="28"/>
-        <source>There is not enough memory to load this model.</source>
-        <translation>内存不足，无法加载此模型。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="30"/>
-        <source>The file may be damaged or incomplete.</source>
-        <translation>文件可能已损坏或不完整。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="31"/>
-        <source>“%1” could not be loaded. %2
-Details: %3</source>
-        <translation>无法加载“%1”。%2
-详细信息：%3</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="71"/>
-        <source>Converting to 4-bit… %1%</source>
-        <translation>正在转换为 4 位… %1%</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="72"/>
-        <source>Loading… %1%</source>
-        <translation>正在加载… %1%</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="174"/>
-        <source>%1: in use (%2)</source>
-        <translation>%1：正在使用（%2）</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="177"/>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="178"/>
-        <source>available, not chosen</source>
-        <translation>可用，但未选用</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="185"/>
-        <source>4-bit (converted)</source>
-        <translation>4 位（已转换）</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="185"/>
-        <source>4-bit (converted from %1)</source>
-        <translation>4 位（由 %1 转换）</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="208"/>
-        <source>This model has no separate place for a system prompt, so Hearth puts it at the start of your first message.</source>
-        <translation>此模型没有单独放置系统提示词的位置，因此 Hearth 会把它放在你第一条消息的开头。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="212"/>
-        <source>This model&apos;s own chat format could not be used, so Hearth uses a standard one. Replies may be a little off; a newer file of this model may fix it.</source>
-        <translation>无法使用此模型自带的对话格式，Hearth 改用标准格式。回复可能略有偏差；此模型的较新文件可能会解决这个问题。</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="215"/>
-        <source>Hearth adjusted this model&apos;s chat format.</source>
-        <translation>Hearth 调整了此模型的对话格式。</translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::ChatListModel</name>
-    <message>
-        <location filename="../app/chat/chat_list_model.cpp" line="14"/>
-        <source>Today</source>
-        <translation>今天</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_list_model.cpp" line="16"/>
-        <source>Yesterday</source>
-        <translation>昨天</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_list_model.cpp" line="18"/>
-        <source>Previous 7 days</source>
-        <translation>过去 7 天</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_list_model.cpp" line="20"/>
-        <source>Older</source>
-        <translation>更早</translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::EngineWorker</name>
-    <message>
-        <location filename="../app/engine/engine_worker.cpp" line="115"/>
-        <source>not enough memory: it needs about %1, this computer has %2</source>
-        <translation>内存不足：约需 %1，这台电脑只有 %2</translation>
-    </message>
-    <message>
-        <location filename="../app/engine/engine_worker.cpp" line="222"/>
-        <source>The KV cache type “%1” in Settings is not known (f16, f32, q8_0, q4_0).</source>
-        <translation>“设置”中的 KV 缓存类型“%1”无法识别（f16、f32、q8_0、q4_0）。</translation>
-    </message>
-    <message>
-        <location filename="../app/engine/engine_worker.cpp" line="312"/>
-        <source>No model is loaded.</source>
-        <translation>未加载模型。</translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::MessageModel</name>
-    <message>
-        <location filename="../app/chat/message_model.cpp" line="17"/>
-        <source>%1 tokens · %2 tok/s</source>
-        <translation>%1 个词元 · %2 词元/秒</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/message_model.cpp" line="21"/>
-        <source>prompt %1 tokens: %2 reused, %3 computed at %4 tok/s</source>
-        <translation>提示词 %1 个词元：复用 %2 个，计算 %3 个，%4 词元/秒</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/message_model.cpp" line="28"/>
-        <source>first token %1 ms</source>
-        <translation>首个词元 %1 毫秒</translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::StoreThread</name>
-    <message>
-        <location filename="../app/chat/store_thread.cpp" line="31"/>
-        <source>The chat history could not be opened: %1</source>
-        <translation>无法打开对话记录：%1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/store_thread.cpp" line="35"/>
-        <source>The chat history was damaged and has been moved to %1; a new one was started.</source>
-        <translation>对话记录已损坏，已移至 %1，并新建了一份记录。</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../app/chat/store_thread.cpp" line="40"/>
-        <source>%n reply(s) were interrupted when Hearth last closed; their text up to then was kept.</source>
-        <translation>
-            <numerusform>上次关闭 Hearth 时有 %n 条回复被中断，已保留中断前的内容。</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>main</name>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="9"/>
-        <source>Chat with language models on your own computer.</source>
-        <translation>在你自己的电脑上与语言模型聊天。</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="13"/>
-        <source>Print the version and exit.</source>
-        <translation>打印版本并退出。</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="15"/>
-        <source>Keep chats and settings in DIR.</source>
-        <translation>将聊天和设置保存在 DIR 中。</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="18"/>
-        <source>Render the window into FILE (PNG) once it has settled, then exit.</source>
-        <translation>窗口稳定后将其渲染为 FILE（PNG），然后退出。</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="22"/>
-        <source>Colour theme: light or dark.</source>
-        <translation>颜色主题：light 或 dark。</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="25"/>
-        <source>Add a sample chat (with a code block) to the data folder and open it.</source>
-        <translation>在数据文件夹中添加一个示例对话（含代码块）并打开它。</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="28"/>
-        <source>Open a panel at start: settings.</source>
-        <translation>启动时打开面板：settings（设置）。</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="31"/>
-        <source>A .gguf model to open.</source>
-        <translation>要打开的 .gguf 模型。</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="45"/>
-        <source>--theme must be light or dark</source>
-        <translation>--theme 必须是 light 或 dark</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="50"/>
-        <source>--show must be settings</source>
-        <translation>--show 的值必须是 settings</translation>
-    </message>
-    <message>
-        <location filename="../app/desktop/command_line.cpp" line="53"/>
-        <source>expected at most one model file</source>
-        <translation>最多只能指定一个模型文件</translation>
-    </message>
-</context>
-<context>
-    <name>ChatExport</name>
-    <message>
-        <location filename="../app/chat/chat_export.cpp" line="167"/>
-        <source>Imported chat</source>
-        <translation>导入的对话</translation>
-    </message>
-</context>
-<context>
-    <name>ConfirmDefaultsDialog</name>
-    <message>
-        <location filename="../ui/Settings/ConfirmDefaultsDialog.qml" line="13"/>
-        <source>Restore the default settings?</source>
-        <translation>恢复默认设置？</translation>
-    </message>
-    <message>
-        <location filename="../ui/Settings/ConfirmDefaultsDialog.qml" line="20"/>
-        <source>Every setting goes back to its default, and your system prompt is cleared. Chats and their own settings are kept.</source>
-        <translation>所有设置都将恢复为默认值，系统提示词也会被清空。对话及其各自的设置会保留。</translation>
-    </message>
-    <message>
-        <location filename="../ui/Settings/ConfirmDefaultsDialog.qml" line="21"/>
-        <source>Every setting goes back to its default. Chats and their own settings are kept.</source>
-        <translation>所有设置都将恢复为默认值。对话及其各自的设置会保留。</translation>
-    </message>
-</context>
-<context>
-    <name>ModelLibraryDialog</name>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="17"/>
-        <source>Fits</source>
-        <translation>可运行</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="18"/>
-        <source>Tight</source>
-        <translation>内存紧张</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="19"/>
-        <source>Won&apos;t fit</source>
-        <translation>内存不足</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="23"/>
-        <source>Models</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="38"/>
-        <source>Folders: %1</source>
-        <translation>文件夹：%1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="39"/>
-        <source>Add a folder with .gguf files; recent models are always listed.</source>
-        <translation>添加包含 .gguf 文件的文件夹；最近使用的模型总会列出。</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="51"/>
-        <source>Add folder…</source>
-        <translation>添加文件夹…</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="72"/>
-        <source>%1: cannot be used</source>
-        <translation>%1：无法使用</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="73"/>
-        <source>%1, %2, %3, %4</source>
-        <translation>%1，%2，%3，%4</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="85"/>
-        <source>(in use)</source>
-        <translation>（使用中）</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="95"/>
-        <source>Cannot be used: %1</source>
-        <translation>无法使用：%1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="96"/>
-        <source>%1 · %2 · %3 · context %4 · needs about %5</source>
-        <translation>%1 · %2 · %3 · 上下文 %4 · 约需 %5</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="120"/>
-        <source>Needs about %1; %2 is free now.</source>
-        <translation>约需 %1；当前可用 %2。</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="129"/>
-        <source>Load</source>
-        <translation>加载</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="131"/>
-        <source>Load %1</source>
-        <translation>加载 %1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="142"/>
-        <source>No models found yet.</source>
-        <translation>还没有找到模型。</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="153"/>
-        <source>Remove %1</source>
-        <translation>移除 %1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="154"/>
-        <source>Stop listing the models in %1</source>
-        <translation>不再列出 %1 中的模型</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="160"/>
-        <source>Close</source>
-        <translation>关闭</translation>
-    </message>
-    <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="168"/>
-        <source>A folder with models</source>
-        <translation>包含模型的文件夹</translation>
-    </message>
-</context>
-<context>
-    <name>ModelProbe</name>
-    <message>
-        <location filename="../app/engine/model_probe.cpp" line="103"/>
-        <source>the file holds no model weights</source>
-        <translation>文件中没有模型权重</translation>
-    </message>
-</context>
-<context>
-    <name>ReplyState</name>
-    <message>
-        <location filename="../ui/Chat/ReplyState.qml" line="20"/>
-        <source>Writing…</source>
-        <translation>正在生成…</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ReplyState.qml" line="21"/>
-        <source>Stopped by you</source>
-        <translation>已由你停止</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ReplyState.qml" line="22"/>
-        <source>Stopped at the reply length limit</source>
-        <translation>已达到回复长度上限</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ReplyState.qml" line="23"/>
-        <source>Stopped: the chat filled the model&apos;s context</source>
-        <translation>已停止：对话占满了模型的上下文</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ReplyState.qml" line="24"/>
-        <source>Stopped by an error</source>
-        <translation>因错误而停止</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ReplyState.qml" line="25"/>
-        <source>Interrupted: Hearth closed while writing this</source>
-        <translation>已中断：生成时 Hearth 被关闭</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ReplyState.qml" line="47"/>
-        <source>Continue</source>
-        <translation>继续</translation>
-    </message>
-    <message>
-        <location filename="../ui/Chat/ReplyState.qml" line="48"/>
-        <source>Let the model write on from the end of this reply</source>
-        <translation>让模型从这条回复的末尾继续写</translation>
-    </message>
-</context>
-<context>
-    <name>SaveChatDialog</name>
-    <message>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="32"/>
-        <source>Export chat (JSON, every branch)</source>
-        <translation>导出对话（JSON，包含所有分支）</translation>
-    </message>
-    <message>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="33"/>
-        <source>Export chat (plain text)</source>
-        <translation>导出对话（纯文本）</translation>
-    </message>
-    <message>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="33"/>
-        <source>Export chat (Markdown)</source>
-        <translation>导出对话（Markdown）</translation>
-    </message>
-    <message>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="40"/>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="50"/>
-        <source>File name</source>
-        <translation>文件名</translation>
-    </message>
-    <message>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="54"/>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="66"/>
-        <source>Folder</source>
-        <translation>文件夹</translation>
-    </message>
-    <message>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="69"/>
-        <source>Choose…</source>
-        <translation>选择…</translation>
-    </message>
-    <message>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="70"/>
-        <source>Choose the folder</source>
-        <translation>选择文件夹</translation>
-    </message>
-    <message>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="79"/>
-        <source>A file with this name is already there; Save replaces it.</source>
-        <translation>已存在同名文件；保存将替换它。</translation>
-    </message>
-    <message>
-        <location filename="../ui/Dialogs/SaveChatDialog.qml" line="87"/>
-        <source>Folder for the export</source>
-        <translation>导出到的文件夹</translation>
-    </message>
-</context>
-<context>
-    <name>SearchResultGroup</name>
-    <message>
-        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="22"/>
-        <source>Untitled chat</source>
-        <translation>未命名对话</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="28"/>
-        <source>%1, %n match(es)</source>
-        <translation>
-            <numerusform>%1，%n 处匹配</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="37"/>
-        <source>Your message: %1</source>
-        <translation>你的消息：%1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="38"/>
-        <source>Reply: %1</source>
-        <translation>回复：%1</translation>
-    </message>
-    <message>
-        <location filename="../ui/Sidebar/SearchResultGroup.qml" line="42"/>
-        <source>You: </source>
-        <translation>你：</translation>
     </message>
 </context>
 <context>
@@ -2229,6 +2016,323 @@ Details: %3</source>
         <translation>
             <numerusform>%n 个对话将被永久删除。</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ChatController</name>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="106"/>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="110"/>
+        <source>Freed %1.</source>
+        <translation>已释放 %1。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="190"/>
+        <location filename="../app/chat/chat_controller.cpp" line="481"/>
+        <source>Saving the chat failed: %1</source>
+        <translation>保存对话失败：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="256"/>
+        <location filename="../app/chat/chat_controller.cpp" line="736"/>
+        <source>The chat could not be opened: %1</source>
+        <translation>无法打开对话：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="353"/>
+        <source>The message could not be saved: %1</source>
+        <translation>无法保存消息：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="420"/>
+        <source>The reply could not be generated: %1</source>
+        <translation>无法生成回复：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="487"/>
+        <source>Stopped before the reply began, so there is nothing to keep.</source>
+        <translation>在回复开始前已停止，没有可保留的内容。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="490"/>
+        <source>This chat fills the model&apos;s whole context, so there was no room for a reply. Start a new chat or raise the context length in Settings.</source>
+        <translation>此对话占满了模型的全部上下文，没有空间生成回复。请新建对话，或在设置中增大上下文长度。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="493"/>
+        <source>The model ended its reply without writing anything. Try Regenerate.</source>
+        <translation>模型没有写出任何内容就结束了回复。请尝试重新生成。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="613"/>
+        <location filename="../app/chat/chat_controller.cpp" line="663"/>
+        <source>Untitled chat</source>
+        <translation>未命名对话</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="31"/>
+        <source>Chat exported to %1</source>
+        <translation>对话已导出到 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="33"/>
+        <source>The chat could not be exported: %1</source>
+        <translation>无法导出对话：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="43"/>
+        <source>chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="64"/>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="69"/>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="77"/>
+        <source>The chat could not be imported: %1</source>
+        <translation>无法导入对话：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_transfer.cpp" line="83"/>
+        <source>Chat imported.</source>
+        <translation>对话已导入。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="20"/>
+        <source>Reference device</source>
+        <translation>参考设备</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="34"/>
+        <source>It needs more memory than this computer has available.</source>
+        <translation>它需要的内存超过这台电脑的可用内存。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="36"/>
+        <source>This model&apos;s architecture is not supported yet.</source>
+        <translation>暂不支持此模型的架构。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="38"/>
+        <source>There is not enough memory to load this model.</source>
+        <translation>内存不足，无法加载此模型。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="40"/>
+        <source>The file may be damaged or incomplete.</source>
+        <translation>文件可能已损坏或不完整。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="41"/>
+        <source>“%1” could not be loaded. %2
+Details: %3</source>
+        <translation>无法加载“%1”。%2
+详细信息：%3</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="86"/>
+        <source>Converting to 4-bit… %1%</source>
+        <translation>正在转换为 4 位… %1%</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="87"/>
+        <source>Loading… %1%</source>
+        <translation>正在加载… %1%</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="194"/>
+        <source>%1: in use (%2)</source>
+        <translation>%1：正在使用（%2）</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="197"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="198"/>
+        <source>available, not chosen</source>
+        <translation>可用，但未选用</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="202"/>
+        <source>%1 of %2 layers on %3, the rest on the CPU</source>
+        <translation>%2 层中有 %1 层在 %3 上，其余在 CPU 上</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="211"/>
+        <source>4-bit (converted)</source>
+        <translation>4 位（已转换）</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="211"/>
+        <source>4-bit (converted from %1)</source>
+        <translation>4 位（由 %1 转换）</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="237"/>
+        <source>This model has no separate place for a system prompt, so Hearth puts it at the start of your first message.</source>
+        <translation>此模型没有单独放置系统提示词的位置，因此 Hearth 会把它放在你第一条消息的开头。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="241"/>
+        <source>This model&apos;s own chat format could not be used, so Hearth uses a standard one. Replies may be a little off; a newer file of this model may fix it.</source>
+        <translation>无法使用此模型自带的对话格式，Hearth 改用标准格式。回复可能略有偏差；此模型的较新文件可能会解决这个问题。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="244"/>
+        <source>Hearth adjusted this model&apos;s chat format.</source>
+        <translation>Hearth 调整了此模型的对话格式。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ChatListModel</name>
+    <message>
+        <location filename="../app/chat/chat_list_model.cpp" line="14"/>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_list_model.cpp" line="16"/>
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_list_model.cpp" line="18"/>
+        <source>Previous 7 days</source>
+        <translation>过去 7 天</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_list_model.cpp" line="20"/>
+        <source>Older</source>
+        <translation>更早</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::EngineWorker</name>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="118"/>
+        <source>not enough memory: it needs about %1, this computer has %2</source>
+        <translation>内存不足：约需 %1，这台电脑只有 %2</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="244"/>
+        <source>no draft model is chosen</source>
+        <translation>尚未选择草稿模型</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="253"/>
+        <source>the draft model could not be loaded: %1</source>
+        <translation>无法加载草稿模型：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="283"/>
+        <source>The KV cache type “%1” in Settings is not known (f16, f32, q8_0, q4_0).</source>
+        <translation>“设置”中的 KV 缓存类型“%1”无法识别（f16、f32、q8_0、q4_0）。</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="373"/>
+        <source>No model is loaded.</source>
+        <translation>未加载模型。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::MessageModel</name>
+    <message>
+        <location filename="../app/chat/message_model.cpp" line="18"/>
+        <source>%1 tokens · %2 tok/s</source>
+        <translation>%1 个词元 · %2 词元/秒</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/message_model.cpp" line="21"/>
+        <source>prompt %1 tokens: %2 reused, %3 computed at %4 tok/s</source>
+        <translation>提示词 %1 个词元：复用 %2 个，计算 %3 个，%4 词元/秒</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/message_model.cpp" line="28"/>
+        <source>first token %1 ms</source>
+        <translation>首个词元 %1 毫秒</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::StoreThread</name>
+    <message>
+        <location filename="../app/chat/store_thread.cpp" line="28"/>
+        <source>The chat history could not be opened: %1</source>
+        <translation>无法打开对话记录：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/store_thread.cpp" line="32"/>
+        <source>The chat history was damaged and has been moved to %1; a new one was started.</source>
+        <translation>对话记录已损坏，已移至 %1，并新建了一份记录。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/chat/store_thread.cpp" line="37"/>
+        <source>%n reply(s) were interrupted when Hearth last closed; their text up to then was kept.</source>
+        <translation>
+            <numerusform>上次关闭 Hearth 时有 %n 条回复被中断，已保留中断前的内容。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="9"/>
+        <source>Chat with language models on your own computer.</source>
+        <translation>在你自己的电脑上与语言模型聊天。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="13"/>
+        <source>Print the version and exit.</source>
+        <translation>打印版本并退出。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="15"/>
+        <source>Keep chats and settings in DIR.</source>
+        <translation>将聊天和设置保存在 DIR 中。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="18"/>
+        <source>Render the window into FILE (PNG) once it has settled, then exit.</source>
+        <translation>窗口稳定后将其渲染为 FILE（PNG），然后退出。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="22"/>
+        <source>Colour theme: light or dark.</source>
+        <translation>颜色主题：light 或 dark。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="25"/>
+        <source>Add a sample chat (with a code block) to the data folder and open it.</source>
+        <translation>在数据文件夹中添加一个示例对话（含代码块）并打开它。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="28"/>
+        <source>Open a panel at start: settings.</source>
+        <translation>启动时打开面板：settings（设置）。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="31"/>
+        <source>A .gguf model to open.</source>
+        <translation>要打开的 .gguf 模型。</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="45"/>
+        <source>--theme must be light or dark</source>
+        <translation>--theme 必须是 light 或 dark</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="50"/>
+        <source>--show must be settings</source>
+        <translation>--show 的值必须是 settings</translation>
+    </message>
+    <message>
+        <location filename="../app/desktop/command_line.cpp" line="53"/>
+        <source>expected at most one model file</source>
+        <translation>最多只能指定一个模型文件</translation>
     </message>
 </context>
 </TS>
