@@ -214,6 +214,7 @@ ApplicationWindow {
         property int spokenLength: 0  // of the streaming reply, already announced
         property double spokenAt: 0
         property int minInterval: 1500  // ms between announcements while streaming
+        property bool replyActive: false
 
         function speakSentences(done) {
             const text = window.controller.messages.lastAssistantText()
@@ -240,7 +241,11 @@ ApplicationWindow {
     Connections {
         target: window.controller
         function onGeneratingChanged() {
-            if (!window.controller.generating)
+            // Once per reply: generatingChanged is also emitted while a reply goes on (e.g.
+            // when the chat it writes into is no longer the one shown).
+            const starts = window.controller.generating && !liveRegion.replyActive
+            liveRegion.replyActive = window.controller.generating
+            if (!starts)
                 return
             liveRegion.spokenLength = 0
             liveRegion.spokenAt = Date.now()

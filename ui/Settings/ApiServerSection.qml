@@ -43,7 +43,9 @@ ColumnLayout {
             Layout.fillWidth: true
             Layout.rightMargin: 28
             text: section.st ? section.st.apiServerKey : ""
-            echoMode: TextInput.PasswordEchoOnEdit
+            // Shown as typed: Qt 6.4 gives a password field no accessible name, so a screen
+            // reader could not say what the field is (app_accessibility_test).
+            echoMode: TextInput.Normal
             placeholderText: qsTr("No key")
             color: Theme.c.text
             font.pixelSize: Theme.fontBody
