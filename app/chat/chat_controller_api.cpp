@@ -2,6 +2,7 @@
 // runs the server over the loaded model; the state comes back for Settings and the status line.
 #include "chat_controller.h"
 #include "engine_worker.h"
+#include "queued_call.h"
 
 namespace hearth::app {
 
@@ -10,9 +11,8 @@ void ChatController::applyApiServerSettings() {
     const bool enabled = m_settings->value(QStringLiteral("apiServerEnabled")).toBool();
     const int port = m_settings->value(QStringLiteral("apiServerPort")).toInt();
     const QString key = m_settings->value(QStringLiteral("apiServerKey")).toString();
-    QMetaObject::invokeMethod(m_worker.get(), [w = m_worker.get(), enabled, port, key] {
-        w->setApiServer(enabled, port, key);
-    });
+    postQueued(m_worker.get(),
+               [w = m_worker.get(), enabled, port, key] { w->setApiServer(enabled, port, key); });
 }
 
 void ChatController::onApiServerChanged(bool running, const QString& url, const QString& error) {
