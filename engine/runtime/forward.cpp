@@ -262,6 +262,35 @@ Status Forward::run_chunk(std::span<const int32_t> tokens, const KvView& kv, int
     return out.logits_buf->read(0, std::span(reinterpret_cast<std::byte*>(logits_out), bytes));
 }
 
+Status Forward::check_sequence(std::span<const int32_t> tokens, std::span<const int32_t> table,
+                               int64_t n_past, int64_t n_ctx, int32_t block_size,
+                               int64_t cache_blocks) const {
+    for (int32_t t : tokens)
+        if (t < 0 || t >= p_.n_vocab)
+            return Status::error("token id " + std::to_string(t) +
+                                 " is outside the vocabulary (0.." +
+                                 std::to_string(p_.n_vocab - 1) + ")");
+    const int64_t n = static_cast<int64_t>(tokens.size());
+    if (n_past < 0 || n_past + n > n_ctx)
+        return Status::error("context is full: " + std::to_string(n_past) + " + " +
+                             std::to_string(n) + " tokens exceed the context length of " +
+                             std::to_string(n_ctx));
+    // The block table must cover every position written and fit the index tensor.
+    const int64_t blocks_needed = (n_past + n + block_size - 1) / block_size;
+    if (static_cast<int64_t>(table.size()) < blocks_needed || blocks_needed > n_blocks_)
+        return Status::error("KV block table does not cover the positions to compute");
+    // Every block the step touches must be a block of the cache: the engine checks the table
+    // here, so a device never has to validate indices on the host.
+    for (int64_t b = 0; b < blocks_needed; ++b) {
+        const int32_t id = table[static_cast<size_t>(b)];
+        if (id < 0 || id >= cache_blocks)
+            return Status::error("KV block table entry " + std::to_string(id) +
+                                 " is outside the cache of " + std::to_string(cache_blocks) +
+                                 " blocks");
+    }
+    return Status::ok();
+}
+
 Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, KvCache& kv,
                                              bool all_logits) {
     const std::span<const backend::Tensor> ks = kv.k_all(), vs = kv.v_all();
@@ -275,31 +304,15 @@ Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, co
                                              bool all_logits) {
     using R = Result<std::span<const float>>;
     if (tokens.empty()) return R::error("no tokens to evaluate");
-    for (int32_t t : tokens)
-        if (t < 0 || t >= p_.n_vocab)
-            return R::error("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
-                            std::to_string(p_.n_vocab - 1) + ")");
-    const int64_t n = static_cast<int64_t>(tokens.size());
-    if (kv.n_past + n > kv.n_ctx)
-        return R::error("context is full: " + std::to_string(kv.n_past) + " + " +
-                        std::to_string(n) + " tokens exceed the context length of " +
-                        std::to_string(kv.n_ctx));
-    // The block table must cover every position written and fit the index tensor.
-    const int64_t blocks_needed = (kv.n_past + n + kv.block_size - 1) / kv.block_size;
-    if (static_cast<int64_t>(kv.block_table.size()) < blocks_needed || blocks_needed > n_blocks_)
-        return R::error("KV block table does not cover the positions to compute");
     if (static_cast<int64_t>(kv.k.size()) != p_.n_layer ||
         static_cast<int64_t>(kv.v.size()) != p_.n_layer)
         return R::error("KV cache has the wrong number of layers");
-    // Every block the step touches must be a block of the cache: the engine checks the table
-    // here, so a device never has to validate indices on the host.
     const int64_t cache_blocks = kv.k.empty() ? 0 : kv.k[0].ne[1] / kv.block_size;
-    for (int64_t b = 0; b < blocks_needed; ++b) {
-        const int32_t id = kv.block_table[static_cast<size_t>(b)];
-        if (id < 0 || id >= cache_blocks)
-            return R::error("KV block table entry " + std::to_string(id) +
-                            " is outside the cache of " + std::to_string(cache_blocks) + " blocks");
-    }
+    if (Status s = check_sequence(tokens, kv.block_table, kv.n_past, kv.n_ctx, kv.block_size,
+                                  cache_blocks);
+        !s)
+        return s;
+    const int64_t n = static_cast<int64_t>(tokens.size());
     const size_t V = static_cast<size_t>(p_.n_vocab);
     const size_t want = all_logits ? static_cast<size_t>(n) * V : V;
     if (host_logits_.size() < want) host_logits_.resize(want);

@@ -107,6 +107,11 @@ private:
                      const backend::Tensor& rope_freqs, const backend::Tensor& rope_long,
                      const backend::Tensor& rope_short);
     Status ensure_logits_rows(int64_t rows);
+    // One sequence's tokens, context and block table (covering the step, entries inside the
+    // cache of cache_blocks blocks), for step and step_batch alike.
+    Status check_sequence(std::span<const int32_t> tokens, std::span<const int32_t> table,
+                          int64_t n_past, int64_t n_ctx, int32_t block_size,
+                          int64_t cache_blocks) const;
     Status run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,
                      bool all_logits, float* logits_out);
     void record(Segment& seg, int64_t n_tokens, const KvView& kv, bool all_logits);

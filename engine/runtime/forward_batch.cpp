@@ -48,31 +48,15 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
     if (static_cast<int64_t>(kc.size()) != p_.n_layer ||
         static_cast<int64_t>(vc.size()) != p_.n_layer)
         return R::error("KV cache has the wrong number of layers");
-    // Every block a step touches must be a block of the cache: checked here, not by a device.
     const int64_t cache_blocks = kc.empty() ? 0 : kc[0].ne[1] / block_size;
     int64_t T = 0, n_out = 0;
     for (const BatchSeq& s : seqs) {
         if (s.tokens.empty()) return R::error("a sequence in the batch has no tokens");
+        if (Status st =
+                check_sequence(s.tokens, s.block_table, s.n_past, n_ctx, block_size, cache_blocks);
+            !st)
+            return st;
         const int64_t n = static_cast<int64_t>(s.tokens.size());
-        if (s.n_past < 0 || s.n_past + n > n_ctx)
-            return R::error("context is full: " + std::to_string(s.n_past) + " + " +
-                            std::to_string(n) + " tokens exceed the context length of " +
-                            std::to_string(n_ctx));
-        const int64_t blocks = (s.n_past + n + block_size - 1) / block_size;
-        if (static_cast<int64_t>(s.block_table.size()) < blocks || blocks > n_blocks_)
-            return R::error("KV block table does not cover the positions to compute");
-        for (int64_t b = 0; b < blocks; ++b) {
-            const int32_t id = s.block_table[static_cast<size_t>(b)];
-            if (id < 0 || id >= cache_blocks)
-                return R::error("KV block table entry " + std::to_string(id) +
-                                " is outside the cache of " + std::to_string(cache_blocks) +
-                                " blocks");
-        }
-        for (int32_t t : s.tokens)
-            if (t < 0 || t >= p_.n_vocab)
-                return R::error("token id " + std::to_string(t) +
-                                " is outside the vocabulary (0.." + std::to_string(p_.n_vocab - 1) +
-                                ")");
         T += n;
         n_out += s.want_logits ? 1 : 0;
     }
