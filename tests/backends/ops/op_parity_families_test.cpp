@@ -14,21 +14,6 @@
 namespace hearth::backend::test {
 namespace {
 
-using Case = std::function<std::vector<float>(Device&, Stream&)>;
-
-struct Compared {
-    std::vector<float> ref, dev;  // the reference ops, the device under test
-};
-
-// The case on the reference ops and on `device`, a device the registry found.
-Compared run_both(const std::string& device, const Case& c, int threads) {
-    auto ref = make_ref_device();
-    auto dev = create_device(device);
-    auto rs = ref->create_stream({1});
-    auto ds = dev->create_stream({threads});
-    return {c(*ref, **rs), c(*dev, **ds)};
-}
-
 // Every op case runs on every device the registry finds (cpu, the ref plugin, and GPU
 // plugins where they are built and a device is present).
 class OpParityFamilies : public ::testing::TestWithParam<std::string> {};

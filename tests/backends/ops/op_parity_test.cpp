@@ -11,22 +11,6 @@
 namespace hearth::backend::test {
 namespace {
 
-// Builds inputs on a device (deterministically), runs one graph, returns the output floats.
-using Case = std::function<std::vector<float>(Device&, Stream&)>;
-
-struct Compared {
-    std::vector<float> ref, dev;  // the reference ops, the device under test
-};
-
-// The case on the reference ops and on `device`, a device the registry found.
-Compared run_both(const std::string& device, const Case& c, int threads) {
-    auto ref = make_ref_device();
-    auto dev = create_device(device);
-    auto rs = ref->create_stream({1});
-    auto ds = dev->create_stream({threads});
-    return {c(*ref, **rs), c(*dev, **ds)};
-}
-
 // Every op case runs on every device the registry finds (cpu, the ref plugin, and GPU
 // plugins where they are built and a device is present).
 class OpParity : public ::testing::TestWithParam<std::string> {};
@@ -232,31 +216,7 @@ TEST_P(OpParity, LongPrefillAttentionOverEveryKvType) {
         const int32_t bs = 16;
         const int32_t table[] = {3, 0, 2, 1};  // 4 blocks, one sequence
         Case c = [&](Device& d, Stream& s) {
-            std::mt19937 rng(21);
-            auto kc = upload(d, kv, {hd * Hkv, 4 * bs}, nullptr);
-            auto vc = upload(d, kv, {hd * Hkv, 4 * bs}, nullptr);
-            auto bt = upload(d, DType::I32, {4, 1}, table);
-            std::vector<float> out;
-            for (auto [first, n] : {std::pair<int64_t, int64_t>{0, 9}, {9, 40}}) {
-                std::vector<int32_t> pos(static_cast<size_t>(n));
-                std::iota(pos.begin(), pos.end(), static_cast<int32_t>(first));
-                const auto kf = random_floats(rng, size_t(hd * Hkv * n));
-                const auto vf = random_floats(rng, size_t(hd * Hkv * n));
-                const auto qf = random_floats(rng, size_t(hd * H * n), 2.f);
-                auto k = upload(d, DType::F32, {hd * Hkv, n}, kf.data());
-                auto v = upload(d, DType::F32, {hd * Hkv, n}, vf.data());
-                auto q = upload(d, DType::F32, {hd, H, n}, qf.data());
-                auto p = upload(d, DType::I32, {n}, pos.data());
-                auto y = upload(d, DType::F32, {hd, H, n}, nullptr);
-                const KvIndex idx{p.t, bt.t, Tensor{}};
-                Graph g;
-                g.kv_append(kc.t, k.t, idx, bs, "k");
-                g.kv_append(vc.t, v.t, idx, bs, "v");
-                g.attention(y.t, q.t, kc.t, vc.t, idx, {bs, 1.f / std::sqrt(float(hd))}, "attn");
-                const auto o = run(s, g, y.t);
-                out.insert(out.end(), o.begin(), o.end());
-            }
-            return out;
+            return attention_steps(d, s, kv, hd, H, Hkv, bs, table, {{0, 9}, {9, 40}}, 21);
         };
         const auto r = run_both(GetParam(), c, 2);
         EXPECT_LT(max_rel(r.dev, r.ref), 1e-5);

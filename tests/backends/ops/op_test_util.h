@@ -3,13 +3,21 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <numeric>
 #include <random>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "hearth/backend/device.h"
+#include "hearth/backend/graph.h"
 #include "quant/quant_ref.h"
+#include "ref/ref_device.h"
 #include "registry.h"
 
 namespace hearth::backend::test {
@@ -28,6 +36,22 @@ inline std::unique_ptr<Device> create_device(const std::string& name) {
     auto d = Registry::probe().create(name);
     if (!d) return nullptr;
     return std::move(d.value());
+}
+
+// Builds inputs on a device (deterministically), runs one graph, returns the output floats.
+using Case = std::function<std::vector<float>(Device&, Stream&)>;
+
+struct Compared {
+    std::vector<float> ref, dev;  // the reference ops, the device under test
+};
+
+// The case on the reference ops and on `device`, a device the registry found.
+inline Compared run_both(const std::string& device, const Case& c, int threads) {
+    auto ref = make_ref_device();
+    auto dev = create_device(device);
+    auto rs = ref->create_stream({1});
+    auto ds = dev->create_stream({threads});
+    return {c(*ref, **rs), c(*dev, **ds)};
 }
 
 // A dense tensor in its own device buffer, filled from host bytes.
@@ -87,6 +111,43 @@ inline double max_rel(const std::vector<float>& a, const std::vector<float>& b) 
         ref = std::max(ref, std::fabs(double(b[i])));
     }
     return mx / ref;
+}
+
+// Steps of (first position, tokens) on one sequence of a paged cache of `kv` cells (blocks of
+// bs cells, in the order of `table`): each appends random K and V at its positions and attends
+// with random queries (hd x H, Hkv KV heads). Returns the outputs of every step, in order.
+inline std::vector<float> attention_steps(Device& d, Stream& s, DType kv, int64_t hd, int64_t H,
+                                          int64_t Hkv, int32_t bs, std::span<const int32_t> table,
+                                          std::initializer_list<std::pair<int64_t, int64_t>> steps,
+                                          unsigned seed) {
+    const auto blocks = static_cast<int64_t>(table.size());
+    std::mt19937 rng(seed);
+    auto kc = upload(d, kv, {hd * Hkv, bs * blocks}, nullptr);
+    auto vc = upload(d, kv, {hd * Hkv, bs * blocks}, nullptr);
+    auto bt = upload(d, DType::I32, {blocks, 1}, table.data());
+    std::vector<float> out;
+    for (auto [first, n] : steps) {
+        std::vector<int32_t> pos(static_cast<size_t>(n));
+        std::iota(pos.begin(), pos.end(), static_cast<int32_t>(first));
+        const auto kf = random_floats(rng, size_t(hd * Hkv * n));
+        const auto vf = random_floats(rng, size_t(hd * Hkv * n));
+        const auto qf = random_floats(rng, size_t(hd * H * n), 2.f);
+        auto k = upload(d, DType::F32, {hd * Hkv, n}, kf.data());
+        auto v = upload(d, DType::F32, {hd * Hkv, n}, vf.data());
+        auto q = upload(d, DType::F32, {hd, H, n}, qf.data());
+        auto p = upload(d, DType::I32, {n}, pos.data());
+        auto y = upload(d, DType::F32, {hd, H, n}, nullptr);
+        const KvIndex idx{p.t, bt.t, Tensor{}};
+        Graph g;
+        g.kv_append(kc.t, k.t, idx, bs, "k");
+        g.kv_append(vc.t, v.t, idx, bs, "v");
+        g.attention(y.t, q.t, kc.t, vc.t, idx, {bs, 1.f / std::sqrt(float(hd))}, "attn");
+        const Status st = s.compute(g);
+        EXPECT_TRUE(st.is_ok()) << st.message();
+        const auto o = download_f32(y.t);
+        out.insert(out.end(), o.begin(), o.end());
+    }
+    return out;
 }
 
 }  // namespace hearth::backend::test
