@@ -169,9 +169,11 @@ TEST_F(Speculative, GreedyOutputEqualsPlainForEveryDrafterKvTypeAndBlockBoundary
             const auto want = plain(target, kv, prompt, kGen);
             ASSERT_EQ(want.size(), size_t(kGen));
             std::vector<std::unique_ptr<Drafter>> drafters;
-            drafters.push_back(make_lookup_drafter({.ngram_min = 1, .ngram_max = 3}));
+            drafters.push_back(
+                make_lookup_drafter({.ngram_min = 1, .ngram_max = 3, .adaptive = false}));
             for (const auto& dm : {same, other}) {
-                auto d = make_model_drafter(*target, dm, {.n_ctx = 256, .kv_type = kv});
+                auto d = make_model_drafter(*target, dm,
+                                            {.adaptive = false, .n_ctx = 256, .kv_type = kv});
                 ASSERT_TRUE(d.is_ok()) << d.error_message();
                 drafters.push_back(std::move(*d));
             }
@@ -216,8 +218,8 @@ TEST_F(Speculative, GreedyWithPenaltiesEqualsPlain) {
     const auto want = ref->generate(o);
     ASSERT_TRUE(want.is_ok());
     std::vector<std::unique_ptr<Drafter>> drafters;
-    drafters.push_back(make_lookup_drafter({.ngram_min = 1}));
-    auto d = make_model_drafter(*target, same, {.n_ctx = 256});
+    drafters.push_back(make_lookup_drafter({.ngram_min = 1, .adaptive = false}));
+    auto d = make_model_drafter(*target, same, {.adaptive = false, .n_ctx = 256});
     ASSERT_TRUE(d.is_ok());
     drafters.push_back(std::move(*d));
     for (auto& dr : drafters) {
