@@ -132,7 +132,8 @@ nlohmann::json to_json(const std::string& path, double open_ms, const ModelInfo&
             {"n_ff", c.n_ff},
             {"n_ctx_train", c.n_ctx_train},
             {"n_rot", c.n_rot},
-            {"rope_style", c.rope_style == hearth::model::RopeStyle::Neox ? "neox" : "adjacent"},
+            {"rope_style",
+             c.rope_mode == hearth::backend::RopeMode::RotateHalf ? "neox" : "adjacent"},
             {"rope_freq_base", c.rope_freq_base},
             {"rope_scaling", std::string(hearth::model::rope_scaling_name(c.rope_scaling))},
             {"rope_freq_scale", c.rope_freq_scale},
@@ -204,10 +205,11 @@ void print_text(const std::string& path, double open_ms, const ModelInfo& m) {
             "shape:           %u wide, %u layers, %u heads (%u KV), head dim %u, FFN %u,"
             " vocab %u\n",
             c.n_embd, c.n_layer, c.n_head, c.n_head_kv, c.head_dim, c.n_ff, c.n_vocab);
-        std::printf("rope:            %s, base %g, %u dims, scaling %s",
-                    c.rope_style == hearth::model::RopeStyle::Neox ? "neox" : "adjacent pairs",
-                    c.rope_freq_base, c.n_rot,
-                    std::string(hearth::model::rope_scaling_name(c.rope_scaling)).c_str());
+        std::printf(
+            "rope:            %s, base %g, %u dims, scaling %s",
+            c.rope_mode == hearth::backend::RopeMode::RotateHalf ? "neox" : "adjacent pairs",
+            c.rope_freq_base, c.n_rot,
+            std::string(hearth::model::rope_scaling_name(c.rope_scaling)).c_str());
         if (!c.rope_freq_factors.empty())
             std::printf(", rope_freqs (%zu factors, %g..%g)", c.rope_freq_factors.size(),
                         c.rope_freq_factors.front(), c.rope_freq_factors.back());

@@ -5,19 +5,16 @@
 namespace hearth::backend {
 
 const char* dtype_name(DType t) {
-    if (t == DType::I32) return "I32";
     const auto* tr = quant::type_traits(static_cast<uint32_t>(t));
     return tr ? tr->name.data() : "?";
 }
 
 size_t dtype_block_size(DType t) {
-    if (t == DType::I32) return 1;
     const auto* tr = quant::type_traits(static_cast<uint32_t>(t));
     return tr ? tr->block_size : 1;
 }
 
 size_t dtype_block_bytes(DType t) {
-    if (t == DType::I32) return 4;
     const auto* tr = quant::type_traits(static_cast<uint32_t>(t));
     return tr ? tr->type_size : 0;
 }

@@ -57,7 +57,7 @@ public:
     }
     bool supports(const Node& n) const override {
         if (n.op == Op::MatMul || n.op == Op::MoeMatMul)
-            return cpu::supports_weight_type(quant_type(n.src[0].type));
+            return cpu::supports_weight_type(n.src[0].type);
         return true;
     }
     Result<std::unique_ptr<Buffer>> allocate(size_t bytes) override {

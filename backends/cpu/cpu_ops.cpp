@@ -35,7 +35,7 @@ Status get_rows(const Node& n, cpu::ThreadPool& pool) {
                           const Tensor& tab = np->src[0];
                           const int32_t* id = i32_data(np->src[1]);
                           for (size_t t = b; t < e; ++t)
-                              quant::dequantize_row(quant_type(tab.type), row_ptr(tab, id[t]),
+                              quant::dequantize_row(tab.type, row_ptr(tab, id[t]),
                                                     f32_row(np->dst, static_cast<int64_t>(t)),
                                                     static_cast<size_t>(tab.ne[0]));
                       });
@@ -52,7 +52,7 @@ struct MatMulArgs {
 
 Status mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
     const Tensor& w = n.src[0];
-    const quant::Type wt = quant_type(w.type);
+    const quant::Type wt = w.type;
     if (!cpu::supports_weight_type(wt))
         return Status::error(std::string("mat_mul: no CPU kernel for ") + dtype_name(w.type));
     if (w.nb[1] != w.row_bytes()) return Status::error("mat_mul: weight rows must be dense");
@@ -199,7 +199,7 @@ Status kv_append(const Node& n, cpu::ThreadPool& pool) {
                 } else if (cache.type == DType::F32) {
                     std::copy(x, x + cache.ne[0], reinterpret_cast<float*>(dst));
                 } else {  // Q8_0 / Q4_0: quantized once here, decoded in the attention loop
-                    quant::quantize_row(quant_type(cache.type), x, dst,
+                    quant::quantize_row(cache.type, x, dst,
                                         static_cast<size_t>(cache.ne[0]));
                 }
             }
@@ -212,7 +212,7 @@ Status kv_append(const Node& n, cpu::ThreadPool& pool) {
 size_t activation_bytes(const Node& n) {
     if (n.op == Op::MoeMatMul) return moe_activation_bytes(n);
     if (n.op != Op::MatMul) return 0;
-    const quant::Type wt = quant_type(n.src[0].type);
+    const quant::Type wt = n.src[0].type;
     if (!cpu::supports_weight_type(wt)) return 0;
     return cpu::activation_row_bytes(wt, static_cast<size_t>(n.src[0].ne[0])) *
            static_cast<size_t>(n.src[1].ne[1]);

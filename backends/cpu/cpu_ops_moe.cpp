@@ -74,7 +74,7 @@ Status moe_route(const Node& n, cpu::ThreadPool&) {
 }
 
 size_t moe_activation_bytes(const Node& n) {
-    const quant::Type wt = quant_type(n.src[0].type);
+    const quant::Type wt = n.src[0].type;
     if (!cpu::supports_weight_type(wt)) return 0;
     const size_t stride = cpu::activation_row_bytes(wt, static_cast<size_t>(n.src[0].ne[0]));
     const size_t x_rows = static_cast<size_t>(n.src[1].ne[1] * n.src[1].ne[2]);
@@ -103,7 +103,7 @@ Status moe_mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
     const Tensor& W = n.src[0];
     const Tensor& X = n.src[1];
     const Tensor& ids = n.src[2];
-    const quant::Type wt = quant_type(W.type);
+    const quant::Type wt = W.type;
     if (!cpu::supports_weight_type(wt))
         return Status::error(std::string("moe_mat_mul: no CPU kernel for ") + dtype_name(W.type));
     if (W.nb[1] != W.row_bytes()) return Status::error("moe_mat_mul: weight rows must be dense");

@@ -22,7 +22,7 @@ Status get_rows(const Node& n) {
         if (ids[t] < 0 || ids[t] >= table.ne[1])
             return Status::error("get_rows: token id " + std::to_string(ids[t]) +
                                  " outside the vocabulary of " + std::to_string(table.ne[1]));
-        dequantize_row(quant_type(table.type), row_ptr(table, ids[t]), f32_row(n.dst, t),
+        dequantize_row(table.type, row_ptr(table, ids[t]), f32_row(n.dst, t),
                        static_cast<size_t>(table.ne[0]));
     }
     return Status::ok();
@@ -34,7 +34,7 @@ Status mat_mul(const Node& n) {
     const int64_t k = w.ne[0];
     std::vector<float> wrow(static_cast<size_t>(k));
     for (int64_t i = 0; i < w.ne[1]; ++i) {
-        dequantize_row(quant_type(w.type), row_ptr(w, i), wrow.data(), static_cast<size_t>(k));
+        dequantize_row(w.type, row_ptr(w, i), wrow.data(), static_cast<size_t>(k));
         for (int64_t t = 0; t < x.ne[1]; ++t) {
             const float* xr = f32_row(x, t);
             double sum = 0;
@@ -118,7 +118,7 @@ Status rope(const Node& n) {
 // A cache row decoded to floats (F32, F16 or a block format).
 void load_row(DType type, const std::byte* row, int64_t n, std::vector<float>& out) {
     out.resize(static_cast<size_t>(n));
-    dequantize_row(quant_type(type), row, out.data(), static_cast<size_t>(n));
+    dequantize_row(type, row, out.data(), static_cast<size_t>(n));
 }
 
 Status kv_append(const Node& n) {
@@ -128,7 +128,7 @@ Status kv_append(const Node& n) {
     for (int64_t t = 0; t < n.src[0].ne[1]; ++t) {
         const float* x = f32_row(n.src[0], t);
         std::byte* dst = row_ptr(cache, lookup->cell(lookup->seq(t), lookup->position(t)));
-        quant::quantize_row(quant_type(cache.type), x, dst, static_cast<size_t>(cache.ne[0]));
+        quant::quantize_row(cache.type, x, dst, static_cast<size_t>(cache.ne[0]));
     }
     return Status::ok();
 }
@@ -246,7 +246,7 @@ Status moe_mat_mul(const Node& n) {
             const float* xr = f32_row(x, x.ne[1] == 1 ? 0 : j, t);
             float* d = f32_row(n.dst, j, t);
             for (int64_t i = 0; i < w.ne[1]; ++i) {
-                dequantize_row(quant_type(w.type), row_ptr(w, i, id[j]), wrow.data(),
+                dequantize_row(w.type, row_ptr(w, i, id[j]), wrow.data(),
                                static_cast<size_t>(k));
                 double sum = 0;
                 for (int64_t c = 0; c < k; ++c) sum += double(wrow[size_t(c)]) * double(xr[c]);

@@ -55,8 +55,8 @@ void rope(const ModelConfig& c, std::vector<float>& x, size_t n_tok, size_t n_he
             for (size_t i = 0; i < half; ++i) {
                 const double a = double(t) * inv_freq[i];
                 const float cs = float(std::cos(a)), sn = float(std::sin(a));
-                const size_t i0 = c.rope_style == RopeStyle::Neox ? i : 2 * i;
-                const size_t i1 = c.rope_style == RopeStyle::Neox ? i + half : 2 * i + 1;
+                const size_t i0 = c.rope_mode == RopeMode::RotateHalf ? i : 2 * i;
+                const size_t i1 = c.rope_mode == RopeMode::RotateHalf ? i + half : 2 * i + 1;
                 const float x0 = v[i0], x1 = v[i1];
                 v[i0] = x0 * cs - x1 * sn;
                 v[i1] = x0 * sn + x1 * cs;

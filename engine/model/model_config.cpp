@@ -140,7 +140,7 @@ Result<ModelConfig> config_from_metadata(const GgufFile& f) {
             "architecture '" + c.arch_name +
             "' is not supported yet (supported: llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
             "phi3)");
-    c.rope_style = c.arch == Arch::Llama ? RopeStyle::Adjacent : RopeStyle::Neox;
+    c.rope_mode = c.arch == Arch::Llama ? RopeMode::Adjacent : RopeMode::RotateHalf;
     c.qk_norm = c.arch == Arch::Qwen3 || c.arch == Arch::Qwen3Moe || c.arch == Arch::Gemma3;
     const bool gemma = c.arch == Arch::Gemma2 || c.arch == Arch::Gemma3;
     c.post_norms = c.gelu_ffn = c.embd_scale = gemma;

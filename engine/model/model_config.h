@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gguf/gguf_file.h"
+#include "hearth/backend/rope_mode.h"
 #include "hearth/result.h"
 
 namespace hearth::model {
@@ -23,11 +24,7 @@ enum class Arch {
 };
 std::string_view arch_name(Arch a);
 
-// How RoPE pairs the dimensions of a head.
-enum class RopeStyle {
-    Adjacent,  // llama.cpp "NORM": rotates (x[2i], x[2i+1]); arch llama (weights pre-permuted)
-    Neox,      // llama.cpp "NEOX": rotates (x[i], x[i + n_rot/2]); arch qwen2
-};
+using backend::RopeMode;  // how RoPE pairs a head's dimensions: Adjacent (llama), RotateHalf
 
 // <arch>.rope.scaling.type
 enum class RopeScaling { None, Linear, Yarn, LongRope };
@@ -52,7 +49,7 @@ struct ModelConfig {
     uint32_t n_ctx_train = 0;  // <arch>.context_length: the context the model was trained for
 
     uint32_t n_rot = 0;  // rotary dims per head (rope.dimension_count; default head_dim)
-    RopeStyle rope_style = RopeStyle::Adjacent;
+    RopeMode rope_mode = RopeMode::Adjacent;
     float rope_freq_base = 10000.0f;               // θ base: freq_i = base^(-2i/n_rot)
     RopeScaling rope_scaling = RopeScaling::None;  // None unless the key says otherwise
     float rope_freq_scale = 1.0f;                  // 1 / rope.scaling.factor (1 when absent or 0)

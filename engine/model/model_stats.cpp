@@ -6,28 +6,6 @@
 
 namespace hearth::model {
 
-std::string_view kv_type_name(KvType t) {
-    switch (t) {
-        case KvType::F32:
-            return "F32";
-        case KvType::F16:
-            return "F16";
-        case KvType::Q8_0:
-            return "Q8_0";
-        case KvType::Q4_0:
-            return "Q4_0";
-    }
-    return "?";
-}
-
-std::optional<KvType> kv_type_from_name(std::string_view name) {
-    std::string u(name);
-    for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    for (KvType t : {KvType::F32, KvType::F16, KvType::Q8_0, KvType::Q4_0})
-        if (kv_type_name(t) == u) return t;
-    return std::nullopt;
-}
-
 uint32_t default_context(const ModelConfig& c) {
     return c.n_ctx_train ? std::min<uint32_t>(4096, c.n_ctx_train) : 4096;
 }

@@ -8,13 +8,13 @@
 
 #include "gguf/gguf_file.h"
 #include "model/model_config.h"
+#include "quant/kv_type.h"
 
 namespace hearth::model {
 
-// Element type of the KV cache.
-enum class KvType { F32, F16, Q8_0, Q4_0 };
-std::string_view kv_type_name(KvType t);
-std::optional<KvType> kv_type_from_name(std::string_view name);  // "f16", "Q8_0", ...
+using quant::kv_type_from_name;
+using quant::kv_type_name;
+using quant::KvType;
 
 // Context used by inspect and as the app default: 4096 tokens, or less if the model was
 // trained on less.

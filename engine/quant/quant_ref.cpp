@@ -78,7 +78,8 @@ DequantizeFn dequantize_fn(Type type) {
             return dequantize_iq4_nl;
         case Type::IQ4_XS:
             return dequantize_iq4_xs;
-        case Type::Q8_1:
+        case Type::Q8_1:  // an activation format: never dequantized here
+        case Type::I32:   // indices, not numbers to decode
             return nullptr;
     }
     return nullptr;

@@ -26,6 +26,7 @@ constexpr std::array kTypes = {
     TypeTraits{Type::Q8_K, "Q8_K", 256, 292, true},
     TypeTraits{Type::IQ4_NL, "IQ4_NL", 32, 18, true},
     TypeTraits{Type::IQ4_XS, "IQ4_XS", 256, 136, true},
+    TypeTraits{Type::I32, "I32", 1, 4, false},
 };
 
 }  // namespace

@@ -8,7 +8,9 @@
 
 namespace hearth::quant {
 
-// Ids are the ggml type ids written in GGUF tensor infos.
+// Ids are the ggml type ids written in GGUF tensor infos. This is the one element-type enum of
+// the project: the backends name it backend::DType (an alias), the KV cache uses a subset
+// (KvType below). I32 is for index tensors (token ids, positions, block tables), not weights.
 enum class Type : uint32_t {
     F32 = 0,
     F16 = 1,
@@ -26,6 +28,7 @@ enum class Type : uint32_t {
     Q8_K = 15,
     IQ4_NL = 20,
     IQ4_XS = 23,
+    I32 = 26,
     BF16 = 30,
 };
 

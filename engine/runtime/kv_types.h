@@ -7,17 +7,7 @@
 namespace hearth::runtime {
 
 inline backend::DType kv_dtype(KvType t) {
-    switch (t) {
-        case KvType::F32:
-            return backend::DType::F32;
-        case KvType::Q8_0:
-            return backend::DType::Q8_0;
-        case KvType::Q4_0:
-            return backend::DType::Q4_0;
-        case KvType::F16:
-            break;
-    }
-    return backend::DType::F16;
+    return quant::element_type(t);
 }
 
 }  // namespace hearth::runtime

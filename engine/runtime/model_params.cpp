@@ -50,8 +50,7 @@ Result<ModelParams> params_from_config(const model::ModelConfig& c) {
     p.n_ff = c.n_ff;
     p.n_ctx_train = c.n_ctx_train;
     p.rms_eps = c.rms_eps;
-    p.rope.mode = c.rope_style == model::RopeStyle::Neox ? backend::RopeMode::RotateHalf
-                                                         : backend::RopeMode::Adjacent;
+    p.rope.mode = c.rope_mode;
     p.rope.n_rot = static_cast<int32_t>(c.n_rot);
     p.rope.freq_base = c.rope_freq_base;
     p.rope.freq_scale = c.rope_freq_scale;

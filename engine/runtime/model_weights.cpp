@@ -66,7 +66,7 @@ public:
                                      exp + "]");
             }
         }
-        const DType t = backend::dtype_of(e->type);
+        const DType t = e->type;
         if (float_only ? t != DType::F32 : !backend::is_weight_dtype(t))
             return Status::error("tensor " + name + ": unsupported type " + backend::dtype_name(t));
         out = Tensor::dense(buf_, e->offset, t, dims);

@@ -37,7 +37,7 @@ std::vector<Node> layer_nodes(const ModelParams& p, const TensorSource& src, int
         if (!is_layer_tensor(e.name, layer) || e.ne[1] <= 1) continue;  // matrices only
         const bool experts = e.name.find("_exps.") != std::string::npos;
         nodes.push_back(typed(experts ? Op::MoeMatMul : Op::MatMul, DType::F32,
-                              backend::dtype_of(e.type), DType::F32, DType::I32));
+                              e.type, DType::F32, DType::I32));
     }
     nodes.push_back(typed(Op::RmsNorm, DType::F32));
     nodes.push_back(typed(Op::Add, DType::F32));

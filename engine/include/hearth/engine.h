@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hearth/result.h"
+#include "quant/kv_type.h"
 
 namespace hearth {
 
@@ -33,11 +34,10 @@ struct LoadProgress {
 constexpr int64_t kGpuLayersAuto = -1;
 constexpr int64_t kGpuLayersAll = int64_t(1) << 30;
 
-// KV cache element type: F16 (default), Q8_0 / Q4_0 (quantized, about 1/2 and 1/4 of F16's
-// memory; needs a KV width that is a multiple of 32), F32 (tests, reference runs).
-enum class KvType { F32, F16, Q8_0, Q4_0 };
-const char* kv_type_name(KvType t);                   // "f16", "q8_0", ...
-Result<KvType> parse_kv_type(std::string_view name);  // the names above
+// KV cache element type (quant/kv_type.h): F16 (default), Q8_0 / Q4_0, F32.
+using quant::kv_type_name;  // "f16", "q8_0", ...
+using quant::KvType;
+Result<KvType> parse_kv_type(std::string_view name);  // the names above, with an error to show
 
 struct LoadOptions {
     // "auto" (the best device: CUDA, then a discrete, then an integrated Vulkan GPU, else the

@@ -236,7 +236,7 @@ TEST_P(OpParityFamilies, MoeMatMulEveryWeightType) {
                     }
                     std::vector<float> wts(size_t(k * T));
                     for (size_t i = 0; i < wts.size(); ++i) wts[i] = i % 2 ? 0.25f : 0.75f;
-                    auto w = upload(d, dtype_of(wt), {n, m, X}, wb.data());
+                    auto w = upload(d, wt, {n, m, X}, wb.data());
                     auto x = upload(d, DType::F32, {n, kx, T}, xf.data());
                     auto id = upload(d, DType::I32, {k, T}, ids.data());
                     auto rw = upload(d, DType::F32, {k, T}, wts.data());

@@ -31,7 +31,7 @@ std::vector<float> run(Stream& s, const Graph& g, const Tensor& out) {
         std::vector<std::byte> raw(out.span_bytes());
         (void)out.buffer->read(out.offset, std::span(raw));
         std::vector<float> f(static_cast<size_t>(out.n_elements()));
-        quant::dequantize_row(quant_type(out.type), raw.data(), f.data(), f.size());
+        quant::dequantize_row(out.type, raw.data(), f.data(), f.size());
         return f;
     }
     return download_f32(out);
@@ -61,7 +61,7 @@ TEST_P(OpParity, MatMulEveryWeightType) {
                     const auto wf = random_floats(rng, size_t(k * m));
                     const auto wb = encode_rows(wt, wf, size_t(k));
                     const auto xf = random_floats(rng, size_t(k * T));
-                    auto w = upload(d, dtype_of(wt), {k, m}, wb.data());
+                    auto w = upload(d, wt, {k, m}, wb.data());
                     auto x = upload(d, DType::F32, {k, T}, xf.data());
                     auto y = upload(d, DType::F32, {m, T}, nullptr);
                     Graph g;
@@ -93,7 +93,7 @@ TEST_P(OpParity, GetRowsEveryWeightType) {
             const auto tf = random_floats(rng, size_t(k * 11));
             const auto tb = encode_rows(wt, tf, size_t(k));
             const int32_t ids[] = {3, 0, 10, 3, 7};
-            auto table = upload(d, dtype_of(wt), {k, 11}, tb.data());
+            auto table = upload(d, wt, {k, 11}, tb.data());
             auto id = upload(d, DType::I32, {5}, ids);
             auto y = upload(d, DType::F32, {k, 5}, nullptr);
             Graph g;

@@ -36,7 +36,7 @@ TEST(ArchConfig, FamilySwitchesFromTheFiles) {
     EXPECT_TRUE(q.qk_norm);
     EXPECT_EQ(q.head_dim, 32u);
     EXPECT_TRUE(q.tied_embeddings);
-    EXPECT_EQ(q.rope_style, RopeStyle::Neox);
+    EXPECT_EQ(q.rope_mode, RopeMode::RotateHalf);
 
     const ModelConfig g2 = load("gemma2");
     EXPECT_TRUE(g2.post_norms && g2.gelu_ffn && g2.embd_scale && !g2.qk_norm);

@@ -33,7 +33,7 @@ TEST(ModelConfig, Stories260K) {
     EXPECT_EQ(c->head_dim, 8u);
     EXPECT_EQ(c->n_rot, 8u);
     EXPECT_EQ(c->rope_freq_base, 10000.0f);  // no key: the default
-    EXPECT_EQ(c->rope_style, RopeStyle::Adjacent);
+    EXPECT_EQ(c->rope_mode, RopeMode::Adjacent);
     EXPECT_EQ(c->rope_freq_scale, 1.0f);
     EXPECT_FALSE(c->tied_embeddings);
     EXPECT_FALSE(c->has_qkv_bias);
@@ -131,7 +131,7 @@ TEST(ModelConfig, TinyLlamaAndQwen2Load) {
     auto q = qwen.load();
     ASSERT_TRUE(q.is_ok()) << q.error_message();
     EXPECT_EQ(q->arch, Arch::Qwen2);
-    EXPECT_EQ(q->rope_style, RopeStyle::Neox);
+    EXPECT_EQ(q->rope_mode, RopeMode::RotateHalf);
     EXPECT_TRUE(q->has_qkv_bias);
     EXPECT_FALSE(q->tied_embeddings);
     EXPECT_EQ(q->family, "qwen2");

@@ -136,7 +136,7 @@ TEST(SyntheticModel, TinyQwen2HasBiasesAndTiedEmbeddings) {
     MAKE_OR_SKIP(m, "tiny-qwen2", WeightType::F16, "testdata/vocab/ggml-vocab-qwen2.gguf");
     const ModelConfig& c = m->config;
     EXPECT_EQ(c.arch, Arch::Qwen2);
-    EXPECT_EQ(c.rope_style, RopeStyle::Neox);
+    EXPECT_EQ(c.rope_mode, RopeMode::RotateHalf);
     EXPECT_TRUE(c.has_qkv_bias);
     EXPECT_TRUE(c.tied_embeddings);
     EXPECT_EQ(c.rope_freq_base, 1000000.0f);

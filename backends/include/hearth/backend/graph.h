@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hearth/backend/rope_mode.h"
 #include "hearth/backend/tensor.h"
 #include "hearth/result.h"
 
@@ -39,11 +40,6 @@ const char* op_name(Op op);
 // quantized on append and decoded inside the attention loop; the row width must be a multiple
 // of 32).
 bool is_kv_dtype(DType t);
-
-enum class RopeMode : uint8_t {
-    Adjacent,    // rotates (x[2i], x[2i+1]): llama ("NORM" in ggml)
-    RotateHalf,  // rotates (x[i], x[i + n_rot/2]): qwen2, neox
-};
 
 struct RopeParams {
     RopeMode mode = RopeMode::Adjacent;

@@ -13,34 +13,10 @@ namespace hearth::backend {
 
 class Buffer;
 
-// Element types: every weight format of the quant table (same ids as GGUF) plus I32 for index
-// tensors (token ids, positions, block tables). 26 is ggml's id for I32.
-enum class DType : uint32_t {
-    F32 = 0,
-    F16 = 1,
-    Q4_0 = 2,
-    Q4_1 = 3,
-    Q5_0 = 6,
-    Q5_1 = 7,
-    Q8_0 = 8,
-    Q2_K = 10,
-    Q3_K = 11,
-    Q4_K = 12,
-    Q5_K = 13,
-    Q6_K = 14,
-    IQ4_NL = 20,
-    IQ4_XS = 23,
-    I32 = 26,
-    BF16 = 30,
-};
+// Element types are quant::Type (engine/quant, the leaf library both the engine and the
+// backends use): every weight format with its GGUF id, plus I32 for index tensors.
+using DType = quant::Type;
 
-inline DType dtype_of(quant::Type t) {
-    return static_cast<DType>(t);
-}
-// Only for non-I32 types.
-inline quant::Type quant_type(DType t) {
-    return static_cast<quant::Type>(t);
-}
 const char* dtype_name(DType t);
 // Elements per block and bytes per block (1 and 4 for I32).
 size_t dtype_block_size(DType t);
