@@ -17,6 +17,18 @@
 
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
 
+// Lets a test set an environment variable the engine reads (e.g. the available memory the fit
+// check sees) and put it back afterwards.
+class TestEnv : public QObject {
+    Q_OBJECT
+
+public:
+    Q_INVOKABLE void set(const QString& name, const QString& value) {
+        qputenv(name.toUtf8().constData(), value.toUtf8());
+    }
+    Q_INVOKABLE void unset(const QString& name) { qunsetenv(name.toUtf8().constData()); }
+};
+
 class Setup : public QObject {
     Q_OBJECT
 
@@ -37,6 +49,7 @@ public slots:
             return QUrl::fromLocalFile(f.fileName());
         };
         auto* ctx = engine->rootContext();
+        ctx->setContextProperty(QStringLiteral("testEnv"), &m_env);
         ctx->setContextProperty(
             QStringLiteral("testGgufUrl"),
             write(QStringLiteral("story.gguf"),
@@ -66,6 +79,7 @@ public slots:
 private:
     QTemporaryDir m_dir;
     std::unique_ptr<AppInfo> m_appInfo;
+    TestEnv m_env;
 };
 
 QUICK_TEST_MAIN_WITH_SETUP(hearth_ui, Setup)

@@ -61,7 +61,9 @@ Drawer {
                     Layout.preferredWidth: 120
                     placeholderText: qsTr("Auto")
                     text: panel.st && panel.st.gpuLayers !== "auto" ? panel.st.gpuLayers : ""
-                    validator: IntValidator { bottom: 0; top: 100000 }
+                    // Empty must be acceptable too (an IntValidator holds it back as
+                    // intermediate, so clearing the field would never return to Auto).
+                    validator: RegularExpressionValidator { regularExpression: /^[0-9]{0,6}$/ }
                     font.pixelSize: Theme.fontBody
                     Accessible.name: qsTr("GPU layers (empty for automatic)")
                     onEditingFinished: panel.st.gpuLayers = text.length > 0 ? text : "auto"
