@@ -69,7 +69,7 @@ std::vector<std::string> features(const hearth::model::ModelConfig& c) {
         f.push_back("sliding-window=" + std::to_string(c.n_swa) + "," +
                     std::to_string(c.swa_period - 1) + ":1");
     if (c.arch == hearth::model::Arch::Gemma3)
-        f.push_back("rope-base-local=" + num(c.rope_freq_base_swa));
+        f.push_back("rope-base-local=" + num(c.rope_swa.freq_base));
     if (!c.rope_long_factors.empty()) f.push_back("longrope");
     if (c.n_expert > 0)
         f.push_back("moe=" + std::to_string(c.n_expert_used) + "/" + std::to_string(c.n_expert));
@@ -131,12 +131,12 @@ nlohmann::json to_json(const std::string& path, double open_ms, const ModelInfo&
             {"head_dim", c.head_dim},
             {"n_ff", c.n_ff},
             {"n_ctx_train", c.n_ctx_train},
-            {"n_rot", c.n_rot},
+            {"n_rot", c.rope.n_rot},
             {"rope_style",
-             c.rope_mode == hearth::backend::RopeMode::RotateHalf ? "neox" : "adjacent"},
-            {"rope_freq_base", c.rope_freq_base},
+             c.rope.mode == hearth::backend::RopeMode::RotateHalf ? "neox" : "adjacent"},
+            {"rope_freq_base", c.rope.freq_base},
             {"rope_scaling", std::string(hearth::model::rope_scaling_name(c.rope_scaling))},
-            {"rope_freq_scale", c.rope_freq_scale},
+            {"rope_freq_scale", c.rope.freq_scale},
             {"rope_freq_factors", c.rope_freq_factors},
             {"rms_eps", c.rms_eps},
             {"tied_embeddings", c.tied_embeddings},
@@ -200,23 +200,27 @@ void print_text(const std::string& path, double open_ms, const ModelInfo& m) {
                 human_bytes(m.weight_bytes).c_str());
     if (m.config) {
         const auto& c = *m.config;
-        std::printf("context length:  %u (training)\n", c.n_ctx_train);
+        std::printf("context length:  %lld (training)\n", static_cast<long long>(c.n_ctx_train));
         std::printf(
-            "shape:           %u wide, %u layers, %u heads (%u KV), head dim %u, FFN %u,"
-            " vocab %u\n",
-            c.n_embd, c.n_layer, c.n_head, c.n_head_kv, c.head_dim, c.n_ff, c.n_vocab);
+            "shape:           %s wide, %s layers, %s heads (%s KV), head dim %s, FFN %s,"
+            " vocab %s\n",
+            std::to_string(c.n_embd).c_str(), std::to_string(c.n_layer).c_str(),
+            std::to_string(c.n_head).c_str(), std::to_string(c.n_head_kv).c_str(),
+            std::to_string(c.head_dim).c_str(), std::to_string(c.n_ff).c_str(),
+            std::to_string(c.n_vocab).c_str());
         std::printf(
-            "rope:            %s, base %g, %u dims, scaling %s",
-            c.rope_mode == hearth::backend::RopeMode::RotateHalf ? "neox" : "adjacent pairs",
-            c.rope_freq_base, c.n_rot,
+            "rope:            %s, base %g, %d dims, scaling %s",
+            c.rope.mode == hearth::backend::RopeMode::RotateHalf ? "neox" : "adjacent pairs",
+            c.rope.freq_base, c.rope.n_rot,
             std::string(hearth::model::rope_scaling_name(c.rope_scaling)).c_str());
         if (!c.rope_freq_factors.empty())
             std::printf(", rope_freqs (%zu factors, %g..%g)", c.rope_freq_factors.size(),
                         c.rope_freq_factors.front(), c.rope_freq_factors.back());
         std::printf("\n");
         if (c.n_expert > 0)
-            std::printf("experts:         %u x FFN %u, %u used per token; active parameters %s\n",
-                        c.n_expert, c.n_ff_exp, c.n_expert_used,
+            std::printf("experts:         %s x FFN %s, %s used per token; active parameters %s\n",
+                        std::to_string(c.n_expert).c_str(), std::to_string(c.n_ff_exp).c_str(),
+                        std::to_string(c.n_expert_used).c_str(),
                         human_count(hearth::model::active_parameter_count(c)).c_str());
         if (const auto f = features(c); !f.empty()) {
             std::printf("features:       ");

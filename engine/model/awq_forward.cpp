@@ -41,11 +41,11 @@ void add_bias(std::vector<float>& y, const std::vector<float>& b, size_t n_tok) 
 
 // Rotates the first n_rot dims of every head of x [n_tok][n_heads * head_dim].
 void rope(const ModelConfig& c, std::vector<float>& x, size_t n_tok, size_t n_heads) {
-    const size_t hd = c.head_dim, half = c.n_rot / 2;
+    const size_t hd = c.head_dim, half = c.rope.n_rot / 2;
     std::vector<double> inv_freq(half);
     for (size_t i = 0; i < half; ++i) {
-        double f = std::pow(double(c.rope_freq_base), -2.0 * double(i) / double(c.n_rot));
-        f *= c.rope_freq_scale;
+        double f = std::pow(double(c.rope.freq_base), -2.0 * double(i) / double(c.rope.n_rot));
+        f *= c.rope.freq_scale;
         if (!c.rope_freq_factors.empty()) f /= c.rope_freq_factors[i];
         inv_freq[i] = f;
     }
@@ -55,8 +55,8 @@ void rope(const ModelConfig& c, std::vector<float>& x, size_t n_tok, size_t n_he
             for (size_t i = 0; i < half; ++i) {
                 const double a = double(t) * inv_freq[i];
                 const float cs = float(std::cos(a)), sn = float(std::sin(a));
-                const size_t i0 = c.rope_mode == RopeMode::RotateHalf ? i : 2 * i;
-                const size_t i1 = c.rope_mode == RopeMode::RotateHalf ? i + half : 2 * i + 1;
+                const size_t i0 = c.rope.mode == RopeMode::RotateHalf ? i : 2 * i;
+                const size_t i1 = c.rope.mode == RopeMode::RotateHalf ? i + half : 2 * i + 1;
                 const float x0 = v[i0], x1 = v[i1];
                 v[i0] = x0 * cs - x1 * sn;
                 v[i1] = x0 * sn + x1 * cs;
@@ -69,8 +69,8 @@ void rope(const ModelConfig& c, std::vector<float>& x, size_t n_tok, size_t n_he
 void layer_forward(const ModelConfig& c, const LayerWeightsF32& w, std::vector<float>& h,
                    size_t n_tok, LayerActivations& acts, cpu::ThreadPool& pool) {
     const size_t E = c.n_embd, hd = c.head_dim, hdv = c.head_dim_v, F = c.n_ff;
-    const size_t nh = c.n_head, nkv = c.n_head_kv, qd = c.q_dim(), kd = c.k_dim(), vd = c.v_dim(),
-                 od = nh * hdv;
+    const size_t nh = c.n_head, nkv = c.n_head_kv, qd = c.q_width(), kd = c.kv_width(),
+                 vd = c.v_width(), od = nh * hdv;
     acts.attn_in.resize(n_tok * E);
     rms_norm_rows(h.data(), w.attn_norm.data(), n_tok, E, c.rms_eps, acts.attn_in.data());
     std::vector<float> q(n_tok * qd), k(n_tok * kd), v(n_tok * vd);

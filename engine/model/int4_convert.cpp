@@ -199,15 +199,15 @@ Status Converter::run_layer(uint32_t l, std::vector<float>& h, ConvertReport& re
         };
         Status st = Status::ok();
         if (converted("attn_q.weight") && converted("attn_k.weight") && converted("attn_v.weight"))
-            st = search({{w.q.data(), cfg_.q_dim()},
-                         {w.k.data(), cfg_.k_dim()},
-                         {w.v.data(), cfg_.v_dim()}},
+            st = search({{w.q.data(), size_t(cfg_.q_width())},
+                         {w.k.data(), size_t(cfg_.kv_width())},
+                         {w.v.data(), size_t(cfg_.v_width())}},
                         E, a.attn_in.data(), channel_mean_abs(a.attn_in.data(), n_tok, E), s_qkv);
         if (st && converted("attn_output.weight") && converted("attn_v.weight")) {
             // One scale per V channel: average the statistics over the heads of a GQA group.
             auto mean = channel_mean_abs(a.o_in.data(), n_tok, od);
             const size_t hdv = cfg_.head_dim_v, group = cfg_.n_head / cfg_.n_head_kv;
-            for (size_t g = 0; g < cfg_.n_head_kv; ++g)
+            for (size_t g = 0; g < size_t(cfg_.n_head_kv); ++g)
                 for (size_t d = 0; d < hdv; ++d) {
                     double acc = 0;
                     for (size_t j = 0; j < group; ++j) acc += mean[((g * group) + j) * hdv + d];
@@ -232,7 +232,7 @@ Status Converter::run_layer(uint32_t l, std::vector<float>& h, ConvertReport& re
         for (size_t i = 0; i < E; ++i) w.up[r * E + i] /= s_down[r];
     if (!s_o.empty()) {
         const size_t hdv = cfg_.head_dim_v, group = cfg_.n_head / cfg_.n_head_kv;
-        for (size_t r = 0; r < cfg_.v_dim(); ++r) {
+        for (size_t r = 0; r < size_t(cfg_.v_width()); ++r) {
             const float sv = s_o[((r / hdv) * group) * hdv + r % hdv];
             for (size_t i = 0; i < E; ++i) w.v[r * E + i] /= sv;
             if (!w.bv.empty()) w.bv[r] /= sv;

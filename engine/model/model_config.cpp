@@ -101,6 +101,10 @@ std::string_view arch_name(Arch a) {
     return "?";
 }
 
+float ModelConfig::attention_scale() const {
+    return attn_scale > 0.f ? attn_scale : static_cast<float>(1.0 / std::sqrt(double(head_dim)));
+}
+
 std::string_view rope_scaling_name(RopeScaling s) {
     switch (s) {
         case RopeScaling::None:
@@ -140,10 +144,10 @@ Result<ModelConfig> config_from_metadata(const GgufFile& f) {
             "architecture '" + c.arch_name +
             "' is not supported yet (supported: llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
             "phi3)");
-    c.rope_mode = c.arch == Arch::Llama ? RopeMode::Adjacent : RopeMode::RotateHalf;
+    c.rope.mode = c.arch == Arch::Llama ? RopeMode::Adjacent : RopeMode::RotateHalf;
     c.qk_norm = c.arch == Arch::Qwen3 || c.arch == Arch::Qwen3Moe || c.arch == Arch::Gemma3;
     const bool gemma = c.arch == Arch::Gemma2 || c.arch == Arch::Gemma3;
-    c.post_norms = c.gelu_ffn = c.embd_scale = gemma;
+    c.post_norms = c.gelu_ffn = gemma;
     c.fused_qkv = c.fused_gate_up = c.arch == Arch::Phi3;
     // llama.cpp's fixed layer patterns (no GGUF key): gemma2 alternates, gemma3 has 5 : 1.
     if (c.arch == Arch::Gemma2) c.swa_period = 2;
@@ -216,25 +220,27 @@ Result<ModelConfig> config_from_metadata(const GgufFile& f) {
     c.head_dim_v = val_len.value_or(c.head_dim);
     if (c.head_dim == 0 || c.head_dim_v == 0) return bad("attention key/value length is 0");
     // Sizes that would overflow 32-bit tensor dimensions are nonsense for these models.
-    if (static_cast<uint64_t>(c.n_head) * std::max(c.head_dim, c.head_dim_v) > UINT32_MAX)
+    if (c.n_head * std::max(c.head_dim, c.head_dim_v) > UINT32_MAX || c.head_dim > INT32_MAX)
         return bad("attention head sizes are too large");
-    c.n_rot = rot.value_or(c.head_dim);
-    if (c.arch == Arch::Llama && c.n_rot != c.head_dim)
-        return bad("invalid n_rot: " + p + "rope.dimension_count is " + std::to_string(c.n_rot) +
+    const int64_t n_rot = rot ? int64_t{*rot} : c.head_dim;
+    if (c.arch == Arch::Llama && n_rot != c.head_dim)
+        return bad("invalid n_rot: " + p + "rope.dimension_count is " + std::to_string(n_rot) +
                    " but the head dimension is " + std::to_string(c.head_dim));
-    if (c.n_rot > c.head_dim || c.n_rot % 2 != 0)
-        return bad(p + "rope.dimension_count " + std::to_string(c.n_rot) +
+    if (n_rot > c.head_dim || n_rot % 2 != 0)
+        return bad(p + "rope.dimension_count " + std::to_string(n_rot) +
                    " must be even and at most the head dimension " + std::to_string(c.head_dim));
+    c.rope.n_rot = static_cast<int32_t>(n_rot);
+    if (gemma) c.embd_scale = static_cast<float>(std::sqrt(double(c.n_embd)));
 
-    c.rope_freq_base = base.value_or(10000.0f);
-    if (!(c.rope_freq_base > 0.0f) || !std::isfinite(c.rope_freq_base))
+    c.rope.freq_base = base.value_or(10000.0f);
+    if (!(c.rope.freq_base > 0.0f) || !std::isfinite(c.rope.freq_base))
         return bad(p + "rope.freq_base must be a positive number");
     if (!(c.rms_eps > 0.0f) || !std::isfinite(c.rms_eps))
         return bad(p + "attention.layer_norm_rms_epsilon must be a positive number");
     const float f_scale = factor ? *factor : scale_linear.value_or(0.0f);
-    c.rope_freq_scale = (f_scale == 0.0f || !std::isfinite(f_scale)) ? 1.0f : 1.0f / f_scale;
-    c.rope_orig_ctx = orig_ctx.value_or(c.n_ctx_train);
-    c.rope_scaling = c.rope_freq_scale != 1.0f ? RopeScaling::Linear : RopeScaling::None;
+    c.rope.freq_scale = (f_scale == 0.0f || !std::isfinite(f_scale)) ? 1.0f : 1.0f / f_scale;
+    c.rope_orig_ctx = orig_ctx ? int64_t{*orig_ctx} : c.n_ctx_train;
+    c.rope_scaling = c.rope.freq_scale != 1.0f ? RopeScaling::Linear : RopeScaling::None;
     if (const Value* st = f.find(p + "rope.scaling.type")) {
         if (st->type() != ValueType::String)
             return Result<ModelConfig>::error(type_error(p + "rope.scaling.type", *st, "STRING"));
@@ -271,11 +277,15 @@ Result<ModelConfig> config_from_metadata(const GgufFile& f) {
         c.n_swa = swa.value_or(0);
         if (c.n_swa == 0) c.swa_period = 0;  // no window: every layer is global
     }
-    c.rope_freq_base_swa = c.arch == Arch::Gemma3 ? base_swa.value_or(10000.f) : c.rope_freq_base;
-    if (!(c.rope_freq_base_swa > 0.f) || !std::isfinite(c.rope_freq_base_swa))
-        return bad(p + "rope.freq_base_swa must be a positive number");
     if (attn_factor && std::isfinite(*attn_factor) && *attn_factor > 0)
-        c.rope_attn_factor = *attn_factor;
+        c.rope.attn_factor = *attn_factor;
+    c.rope_swa = c.rope;
+    if (c.arch == Arch::Gemma3) {  // local layers: their own base, never scaled
+        c.rope_swa.freq_base = base_swa.value_or(10000.f);
+        c.rope_swa.freq_scale = 1.f;
+    }
+    if (!(c.rope_swa.freq_base > 0.f) || !std::isfinite(c.rope_swa.freq_base))
+        return bad(p + "rope.freq_base_swa must be a positive number");
     if (n_exp && *n_exp > 0) {
         if (c.arch != Arch::Llama && c.arch != Arch::Qwen3Moe)
             return bad(p +

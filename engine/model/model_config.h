@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gguf/gguf_file.h"
-#include "hearth/backend/rope_mode.h"
+#include "hearth/backend/rope.h"
 #include "hearth/result.h"
 
 namespace hearth::model {
@@ -24,12 +24,17 @@ enum class Arch {
 };
 std::string_view arch_name(Arch a);
 
-using backend::RopeMode;  // how RoPE pairs a head's dimensions: Adjacent (llama), RotateHalf
+using backend::RopeMode;
+using backend::RopeParams;
 
 // <arch>.rope.scaling.type
 enum class RopeScaling { None, Linear, Yarn, LongRope };
 std::string_view rope_scaling_name(RopeScaling s);
 
+// One model's hyper-parameters: what the file says (read by config_from_metadata and
+// check_tensors) and what the forward pass runs on (runtime::load_supported_config refuses
+// what it does not implement yet; tests fill one directly for synthetic models). Sizes are
+// int64_t, the type tensor shapes and the forward pass compute in.
 struct ModelConfig {
     Arch arch = Arch::Llama;
     std::string arch_name;  // general.architecture, e.g. "llama"
@@ -38,25 +43,30 @@ struct ModelConfig {
     std::string family;
     std::string name;  // general.name, may be empty
 
-    uint32_t n_vocab = 0;     // rows of token_embd.weight / output.weight {n_embd, n_vocab}
-    uint32_t n_embd = 0;      // hidden size: width of the residual stream
-    uint32_t n_layer = 0;     // number of transformer blocks (blk.0 .. blk.{n_layer-1})
-    uint32_t n_head = 0;      // query heads
-    uint32_t n_head_kv = 0;   // key/value heads (GQA when < n_head); n_head % n_head_kv == 0
-    uint32_t head_dim = 0;    // per-head width of Q and K (key_length; default n_embd/n_head)
-    uint32_t head_dim_v = 0;  // per-head width of V (value_length; default head_dim)
-    uint32_t n_ff = 0;  // FFN inner width: ffn_gate/ffn_up {n_embd, n_ff}, ffn_down {n_ff, n_embd}
-    uint32_t n_ctx_train = 0;  // <arch>.context_length: the context the model was trained for
+    int64_t n_vocab = 0;     // rows of token_embd.weight / output.weight {n_embd, n_vocab}
+    int64_t n_embd = 0;      // hidden size: width of the residual stream
+    int64_t n_layer = 0;     // number of transformer blocks (blk.0 .. blk.{n_layer-1})
+    int64_t n_head = 0;      // query heads
+    int64_t n_head_kv = 0;   // key/value heads (GQA when < n_head); n_head % n_head_kv == 0
+    int64_t head_dim = 0;    // per-head width of Q and K (key_length; default n_embd/n_head)
+    int64_t head_dim_v = 0;  // per-head width of V (value_length; default head_dim)
+    int64_t n_ff = 0;  // FFN inner width: ffn_gate/ffn_up {n_embd, n_ff}, ffn_down {n_ff, n_embd}
+    int64_t n_ctx_train = 0;  // <arch>.context_length: the context the model was trained for
 
-    uint32_t n_rot = 0;  // rotary dims per head (rope.dimension_count; default head_dim)
-    RopeMode rope_mode = RopeMode::Adjacent;
-    float rope_freq_base = 10000.0f;               // θ base: freq_i = base^(-2i/n_rot)
+    // Pairing by arch; n_rot = rope.dimension_count (default head_dim); θ base; linear scale =
+    // 1 / rope.scaling.factor (1 when absent or 0); attn_factor = rope.scaling.attn_factor.
+    RopeParams rope;
+    // The sliding-window layers' RoPE: gemma3's own base (rope.freq_base_swa), unscaled; else
+    // equal to rope.
+    RopeParams rope_swa;
     RopeScaling rope_scaling = RopeScaling::None;  // None unless the key says otherwise
-    float rope_freq_scale = 1.0f;                  // 1 / rope.scaling.factor (1 when absent or 0)
-    uint32_t rope_orig_ctx = 0;  // rope.scaling.original_context_length (default n_ctx_train)
+    int64_t rope_orig_ctx = 0;  // rope.scaling.original_context_length (default n_ctx_train)
     // Llama 3.1-style per-frequency divisors from rope_freqs.weight {n_rot/2}: the angle of
     // frequency i is divided by rope_freq_factors[i]. Empty when the tensor is absent.
     std::vector<float> rope_freq_factors;
+    // LongRoPE per-frequency divisors (phi3): rope_factors_{long,short}.weight {n_rot/2}; the
+    // long ones apply when the context exceeds rope_orig_ctx. Empty when absent.
+    std::vector<float> rope_long_factors, rope_short_factors;
 
     float rms_eps = 1e-5f;  // RMSNorm epsilon (attention.layer_norm_rms_epsilon, required)
 
@@ -64,26 +74,21 @@ struct ModelConfig {
     bool qk_norm = false;        // blk.N.attn_{q,k}_norm.weight {head_dim}, before RoPE
     bool post_norms = false;     // blk.N.post_attention_norm / post_ffw_norm {n_embd}
     bool gelu_ffn = false;       // GeGLU (tanh GELU) instead of SwiGLU
-    bool embd_scale = false;     // embeddings multiplied by sqrt(n_embd)
+    float embd_scale = 0.f;      // embeddings multiplied by it (gemma: sqrt(n_embd); 0: not)
     bool fused_qkv = false;      // blk.N.attn_qkv.weight {n_embd, q + k + v}
     bool fused_gate_up = false;  // blk.N.ffn_up.weight {n_embd, 2 n_ff}: gate rows, then up
     float attn_scale = 0.f;      // attention.scale: Q scaling (0: 1/sqrt(head_dim))
     float attn_softcap = 0.f;    // attn_logit_softcapping (0: none)
     float final_softcap = 0.f;   // final_logit_softcapping (0: none)
-    uint32_t n_swa = 0;          // attention.sliding_window (0: every layer is global)
+    int64_t n_swa = 0;           // attention.sliding_window (0: every layer is global)
     // Layer il uses the sliding window when il % swa_period < swa_period - 1 (gemma2: 2,
     // gemma3: 6); 0 when no layer does.
-    uint32_t swa_period = 0;
-    float rope_freq_base_swa = 10000.f;  // RoPE base of sliding layers (gemma3), unscaled
-    float rope_attn_factor = 1.f;        // rope.scaling.attn_factor (LongRoPE magnitude)
-    // LongRoPE per-frequency divisors (phi3): rope_factors_{long,short}.weight {n_rot/2}; the
-    // long ones apply when the context exceeds rope_orig_ctx. Empty when absent.
-    std::vector<float> rope_long_factors, rope_short_factors;
+    int64_t swa_period = 0;
 
     // Mixture of experts (0 experts: a dense FFN).
-    uint32_t n_expert = 0;       // expert_count
-    uint32_t n_expert_used = 0;  // expert_used_count (top-k)
-    uint32_t n_ff_exp = 0;       // expert FFN width (expert_feed_forward_length, or n_ff)
+    int64_t n_expert = 0;       // expert_count
+    int64_t n_expert_used = 0;  // expert_used_count (top-k)
+    int64_t n_ff_exp = 0;       // expert FFN width (expert_feed_forward_length, or n_ff)
 
     // Filled by check_tensors() (false until then):
     bool tied_embeddings = false;  // no output.weight: logits use token_embd.weight
@@ -92,9 +97,18 @@ struct ModelConfig {
 
     uint32_t file_type = 0xFFFFFFFF;  // general.file_type (llama.h LLAMA_FTYPE_*), or ~0 if absent
 
-    uint32_t q_dim() const { return n_head * head_dim; }       // attn_q output width
-    uint32_t k_dim() const { return n_head_kv * head_dim; }    // attn_k output width
-    uint32_t v_dim() const { return n_head_kv * head_dim_v; }  // attn_v output width
+    int64_t q_width() const { return n_head * head_dim; }       // attn_q output width
+    int64_t kv_width() const { return n_head_kv * head_dim; }   // attn_k output width
+    int64_t v_width() const { return n_head_kv * head_dim_v; }  // attn_v output width
+    bool is_swa_layer(int64_t l) const {
+        return n_swa > 0 && swa_period > 0 && l % swa_period < swa_period - 1;
+    }
+    // Both LongRoPE factor sets are present (phi3 with rope.scaling.type longrope).
+    bool longrope() const { return !rope_long_factors.empty() && !rope_short_factors.empty(); }
+    // The Q.K scale: attn_scale, or 1/sqrt(head_dim).
+    float attention_scale() const;
+    // Width of the FFN activations of one token: n_ff, or n_ff_exp for each chosen expert.
+    int64_t ffn_width() const { return n_expert > 0 ? n_ff_exp * n_expert_used : n_ff; }
 };
 
 // Reads and checks the hyper-parameters. Key types are strict as in llama.cpp (counts UINT32,

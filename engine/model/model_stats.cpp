@@ -19,15 +19,15 @@ uint64_t count_params(const ModelConfig& c, uint64_t experts) {
     if (!c.tied_embeddings) n += E * V;
     n += c.rope_freq_factors.size() + c.rope_long_factors.size() + c.rope_short_factors.size();
     uint64_t layer = 2 * E;  // attn_norm, ffn_norm
-    layer += E * c.q_dim() + E * c.k_dim() + E * c.v_dim();
-    layer += uint64_t{c.n_head} * c.head_dim_v * E;  // attn_output
+    layer += E * c.q_width() + E * c.kv_width() + E * c.v_width();
+    layer += static_cast<uint64_t>(c.n_head * c.head_dim_v) * E;  // attn_output
     if (c.n_expert > 0)
         layer += E * c.n_expert + experts * 3 * E * c.n_ff_exp;  // router, experts
     else
         layer += 3 * E * F;  // gate, up, down
     if (c.qk_norm) layer += 2ull * c.head_dim;
     if (c.post_norms) layer += 2 * E;
-    if (c.has_qkv_bias) layer += c.q_dim() + c.k_dim() + c.v_dim();
+    if (c.has_qkv_bias) layer += c.q_width() + c.kv_width() + c.v_width();
     if (c.has_output_bias) layer += E;
     return n + layer * c.n_layer;
 }
@@ -56,7 +56,7 @@ uint64_t weight_bytes(const gguf::GgufFile& f) {
 
 uint64_t kv_cache_bytes(const ModelConfig& c, uint32_t n_ctx, KvType type) {
     // Elements per token and layer, then bytes by the block format (blocks of 32 for Q8_0/Q4_0).
-    const uint64_t elems = uint64_t{c.n_head_kv} * (c.head_dim + c.head_dim_v);
+    const uint64_t elems = static_cast<uint64_t>(c.n_head_kv * (c.head_dim + c.head_dim_v));
     const uint64_t total = elems * c.n_layer * n_ctx;
     switch (type) {
         case KvType::F32:
@@ -79,11 +79,11 @@ MemoryEstimate estimate_memory(const ModelConfig& c, uint64_t weights, uint32_t 
     // A 512-token batch: residual, norm, q/k/v, attention output, FFN gate/up as F32, plus the
     // logits of one row and one 512 x n_ctx score tile per head group.
     const uint64_t batch = 512;
-    const uint64_t ffn = c.n_expert > 0
-                             ? 2ull * c.n_ff_exp * c.n_expert_used + c.n_expert +
-                                   2ull * c.n_expert_used + uint64_t{c.n_embd} * c.n_expert_used
-                             : 2ull * c.n_ff;
-    const uint64_t per_token = 3ull * c.n_embd + c.q_dim() + c.k_dim() + c.v_dim() + ffn;
+    const uint64_t ffn = c.n_expert > 0 ? 2ull * c.n_ff_exp * c.n_expert_used + c.n_expert +
+                                              2ull * c.n_expert_used +
+                                              static_cast<uint64_t>(c.n_embd * c.n_expert_used)
+                                        : 2ull * c.n_ff;
+    const uint64_t per_token = 3ull * c.n_embd + c.q_width() + c.kv_width() + c.v_width() + ffn;
     m.compute = (batch * per_token + c.n_vocab + batch * std::min<uint64_t>(n_ctx, 4096)) * 4;
     return m;
 }

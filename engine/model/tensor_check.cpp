@@ -86,6 +86,9 @@ private:
 Status check_tensors(const GgufFile& f, ModelConfig& c) {
     Checker ck(f);
     const uint64_t E = c.n_embd, V = c.n_vocab, F = c.n_ff;
+    // Widths as tensor dimensions (the config's sizes are positive here).
+    const uint64_t Q = c.q_width(), K = c.kv_width(), VW = c.v_width(), HD = c.head_dim;
+    const uint64_t HALF_ROT = static_cast<uint64_t>(c.rope.n_rot) / 2;
     ck.need("token_embd.weight", {E, V});
     ck.need("output_norm.weight", {E});
     // Gemma always uses token_embd as its output head (an output.weight is then unexpected).
@@ -94,14 +97,14 @@ Status check_tensors(const GgufFile& f, ModelConfig& c) {
                                   f.find_tensor("output.weight") == nullptr);
     auto factors = [&](const std::string& name, std::vector<float>& out) {
         out.clear();
-        const TensorInfo* t = ck.maybe(name, {uint64_t{c.n_rot} / 2});
+        const TensorInfo* t = ck.maybe(name, {HALF_ROT});
         if (!t) return;
         if (t->type != quant::Type::F32) {
             ck.fail(name + ": expected type F32, file has " +
                     std::string(quant::traits(t->type).name));
             return;
         }
-        out.resize(c.n_rot / 2);
+        out.resize(c.rope.n_rot / 2);
         quant::dequantize_row(quant::Type::F32, t->data.data(), out.data(), out.size());
     };
     if (c.arch == Arch::Phi3) {
@@ -111,32 +114,32 @@ Status check_tensors(const GgufFile& f, ModelConfig& c) {
             ck.fail("rope_factors_long/short.weight: only one of the two is present");
     }
     c.rope_freq_factors.clear();
-    if (const TensorInfo* rf = ck.maybe("rope_freqs.weight", {uint64_t{c.n_rot} / 2})) {
+    if (const TensorInfo* rf = ck.maybe("rope_freqs.weight", {HALF_ROT})) {
         if (rf->type != quant::Type::F32) {
             ck.fail("rope_freqs.weight: expected type F32, file has " +
                     std::string(quant::traits(rf->type).name));
         } else {
-            c.rope_freq_factors.resize(c.n_rot / 2);
+            c.rope_freq_factors.resize(c.rope.n_rot / 2);
             quant::dequantize_row(quant::Type::F32, rf->data.data(), c.rope_freq_factors.data(),
                                   c.rope_freq_factors.size());
         }
     }
     bool bias_seen = false, bias_missing = false, obias_seen = false, obias_missing = false;
-    for (uint32_t i = 0; i < c.n_layer; ++i) {
+    for (int64_t i = 0; i < c.n_layer; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         ck.need(b + "attn_norm.weight", {E});
         if (c.fused_qkv) {
-            ck.need(b + "attn_qkv.weight", {E, uint64_t{c.q_dim()} + c.k_dim() + c.v_dim()});
+            ck.need(b + "attn_qkv.weight", {E, Q + K + VW});
         } else {
-            ck.need(b + "attn_q.weight", {E, c.q_dim()});
-            ck.need(b + "attn_k.weight", {E, c.k_dim()});
-            ck.need(b + "attn_v.weight", {E, c.v_dim()});
+            ck.need(b + "attn_q.weight", {E, Q});
+            ck.need(b + "attn_k.weight", {E, K});
+            ck.need(b + "attn_v.weight", {E, VW});
         }
         if (c.qk_norm) {
-            ck.need(b + "attn_q_norm.weight", {c.head_dim});
-            ck.need(b + "attn_k_norm.weight", {c.head_dim});
+            ck.need(b + "attn_q_norm.weight", {HD});
+            ck.need(b + "attn_k_norm.weight", {HD});
         }
-        ck.need(b + "attn_output.weight", {uint64_t{c.n_head} * c.head_dim_v, E});
+        ck.need(b + "attn_output.weight", {static_cast<uint64_t>(c.n_head * c.head_dim_v), E});
         if (c.post_norms) {
             ck.need(b + "post_attention_norm.weight", {E});
             ck.need(b + "post_ffw_norm.weight", {E});
@@ -156,9 +159,9 @@ Status check_tensors(const GgufFile& f, ModelConfig& c) {
             ck.need(b + "ffn_up.weight", {E, F});
             ck.need(b + "ffn_down.weight", {F, E});
         }
-        const bool q = ck.maybe(b + "attn_q.bias", {c.q_dim()}) != nullptr;
-        const bool k = ck.maybe(b + "attn_k.bias", {c.k_dim()}) != nullptr;
-        const bool v = ck.maybe(b + "attn_v.bias", {c.v_dim()}) != nullptr;
+        const bool q = ck.maybe(b + "attn_q.bias", {Q}) != nullptr;
+        const bool k = ck.maybe(b + "attn_k.bias", {K}) != nullptr;
+        const bool v = ck.maybe(b + "attn_v.bias", {VW}) != nullptr;
         if (q && k && v)
             bias_seen = true;
         else if (q || k || v)

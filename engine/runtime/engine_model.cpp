@@ -86,7 +86,7 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     auto file = gguf::GgufFile::open(path);
     if (!file) return R::error(path.string() + ": " + file.error_message());
     m->file = std::move(file.value());
-    auto params = runtime::read_model_params(*m->file);
+    auto params = runtime::load_supported_config(*m->file);
     if (!params) return R::error(path.string() + ": " + params.error_message());
     m->params = *params;
     auto tok = tokenizer::Tokenizer::from_gguf(*m->file);

@@ -13,7 +13,7 @@ using backend::Tensor;
 Status Forward::make_lane(Lane& L, backend::Device& device, int64_t n_ctx, int n_threads,
                           const Tensor& rope_freqs, const Tensor& rope_long,
                           const Tensor& rope_short) {
-    const ModelParams& p = p_;
+    const ModelConfig& p = p_;
     L.device = &device;
     auto stream = device.create_stream({n_threads});
     if (!stream) return stream.status();
@@ -42,7 +42,7 @@ Status Forward::make_lane(Lane& L, backend::Device& device, int64_t n_ctx, int n
     }
     // LongRoPE: the long factors once the context exceeds the original training context.
     L.rope_factors = rope_freqs;
-    if (p.longrope) L.rope_factors = n_ctx > p.rope_orig_ctx ? rope_long : rope_short;
+    if (p.longrope()) L.rope_factors = n_ctx > p.rope_orig_ctx ? rope_long : rope_short;
     const int64_t n_inputs = 2 * B + n_blocks_;
     auto inputs = device.allocate(static_cast<size_t>(n_inputs) * sizeof(int32_t));
     if (!inputs) return inputs.status();
@@ -70,7 +70,7 @@ size_t Forward::logits_bytes() const {
     return L.logits_buf ? L.logits_buf->size() : 0;
 }
 
-Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const ModelParams& p,
+Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const ModelConfig& p,
                                                  const ModelWeights& w, int64_t n_ctx,
                                                  int64_t max_batch, int n_threads) {
     using R = Result<std::unique_ptr<Forward>>;
@@ -120,7 +120,7 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
 }
 
 void Forward::record(Segment& seg, int64_t T, const KvView& kv, bool all_logits) {
-    const ModelParams& p = p_;
+    const ModelConfig& p = p_;
     const Lane& lane = lanes_[seg.lane];
     backend::Graph& g = seg.graph;
     g.clear();
@@ -146,7 +146,7 @@ void Forward::record_layers(backend::Graph& g, const Lane& lane, int64_t T, cons
                             const backend::KvIndex& kvi, std::span<const Tensor> kcache,
                             std::span<const Tensor> vcache, int32_t block_size, bool embed,
                             int64_t first, int64_t end) {
-    const ModelParams& p = p_;
+    const ModelConfig& p = p_;
     const Tensor& pos = kvi.positions;
     backend::KvParams kvp{block_size, p.attention_scale(), p.attn_softcap, 0};
     const Tensor x = lane.x.rows(0, T), xn = lane.xn.rows(0, T), tmp = lane.tmp.rows(0, T);

@@ -1,6 +1,6 @@
 // The forward pass of the supported transformer families (llama, mistral, qwen2, qwen3,
 // qwen3moe, gemma2, gemma3, phi3, llama with experts: RMS norm, RoPE, grouped-query
-// attention, SwiGLU/GeGLU or experts; the family differences are switches of ModelParams),
+// attention, SwiGLU/GeGLU or experts; the family differences are switches of ModelConfig),
 // written once against the backend interface. A step records one graph per device segment for
 // a batch of tokens of one sequence (step) or of several sequences (step_batch, the
 // scheduler's continuous batching): with a split placement (runtime/placement.h) the
@@ -17,8 +17,8 @@
 #include "hearth/backend/device.h"
 #include "hearth/backend/graph.h"
 #include "hearth/result.h"
+#include "runtime/config_support.h"
 #include "runtime/kv_cache.h"
-#include "runtime/model_params.h"
 #include "runtime/model_weights.h"
 
 namespace hearth::runtime {
@@ -45,7 +45,7 @@ class Forward {
 public:
     // max_batch: most tokens per graph (longer inputs run in several graphs).
     static Result<std::unique_ptr<Forward>> create(backend::Device& device,
-                                                   const ModelParams& params,
+                                                   const ModelConfig& params,
                                                    const ModelWeights& weights, int64_t n_ctx,
                                                    int64_t max_batch, int n_threads);
 
@@ -102,7 +102,7 @@ private:
         backend::Graph graph;
     };
 
-    Forward(const ModelParams& p, const ModelWeights& w) : p_(p), w_(w) {}
+    Forward(const ModelConfig& p, const ModelWeights& w) : p_(p), w_(w) {}
     Status make_lane(Lane& lane, backend::Device& device, int64_t n_ctx, int n_threads,
                      const backend::Tensor& rope_freqs, const backend::Tensor& rope_long,
                      const backend::Tensor& rope_short);
@@ -124,7 +124,7 @@ private:
     Status move_hidden(size_t i, int64_t T);
     Status prepare_batch_inputs();
 
-    const ModelParams& p_;
+    const ModelConfig& p_;
     const ModelWeights& w_;
     std::vector<Lane> lanes_;  // [0]: the main device; [1]: the accelerator, when it runs layers
     std::vector<Segment> segments_;

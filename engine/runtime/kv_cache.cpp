@@ -4,7 +4,7 @@
 
 namespace hearth::runtime {
 
-Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const ModelParams& p,
+Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const ModelConfig& p,
                                                  int64_t n_ctx, backend::DType type,
                                                  std::span<backend::Device* const> layer_devices) {
     using R = Result<std::unique_ptr<KvCache>>;

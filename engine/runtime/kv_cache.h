@@ -11,7 +11,7 @@
 
 #include "hearth/backend/device.h"
 #include "hearth/result.h"
-#include "runtime/model_params.h"
+#include "runtime/config_support.h"
 
 namespace hearth::runtime {
 
@@ -21,7 +21,7 @@ public:
 
     // n_ctx positions of any KV type (F32, F16, Q8_0, Q4_0).
     static Result<std::unique_ptr<KvCache>> create(
-        backend::Device& device, const ModelParams& params, int64_t n_ctx, backend::DType type,
+        backend::Device& device, const ModelConfig& params, int64_t n_ctx, backend::DType type,
         std::span<backend::Device* const> layer_devices = {});
 
     int64_t n_ctx() const { return n_ctx_; }

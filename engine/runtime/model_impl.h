@@ -7,7 +7,7 @@
 #include "gguf/gguf_file.h"
 #include "hearth/backend/device.h"
 #include "hearth/engine.h"
-#include "runtime/model_params.h"
+#include "runtime/config_support.h"
 #include "runtime/model_weights.h"
 #include "tokenizer/tokenizer.h"
 
@@ -21,7 +21,7 @@ struct Model::Impl {
     std::unique_ptr<backend::Device> device;
     std::unique_ptr<backend::Device> accel;
     std::vector<backend::Device*> layer_devices;
-    runtime::ModelParams params;
+    runtime::ModelConfig params;
     runtime::ModelWeights weights;
     ModelInfo info;
     std::string identity;  // model file identity for KV cache files and prefix hashes

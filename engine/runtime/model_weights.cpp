@@ -100,14 +100,14 @@ private:
 
 }  // namespace
 
-Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& source,
+Result<ModelWeights> bind_weights(const ModelConfig& p, const TensorSource& source,
                                   backend::Device& device) {
     Placement all;
     all.main = &device;
     return bind_weights(p, source, all);
 }
 
-uint64_t upload_bytes(const ModelParams& p, const TensorSource& source, const Placement& pl) {
+uint64_t upload_bytes(const ModelConfig& p, const TensorSource& source, const Placement& pl) {
     if (!pl.accel) return 0;
     uint64_t n = 0;
     for (int64_t l = 0; l < std::min(pl.n_accel, p.n_layer); ++l)
@@ -125,9 +125,9 @@ uint64_t upload_bytes(const ModelParams& p, const TensorSource& source, const Pl
     return n;
 }
 
-Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& source,
+Result<ModelWeights> bind_weights(const ModelConfig& p, const TensorSource& source,
                                   const Placement& pl, const UploadProgress& progress) {
-    if (Status s = check_model_params(p); !s) return s;
+    if (Status s = check_config(p); !s) return s;
     if (!pl.main) return Result<ModelWeights>::error("no device for the weights");
     auto buffer = pl.main->import_host(source.bytes);
     if (!buffer) return buffer.status();
@@ -168,7 +168,7 @@ Result<ModelWeights> bind_weights(const ModelParams& p, const TensorSource& sour
         Tensor& shrt = copy ? w.accel_rope_short : w.rope_short;
         if (copy) b.copy_only();
         HEARTH_BIND("rope_freqs.weight", {p.rope.n_rot / 2}, true, true, freqs);
-        if (p.longrope) {
+        if (p.longrope()) {
             if (copy) b.copy_only();
             HEARTH_BIND("rope_factors_long.weight", {p.rope.n_rot / 2}, true, false, lng);
             if (copy) b.copy_only();

@@ -14,7 +14,7 @@
 #include "gguf/gguf_file.h"
 #include "hearth/backend/device.h"
 #include "hearth/result.h"
-#include "runtime/model_params.h"
+#include "runtime/config_support.h"
 #include "runtime/placement.h"
 
 namespace hearth::runtime {
@@ -79,14 +79,14 @@ struct UploadProgress {
 
 // Checks names, shapes and types against the hyperparameters and makes the tensors.
 // Everything on one device.
-Result<ModelWeights> bind_weights(const ModelParams& params, const TensorSource& source,
+Result<ModelWeights> bind_weights(const ModelConfig& params, const TensorSource& source,
                                   backend::Device& device);
 // Layers [0, placement.n_accel) (and the output when placement says so) on the accelerator.
 // A cancelled upload fails with "loading cancelled" and frees what was uploaded.
-Result<ModelWeights> bind_weights(const ModelParams& params, const TensorSource& source,
+Result<ModelWeights> bind_weights(const ModelConfig& params, const TensorSource& source,
                                   const Placement& placement, const UploadProgress& progress = {});
 // Bytes bind_weights will upload for this placement.
-uint64_t upload_bytes(const ModelParams& params, const TensorSource& source,
+uint64_t upload_bytes(const ModelConfig& params, const TensorSource& source,
                       const Placement& placement);
 
 }  // namespace hearth::runtime

@@ -30,14 +30,14 @@ Node typed(Op op, DType dst, DType a = DType::F32, DType b = DType::F32, DType c
 }
 
 // Every node a layer records (op and element types; no buffers), for Device::supports().
-std::vector<Node> layer_nodes(const ModelParams& p, const TensorSource& src, int64_t layer,
+std::vector<Node> layer_nodes(const ModelConfig& p, const TensorSource& src, int64_t layer,
                               DType kv) {
     std::vector<Node> nodes;
     for (const auto& e : src.tensors) {
         if (!is_layer_tensor(e.name, layer) || e.ne[1] <= 1) continue;  // matrices only
         const bool experts = e.name.find("_exps.") != std::string::npos;
-        nodes.push_back(typed(experts ? Op::MoeMatMul : Op::MatMul, DType::F32,
-                              e.type, DType::F32, DType::I32));
+        nodes.push_back(typed(experts ? Op::MoeMatMul : Op::MatMul, DType::F32, e.type, DType::F32,
+                              DType::I32));
     }
     nodes.push_back(typed(Op::RmsNorm, DType::F32));
     nodes.push_back(typed(Op::Add, DType::F32));
@@ -84,13 +84,13 @@ uint64_t layer_weight_bytes(const TensorSource& source, int64_t layer) {
     return n;
 }
 
-uint64_t kv_layer_bytes(const ModelParams& p, int64_t n_ctx, DType kv_type) {
+uint64_t kv_layer_bytes(const ModelConfig& p, int64_t n_ctx, DType kv_type) {
     const int64_t cells = (n_ctx + 15) / 16 * 16;
     return 2 * backend::dtype_row_bytes(kv_type, static_cast<size_t>(p.kv_width())) *
            static_cast<uint64_t>(cells);
 }
 
-uint64_t compute_bytes(const ModelParams& p, int64_t n_batch) {
+uint64_t compute_bytes(const ModelConfig& p, int64_t n_batch) {
     const int64_t K = std::max<int64_t>(1, p.n_expert_used);
     const int64_t per_token = 3 * p.n_embd + 2 * p.q_width() + 2 * p.kv_width() +
                               2 * p.ffn_width() + std::max<int64_t>(1, p.n_expert) + 2 * K +
@@ -98,7 +98,7 @@ uint64_t compute_bytes(const ModelParams& p, int64_t n_batch) {
     return static_cast<uint64_t>(per_token * n_batch) * 4 + static_cast<uint64_t>(p.n_vocab) * 4;
 }
 
-PlacementPlan plan_placement(const ModelParams& p, const TensorSource& src, backend::Device& main,
+PlacementPlan plan_placement(const ModelConfig& p, const TensorSource& src, backend::Device& main,
                              backend::Device* accel, const PlanOptions& o) {
     PlacementPlan plan;
     const int64_t L = p.n_layer;

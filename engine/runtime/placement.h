@@ -11,7 +11,7 @@
 
 #include "hearth/backend/device.h"
 #include "hearth/result.h"
-#include "runtime/model_params.h"
+#include "runtime/config_support.h"
 
 namespace hearth::runtime {
 
@@ -60,12 +60,12 @@ uint64_t accel_margin(const backend::MemoryInfo& m);
 // Bytes of one layer's weights as stored in `source` (blk.N.*).
 uint64_t layer_weight_bytes(const TensorSource& source, int64_t layer);
 // Bytes of K and V of one layer for n_ctx positions.
-uint64_t kv_layer_bytes(const ModelParams& p, int64_t n_ctx, backend::DType kv_type);
+uint64_t kv_layer_bytes(const ModelConfig& p, int64_t n_ctx, backend::DType kv_type);
 // Activations and one logits row for a batch (Forward's buffers on one device).
-uint64_t compute_bytes(const ModelParams& p, int64_t n_batch);
+uint64_t compute_bytes(const ModelConfig& p, int64_t n_batch);
 
 // The plan for `main` (+ `accel`, may be null). Nothing is allocated or read.
-PlacementPlan plan_placement(const ModelParams& p, const TensorSource& source,
+PlacementPlan plan_placement(const ModelConfig& p, const TensorSource& source,
                              backend::Device& main, backend::Device* accel,
                              const PlanOptions& options);
 

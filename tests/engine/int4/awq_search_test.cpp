@@ -96,7 +96,9 @@ TEST(AwqSearch, Stories260kFirstBlock) {
     };
     const size_t F = cfg->n_ff;
     const Group groups[] = {
-        {{{w.q.data(), cfg->q_dim()}, {w.k.data(), cfg->k_dim()}, {w.v.data(), cfg->v_dim()}},
+        {{{w.q.data(), size_t(cfg->q_width())},
+          {w.k.data(), size_t(cfg->kv_width())},
+          {w.v.data(), size_t(cfg->v_width())}},
          E,
          a.attn_in.data()},
         {{{w.gate.data(), F}, {w.up.data(), F}}, E, a.ffn_in.data()},

@@ -36,7 +36,7 @@ TEST(ArchConfig, FamilySwitchesFromTheFiles) {
     EXPECT_TRUE(q.qk_norm);
     EXPECT_EQ(q.head_dim, 32u);
     EXPECT_TRUE(q.tied_embeddings);
-    EXPECT_EQ(q.rope_mode, RopeMode::RotateHalf);
+    EXPECT_EQ(q.rope.mode, RopeMode::RotateHalf);
 
     const ModelConfig g2 = load("gemma2");
     EXPECT_TRUE(g2.post_norms && g2.gelu_ffn && g2.embd_scale && !g2.qk_norm);
@@ -49,16 +49,16 @@ TEST(ArchConfig, FamilySwitchesFromTheFiles) {
     EXPECT_TRUE(g3.qk_norm && g3.post_norms);
     EXPECT_EQ(g3.attn_softcap, 0.0f);
     EXPECT_EQ(g3.swa_period, 6u);
-    EXPECT_EQ(g3.rope_freq_base, 1e6f);
-    EXPECT_EQ(g3.rope_freq_base_swa, 10000.0f);
-    EXPECT_EQ(g3.rope_freq_scale, 0.125f);
+    EXPECT_EQ(g3.rope.freq_base, 1e6f);
+    EXPECT_EQ(g3.rope_swa.freq_base, 10000.0f);
+    EXPECT_EQ(g3.rope.freq_scale, 0.125f);
 
     const ModelConfig p = load("phi3");
     EXPECT_TRUE(p.fused_qkv && p.fused_gate_up);
-    EXPECT_EQ(p.n_rot, 12u);
+    EXPECT_EQ(p.rope.n_rot, 12);
     EXPECT_EQ(p.rope_long_factors.size(), 6u);
     EXPECT_EQ(p.rope_short_factors.size(), 6u);
-    EXPECT_NEAR(p.rope_attn_factor, 1.2247449f, 1e-6f);
+    EXPECT_NEAR(p.rope.attn_factor, 1.2247449f, 1e-6f);
     EXPECT_EQ(p.rope_orig_ctx, 256u);
     EXPECT_EQ(p.swa_period, 0u);  // phi3's sliding_window key is ignored, as in llama.cpp
 
@@ -93,8 +93,9 @@ TEST(ArchConfig, ParameterCounts) {
             EXPECT_EQ(active_parameter_count(cfg), c.params);
         } else {
             // Two of four experts' gate, up and down per layer are inactive.
-            const uint64_t idle = uint64_t{cfg.n_layer} * (cfg.n_expert - cfg.n_expert_used) * 3 *
-                                  cfg.n_embd * cfg.n_ff_exp;
+            const uint64_t idle =
+                static_cast<uint64_t>(cfg.n_layer * (cfg.n_expert - cfg.n_expert_used)) * 3 *
+                cfg.n_embd * cfg.n_ff_exp;
             EXPECT_EQ(active_parameter_count(cfg), c.params - idle);
         }
     }

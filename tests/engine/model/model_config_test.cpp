@@ -31,10 +31,10 @@ TEST(ModelConfig, Stories260K) {
     EXPECT_EQ(c->n_vocab, 512u);
     EXPECT_EQ(c->n_ctx_train, 128u);
     EXPECT_EQ(c->head_dim, 8u);
-    EXPECT_EQ(c->n_rot, 8u);
-    EXPECT_EQ(c->rope_freq_base, 10000.0f);  // no key: the default
-    EXPECT_EQ(c->rope_mode, RopeMode::Adjacent);
-    EXPECT_EQ(c->rope_freq_scale, 1.0f);
+    EXPECT_EQ(c->rope.n_rot, 8u);
+    EXPECT_EQ(c->rope.freq_base, 10000.0f);  // no key: the default
+    EXPECT_EQ(c->rope.mode, RopeMode::Adjacent);
+    EXPECT_EQ(c->rope.freq_scale, 1.0f);
     EXPECT_FALSE(c->tied_embeddings);
     EXPECT_FALSE(c->has_qkv_bias);
     EXPECT_TRUE(c->rope_freq_factors.empty());
@@ -122,7 +122,7 @@ TEST(ModelConfig, TinyLlamaAndQwen2Load) {
     ASSERT_TRUE(c.is_ok()) << c.error_message();
     EXPECT_TRUE(c->tied_embeddings);
     EXPECT_EQ(c->head_dim, 16u);
-    EXPECT_EQ(c->k_dim(), 32u);
+    EXPECT_EQ(c->kv_width(), 32u);
     EXPECT_EQ(c->rms_eps, 1e-6f);
     EXPECT_EQ(c->family, "llama");
 
@@ -131,7 +131,7 @@ TEST(ModelConfig, TinyLlamaAndQwen2Load) {
     auto q = qwen.load();
     ASSERT_TRUE(q.is_ok()) << q.error_message();
     EXPECT_EQ(q->arch, Arch::Qwen2);
-    EXPECT_EQ(q->rope_mode, RopeMode::RotateHalf);
+    EXPECT_EQ(q->rope.mode, RopeMode::RotateHalf);
     EXPECT_TRUE(q->has_qkv_bias);
     EXPECT_FALSE(q->tied_embeddings);
     EXPECT_EQ(q->family, "qwen2");
@@ -315,7 +315,7 @@ TEST(ModelConfig, RopeScalingKeys) {
     auto c = m.load();
     ASSERT_TRUE(c.is_ok()) << c.error_message();
     EXPECT_EQ(c->rope_scaling, RopeScaling::Linear);
-    EXPECT_EQ(c->rope_freq_scale, 0.25f);
+    EXPECT_EQ(c->rope.freq_scale, 0.25f);
     EXPECT_EQ(c->rope_orig_ctx, 256u);
     m.keys["llama.rope.scaling.type"] = [](gguf::GgufWriter& w, const std::string& k) {
         w.set_string(k, "wobbly");

@@ -136,10 +136,10 @@ TEST(SyntheticModel, TinyQwen2HasBiasesAndTiedEmbeddings) {
     MAKE_OR_SKIP(m, "tiny-qwen2", WeightType::F16, "testdata/vocab/ggml-vocab-qwen2.gguf");
     const ModelConfig& c = m->config;
     EXPECT_EQ(c.arch, Arch::Qwen2);
-    EXPECT_EQ(c.rope_mode, RopeMode::RotateHalf);
+    EXPECT_EQ(c.rope.mode, RopeMode::RotateHalf);
     EXPECT_TRUE(c.has_qkv_bias);
     EXPECT_TRUE(c.tied_embeddings);
-    EXPECT_EQ(c.rope_freq_base, 1000000.0f);
+    EXPECT_EQ(c.rope.freq_base, 1000000.0f);
     EXPECT_EQ(c.n_vocab, 151936u);
     EXPECT_EQ(m->file->find_tensor("output.weight"), nullptr);
     EXPECT_EQ(m->file->find_tensor("blk.0.attn_q.bias")->type, quant::Type::F32);
@@ -152,12 +152,12 @@ TEST(SyntheticModel, TinyQwen2HasBiasesAndTiedEmbeddings) {
 TEST(SyntheticModel, TinyLlama3RopeFreqsMatchFloat64Reference) {
     MAKE_OR_SKIP(m, "tiny-llama3", WeightType::F32, "testdata/vocab/ggml-vocab-llama-bpe.gguf");
     const ModelConfig& c = m->config;
-    ASSERT_EQ(c.rope_freq_factors.size(), c.n_rot / 2);
+    ASSERT_EQ(c.rope_freq_factors.size(), size_t(c.rope.n_rot / 2));
     EXPECT_TRUE(c.tied_embeddings);
     EXPECT_EQ(c.family, "llama3");
     // Llama 3.1 scaling, written out independently: factor 32, low 1, high 4, original 8192.
-    for (uint32_t i = 0; i < c.n_rot / 2; ++i) {
-        const double freq = std::pow(500000.0, -2.0 * i / c.n_rot);
+    for (int32_t i = 0; i < c.rope.n_rot / 2; ++i) {
+        const double freq = std::pow(500000.0, -2.0 * i / c.rope.n_rot);
         const double wavelen = 2 * M_PI / freq;
         double expect;
         if (wavelen < 8192.0 / 4)

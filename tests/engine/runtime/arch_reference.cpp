@@ -59,7 +59,7 @@ double gelu_tanh(double x) {
 
 ArchModel decode_arch_model(const gguf::GgufFile& file) {
     ArchModel m;
-    m.params = read_model_params(file).value();
+    m.params = load_supported_config(file).value();
     for (const auto& t : file.tensors()) {
         std::vector<float> v(t.n_elements());
         const size_t rb = quant::row_bytes(t.type, t.ne[0]);
@@ -73,7 +73,7 @@ ArchModel decode_arch_model(const gguf::GgufFile& file) {
 std::vector<std::vector<double>> arch_reference_forward(const ArchModel& m,
                                                         const std::vector<int32_t>& tokens,
                                                         int64_t n_ctx) {
-    const ModelParams& p = m.params;
+    const ModelConfig& p = m.params;
     auto W = [&](const std::string& name) -> const float* {
         auto it = m.values.find(name);
         return it == m.values.end() ? nullptr : it->second.data();
@@ -82,7 +82,7 @@ std::vector<std::vector<double>> arch_reference_forward(const ArchModel& m,
     const size_t H = size_t(p.n_head), Hkv = size_t(p.n_head_kv), F = size_t(p.n_ff);
     const size_t Q = H * hd, KV = Hkv * hd;
     const float* factors = W("rope_freqs.weight");
-    if (p.longrope)
+    if (p.longrope())
         factors =
             W(n_ctx > p.rope_orig_ctx ? "rope_factors_long.weight" : "rope_factors_short.weight");
     const double scale = p.attn_scale > 0 ? double(p.attn_scale) : 1.0 / std::sqrt(double(hd));

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "gguf/gguf_file.h"
-#include "runtime/model_params.h"
+#include "runtime/config_support.h"
 
 namespace hearth::runtime::test {
 
 struct ArchModel {
-    ModelParams params;
+    ModelConfig params;
     std::map<std::string, std::vector<float>> values;  // every tensor, decoded to float
 };
 

@@ -15,7 +15,7 @@ namespace {
 // The decoded values of every tensor in a file, in the form reference_forward() reads.
 SyntheticModel decode_file(const gguf::GgufFile& file) {
     SyntheticModel m;
-    m.params = read_model_params(file).value();
+    m.params = load_supported_config(file).value();
     for (const auto& t : file.tensors()) {
         std::vector<float> v(t.n_elements());
         const size_t rb = quant::row_bytes(t.type, t.ne[0]);

@@ -7,9 +7,9 @@
 
 #include "cpu/cpu_device.h"
 #include "gguf/gguf_file.h"
+#include "runtime/config_support.h"
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
-#include "runtime/model_params.h"
 #include "runtime/model_weights.h"
 #include "test_data.h"
 
@@ -21,7 +21,7 @@ using backend::DType;
 struct Loaded {
     std::unique_ptr<gguf::GgufFile> file;
     std::unique_ptr<backend::Device> device;
-    ModelParams params;
+    ModelConfig params;
     ModelWeights weights;
 };
 
@@ -31,7 +31,7 @@ std::unique_ptr<Loaded> load(const std::filesystem::path& path) {
     EXPECT_TRUE(f.is_ok()) << (f ? "" : f.error_message());
     if (!f) return nullptr;
     l->file = std::move(f.value());
-    auto p = read_model_params(*l->file);
+    auto p = load_supported_config(*l->file);
     EXPECT_TRUE(p.is_ok()) << (p ? "" : p.error_message());
     if (!p) return nullptr;
     l->params = *p;

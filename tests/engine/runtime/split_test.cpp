@@ -201,7 +201,7 @@ TEST(Split, AutomaticLayerCountFollowsDeviceMemory) {
     HEARTH_REQUIRE_SHARED(path, "models/stories260K.gguf");
     auto file = gguf::GgufFile::open(path);
     ASSERT_TRUE(file.is_ok());
-    auto params = read_model_params(**file);
+    auto params = load_supported_config(**file);
     ASSERT_TRUE(params.is_ok());
     const auto src = TensorSource::from_gguf(**file);
     const int64_t n_ctx = 256;
@@ -388,7 +388,7 @@ TEST(Context, ZeroMeansTheTrainingContext) {
 // A model with Qwen2's 152k vocabulary and tiny layers, all weights zero except the norms.
 SyntheticModel wide_vocab_model() {
     SyntheticModel m;
-    ModelParams& p = m.params;
+    ModelConfig& p = m.params;
     p.arch = Arch::Llama;
     p.arch_name = "llama";
     p.n_vocab = 152064;
@@ -396,7 +396,7 @@ SyntheticModel wide_vocab_model() {
     p.n_layer = 1;
     p.n_head = 2;
     p.n_head_kv = 1;
-    p.head_dim = 16;
+    p.head_dim = p.head_dim_v = 16;
     p.n_ff = 64;
     p.n_ctx_train = 128;
     p.rope.n_rot = 16;

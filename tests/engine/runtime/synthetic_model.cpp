@@ -50,7 +50,7 @@ struct Builder {
 SyntheticModel make_synthetic(Arch arch, quant::Type wtype, uint32_t seed,
                               const SyntheticModel* as_f32_of) {
     SyntheticModel m;
-    ModelParams& p = m.params;
+    ModelConfig& p = m.params;
     p.arch = arch;
     p.arch_name = arch == Arch::Llama ? "llama" : "qwen2";
     p.n_vocab = 300;
@@ -58,7 +58,7 @@ SyntheticModel make_synthetic(Arch arch, quant::Type wtype, uint32_t seed,
     p.n_layer = 2;
     p.n_head = 8;
     p.n_head_kv = 2;
-    p.head_dim = 32;
+    p.head_dim = p.head_dim_v = 32;
     p.n_ff = 512;
     p.n_ctx_train = 256;
     p.rms_eps = 1e-5f;
@@ -137,7 +137,7 @@ Mat rms_norm(const Mat& x, const std::vector<float>& w, double eps) {
     return y;
 }
 
-void rope(Mat& x, size_t n_heads, const ModelParams& p, int64_t pos,
+void rope(Mat& x, size_t n_heads, const ModelConfig& p, int64_t pos,
           const std::vector<float>* factors) {
     const size_t hd = static_cast<size_t>(p.head_dim), half = size_t(p.rope.n_rot) / 2;
     for (size_t h = 0; h < n_heads; ++h) {
@@ -159,7 +159,7 @@ void rope(Mat& x, size_t n_heads, const ModelParams& p, int64_t pos,
 
 std::vector<std::vector<double>> reference_forward(const SyntheticModel& m,
                                                    const std::vector<int32_t>& tokens) {
-    const ModelParams& p = m.params;
+    const ModelConfig& p = m.params;
     const auto& W = m.values;
     const size_t E = size_t(p.n_embd), T = tokens.size(), hd = size_t(p.head_dim);
     const size_t H = size_t(p.n_head), Hkv = size_t(p.n_head_kv);

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "quant/quant_ref.h"
-#include "runtime/model_params.h"
+#include "runtime/config_support.h"
 #include "runtime/model_weights.h"
 
 namespace hearth::runtime::test {
 
 struct SyntheticModel {
-    ModelParams params;
+    ModelConfig params;
     std::vector<std::byte> blob;                       // the weights as stored
     TensorSource source;                               // views into blob
     std::map<std::string, std::vector<float>> values;  // what each stored tensor decodes to

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hearth/backend/rope_mode.h"
+#include "hearth/backend/rope.h"
 #include "hearth/backend/tensor.h"
 #include "hearth/result.h"
 
@@ -40,14 +40,6 @@ const char* op_name(Op op);
 // quantized on append and decoded inside the attention loop; the row width must be a multiple
 // of 32).
 bool is_kv_dtype(DType t);
-
-struct RopeParams {
-    RopeMode mode = RopeMode::Adjacent;
-    int32_t n_rot = 0;  // rotated dims per head (<= d, even); the rest pass through
-    float freq_base = 10000.f;
-    float freq_scale = 1.f;   // linear scaling: angles are multiplied by this
-    float attn_factor = 1.f;  // cos and sin are multiplied by this (LongRoPE's magnitude scaling)
-};
 
 // How attention and KV append find a token's cache cell: sequence s, position p lives in cell
 // block_table[s][p / block_size] * block_size + p % block_size. A contiguous cache is one
