@@ -25,8 +25,10 @@ function(hearth_add_gtest)
         LABELS "${T_LABELS}"
         TIMEOUT ${T_TIMEOUT}
         ENVIRONMENT "HEARTH_SHARED_DIR=${HEARTH_SHARED_DIR};HEARTH_BACKEND_PATH=${HEARTH_BIN_DIR}")
-    # Backend plugins (hearth-backend-ref) are found through HEARTH_BACKEND_PATH.
-    if(TARGET hearth-backend-ref)
-        add_dependencies(${T_NAME} hearth-backend-ref)
-    endif()
+    # Backend plugins (hearth-backend-ref, -cuda, -vulkan) are found through HEARTH_BACKEND_PATH.
+    foreach(plugin ref cuda vulkan)
+        if(TARGET hearth-backend-${plugin})
+            add_dependencies(${T_NAME} hearth-backend-${plugin})
+        endif()
+    endforeach()
 endfunction()
