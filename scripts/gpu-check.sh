@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# The GPU check: one prepared run on a machine with a GPU (the lent H200 of DEVELOPERS.md's
+# "GPU work"; about 8 minutes there). It configures and builds a Release tree for the present
+# GPU's architecture only (-j all cores), generates the benchmark models in parallel on tmpfs
+# while the rest builds, runs the GPU tests (ctest -L cuda / -L vulkan, the op-parity suite on
+# the GPU device, compute-sanitizer memcheck of it), measures the device bandwidth with a
+# device-to-device copy, benches each model (hearth-cli bench -p 512 -n 128 with every layer
+# on the GPU), and prints ONE JSON summary as its last line.
+#
+# usage: scripts/gpu-check.sh [cuda|vulkan|all] [--dry-run]
+#        scripts/gpu-check.sh stage
+#   cuda     the CUDA plugin (default)
+#   vulkan   the Vulkan plugin: ctest -L vulkan and bench --backend vulkan on the same models;
+#            the Vulkan loader comes from .gl/*.deb when there (the device README's recipe)
+#   all      both
+#   --dry-run  print what would run, run nothing (works without a GPU)
+#   stage    copy the reference data the run needs (vocab files, stories260K) from ../shared
+#            into .gpu-data/, which travels with the checkout (name it in the run's carry)
+# Environment: HEARTH_SHARED_DIR (default ../shared, else .gpu-data), GPU_CHECK_BUILD (build
+# folder, default build/gpu-check), GPU_CHECK_MODELS (model folder, default a tmpfs folder),
+# GPU_CHECK_QUICK=1 (only the smaller models; for a first try), OUT (when set, summary.json
+# and logs.tar.gz, every log of the run, are written there too: the device tool brings back
+# at most 8 files).
+# Exit status: 0 all passed, 1 a check failed, 2 bad usage, 3 no GPU of the asked kind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+mode=cuda
+dry=0
+for a in "$@"; do
+    case $a in
+        cuda | vulkan | all) mode=$a ;;
+        stage) mode=stage ;;
+        --dry-run) dry=1 ;;
+        -h | --help)
+            sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+            exit 0
+            ;;
+        *)
+            echo "gpu-check: unknown argument '$a' (cuda, vulkan, all, stage, --dry-run)" >&2
+            exit 2
+            ;;
+    esac
+done
+
+vocab_files=(ggml-vocab-llama-bpe.gguf ggml-vocab-llama-spm.gguf ggml-vocab-qwen2.gguf)
+
+if [[ $mode == stage ]]; then
+    src=${HEARTH_SHARED_DIR:-$root/../shared}
+    [[ -d $src ]] || { echo "gpu-check stage: no reference data at $src" >&2; exit 2; }
+    mkdir -p .gpu-data/models .gpu-data/testdata/vocab
+    cp "$src/models/stories260K.gguf" .gpu-data/models/
+    for v in "${vocab_files[@]}"; do cp "$src/testdata/vocab/$v" .gpu-data/testdata/vocab/; done
+    du -sh .gpu-data
+    exit 0
+fi
+
+want_cuda=0
+want_vulkan=0
+[[ $mode == cuda || $mode == all ]] && want_cuda=1
+[[ $mode == vulkan || $mode == all ]] && want_vulkan=1
+
+jobs=$(nproc)
+build=${GPU_CHECK_BUILD:-build/gpu-check}
+shared=${HEARTH_SHARED_DIR:-}
+if [[ -z $shared ]]; then
+    if [[ -d $root/../shared ]]; then shared=$root/../shared; else shared=$root/.gpu-data; fi
+fi
+shared=$(cd "$shared" 2>/dev/null && pwd || echo "$shared")
+if [[ -z ${GPU_CHECK_MODELS:-} ]]; then
+    if [[ -d /dev/shm && -w /dev/shm ]]; then models=/dev/shm/hearth-gpu-check; else models=$build/models; fi
+else
+    models=$GPU_CHECK_MODELS
+fi
+logs=$build/logs
+t_start=$(date +%s)
+
+# The benchmark models: shape, type, vocab file.
+bench_models=(
+    "llama3-8b Q4_K_M ggml-vocab-llama-bpe.gguf"
+    "llama3-8b Q4_0 ggml-vocab-llama-bpe.gguf"
+    "llama3-8b Q8_0 ggml-vocab-llama-bpe.gguf"
+    "tinyllama-1.1b F16 ggml-vocab-llama-spm.gguf"
+    "tinyllama-1.1b Q4_0 ggml-vocab-llama-spm.gguf"
+    "tinyllama-1.1b Q4_K_M ggml-vocab-llama-spm.gguf"
+    "qwen2.5-0.5b F16 ggml-vocab-qwen2.gguf"
+    "qwen2.5-0.5b Q4_0 ggml-vocab-qwen2.gguf"
+    "qwen2.5-0.5b Q4_K_M ggml-vocab-qwen2.gguf"
+)
+if [[ ${GPU_CHECK_QUICK:-0} == 1 ]]; then
+    bench_models=("${bench_models[@]:3}")
+fi
+
+run() {  # prints the command; runs it unless --dry-run
+    echo "+ $*" >&2
+    if [[ $dry == 0 ]]; then "$@"; fi
+}
+
+# --- the GPU --------------------------------------------------------------------------------
+gpu_name=""
+arch=""
+if [[ $want_cuda == 1 ]]; then
+    if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+        if [[ $dry == 0 ]]; then
+            echo "gpu-check: no NVIDIA GPU here (nvidia-smi is missing or finds no device);" \
+                "run it on a machine with one (DEVELOPERS.md, GPU work), or --dry-run" >&2
+            exit 3
+        fi
+        arch=90
+        gpu_name="(dry run: no GPU; sm_90 assumed)"
+    else
+        gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+        arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '. ')
+    fi
+fi
+if [[ $want_vulkan == 1 ]]; then
+    if compgen -G ".gl/*.deb" >/dev/null; then  # the Vulkan/EGL loaders the device README brings
+        for f in .gl/*.deb; do run dpkg -x "$f" /; done
+        run ldconfig
+    fi
+    if [[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]]; then
+        export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    fi
+    if [[ $dry == 0 && $want_cuda == 0 ]] && ! ldconfig -p | grep -q libvulkan.so.1; then
+        echo "gpu-check: no Vulkan loader (libvulkan.so.1); bring it as .gl/*.deb" >&2
+        exit 3
+    fi
+fi
+echo "gpu-check: mode $mode, GPU ${gpu_name:-?}, arch ${arch:-?}, $jobs cores, build $build," \
+    "models $models, reference data $shared" >&2
+
+# --- configure and build --------------------------------------------------------------------
+cuda_flag=OFF
+vulkan_flag=OFF
+[[ $want_cuda == 1 ]] && cuda_flag=ON
+[[ $want_vulkan == 1 ]] && vulkan_flag=ON
+configure=(cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_APP=OFF
+    -DHEARTH_TESTS=ON -DHEARTH_CUDA="$cuda_flag" -DHEARTH_VULKAN="$vulkan_flag"
+    -DHEARTH_SHARED_DIR="$shared")
+[[ -n $arch ]] && configure+=(-DHEARTH_CUDA_ARCHITECTURES="$arch")
+targets=(hearth-cli backends_op_parity_test)
+[[ $want_cuda == 1 ]] && targets+=(hearth-backend-cuda hearth-cuda-bandwidth backends_cuda_test
+    runtime_cuda_model_test)
+[[ $want_vulkan == 1 ]] && targets+=(hearth-backend-vulkan)
+
+if [[ $dry == 0 ]]; then mkdir -p "$logs" "$models"; else logs=/dev/null/x; fi
+build_log=$logs/build.log
+[[ $dry == 1 ]] && build_log=/dev/null
+t0=$(date +%s)
+run "${configure[@]}" >/dev/null
+# hearth-cli first: it generates the models while the plugin and the tests build.
+run cmake --build "$build" -j "$jobs" --target hearth-cli >/dev/null
+pids=()
+for m in "${bench_models[@]}"; do
+    read -r shape type vocab <<<"$m"
+    file=$models/$shape-$type.gguf
+    if [[ -s $file ]]; then continue; fi
+    echo "+ hearth-cli make-model --shape $shape --type $type -o $file (background)" >&2
+    if [[ $dry == 0 ]]; then
+        "$build/bin/hearth-cli" make-model --shape "$shape" --type "$type" \
+            --vocab "$shared/testdata/vocab/$vocab" -o "$file.tmp" --threads "$jobs" \
+            >"$logs/make-$shape-$type.log" 2>&1 && mv "$file.tmp" "$file" &
+        pids+=($!)
+    fi
+done
+run cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$build_log" 2>&1 ||
+    { tail -n 40 "$build_log" >&2; exit 1; }
+build_s=$(($(date +%s) - t0))
+
+# --- tests ----------------------------------------------------------------------------------
+failed=()
+check() {  # name, command...: runs it into logs/name.log, records a failure
+    local name=$1
+    shift
+    echo "+ $*" >&2
+    [[ $dry == 1 ]] && return 0
+    if ! "$@" >"$logs/$name.log" 2>&1; then
+        failed+=("$name")
+        tail -n 30 "$logs/$name.log" >&2
+    fi
+}
+export HEARTH_SHARED_DIR=$shared HEARTH_BACKEND_PATH=$root/$build/bin
+parity=$build/tests/backends/ops/backends_op_parity_test
+parity_tests=0
+if [[ $want_cuda == 1 ]]; then
+    check ctest_cuda ctest --test-dir "$build" -L cuda --output-on-failure
+    # The op-parity suite on the GPU device only (every op x format x KV type, odd shapes).
+    check parity_cuda "$parity" --gtest_filter='*/cuda*'
+    if [[ $dry == 0 ]]; then
+        parity_tests=$(grep -c '^\[       OK \]' "$logs/parity_cuda.log" || true)
+        if [[ $parity_tests == 0 ]]; then
+            failed+=("parity_cuda_ran_nothing")
+        fi
+    fi
+    if command -v compute-sanitizer >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
+        sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+        check memcheck timeout 150 "$sanitizer" --tool memcheck --error-exitcode 9 \
+            "$parity" --gtest_filter='*/cuda*'
+    elif [[ $dry == 0 ]]; then
+        failed+=("memcheck_missing")
+    fi
+fi
+if [[ $want_vulkan == 1 ]]; then
+    check ctest_vulkan ctest --test-dir "$build" -L vulkan --output-on-failure
+fi
+
+# --- bandwidth and benchmarks ---------------------------------------------------------------
+bandwidth_json='{}'
+if [[ $want_cuda == 1 ]]; then
+    echo "+ $build/bin/hearth-cuda-bandwidth" >&2
+    if [[ $dry == 0 ]]; then bandwidth_json=$("$build/bin/hearth-cuda-bandwidth" 2048 || echo '{}'); fi
+fi
+if [[ ${#pids[@]} -gt 0 ]]; then wait "${pids[@]}" || true; fi
+backends=()
+[[ $want_cuda == 1 ]] && backends+=(cuda)
+[[ $want_vulkan == 1 ]] && backends+=(vulkan)
+bench_lines=()
+for backend in "${backends[@]}"; do
+    for m in "${bench_models[@]}"; do
+        read -r shape type _ <<<"$m"
+        file=$models/$shape-$type.gguf
+        name=bench-$backend-$shape-$type
+        echo "+ hearth-cli bench -m $file --backend $backend --gpu-layers all -p 512 -n 128 -r 2 --json --no-floor" >&2
+        [[ $dry == 1 ]] && continue
+        if [[ ! -s $file ]]; then
+            failed+=("model-$shape-$type")
+            continue
+        fi
+        if "$build/bin/hearth-cli" bench -m "$file" --backend "$backend" --gpu-layers all \
+            -p 512 -n 128 -r 2 --json --no-floor >"$logs/$name.log" 2>&1; then
+            line=$(grep '^{' "$logs/$name.log" | tail -n 1)
+            bench_lines+=("{\"backend\": \"$backend\", \"shape\": \"$shape\", \"type\": \"$type\", \"result\": $line}")
+        else
+            failed+=("$name")
+            tail -n 5 "$logs/$name.log" >&2
+        fi
+    done
+done
+
+# --- the summary ----------------------------------------------------------------------------
+total_s=$(($(date +%s) - t_start))
+benches=$(IFS=,; echo "[${bench_lines[*]:-}]")
+fails=$(printf '"%s",' "${failed[@]:-}")
+fails="[${fails%,}]"
+[[ $fails == '[""]' ]] && fails='[]'
+summary=$(python3 - "$benches" "$bandwidth_json" <<EOF
+import json, sys
+benches = json.loads(sys.argv[1] or "[]")
+bw = json.loads(sys.argv[2] or "{}")
+gbs = bw.get("d2d_gb_s", 0) or 0
+for b in benches:
+    r = b.pop("result")
+    b.update({k: r.get(k) for k in ("pp_tok_s", "tg_tok_s", "decode_bytes_per_token")})
+    per_tok = r.get("decode_bytes_per_token") or 0
+    floor = gbs * 1e9 / per_tok if gbs and per_tok else 0
+    b["decode_floor_tok_s"] = round(floor, 1)
+    b["tg_share_of_floor"] = round(r["tg_tok_s"] / floor, 4) if floor else None
+print(json.dumps({
+    "mode": "$mode", "dry_run": $dry == 1, "gpu": "$gpu_name", "arch": "$arch",
+    "cores": $jobs, "build_s": ${build_s:-0}, "total_s": $total_s,
+    "parity_tests_on_gpu": $parity_tests, "device_bandwidth": bw,
+    "failed": $fails, "ok": len($fails) == 0, "benches": benches,
+}))
+EOF
+)
+if [[ $dry == 0 && -n ${OUT:-} ]]; then
+    echo "$summary" >"$OUT/summary.json"
+    tar -czf "$OUT/logs.tar.gz" -C "$build" logs
+fi
+echo "$summary"
+[[ $fails == '[]' ]]
