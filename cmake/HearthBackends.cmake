@@ -58,6 +58,14 @@ else()
         if(NOT CMAKE_CUDA_ARCHITECTURES)
             set(CMAKE_CUDA_ARCHITECTURES "${HEARTH_CUDA_ARCHITECTURES}")
         endif()
+        # Enabled here, at the top level, so the plugin and its tests can both compile CUDA.
+        enable_language(CUDA)
+        # CMake 3.25 knows nvcc's -std flags only up to C++17 (nvcc 12+ takes c++20).
+        set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+        set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+        if(HEARTH_CCACHE AND HEARTH_CCACHE_PROGRAM)
+            set(CMAKE_CUDA_COMPILER_LAUNCHER ${_hearth_launcher})
+        endif()
         message(STATUS "Hearth: CUDA backend ON (nvcc ${CMAKE_CUDA_COMPILER}, "
                        "architectures ${HEARTH_CUDA_ARCHITECTURES}; the plugin loads only "
                        "where an NVIDIA driver is installed)")

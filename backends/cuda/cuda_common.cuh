@@ -6,12 +6,50 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include <cuda_fp16.h>
 
 #include "cuda_kernels.h"
 
 namespace hearth::backend::cuda {
+
+// The decoders are __host__ __device__: tests/backends/cuda checks them on the host against the
+// reference decoders, bit for bit, on machines without a GPU.
+#define HD __host__ __device__ __forceinline__
+
+// Rounded float operations that are never fused into an FMA (on the host, nvcc's host compiler
+// runs in ISO C++ mode, which does not contract).
+HD float mul_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+    return mul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+HD float add_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+    return add_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+HD float sub_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+    return sub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+HD float bits_to_float(uint32_t v) {
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(v);
+#else
+    float f;
+    std::memcpy(&f, &v, sizeof f);
+    return f;
+#endif
+}
 
 // DType ids (hearth/backend/tensor.h; GGUF's numbering).
 enum : uint32_t {
@@ -38,16 +76,25 @@ __device__ __forceinline__ void report(DevError* err, int node, int32_t code, in
     }
 }
 
-__device__ __forceinline__ float ld_f16(const uint8_t* p) {
+HD float ld_f16(const uint8_t* p) {
     const unsigned short h = static_cast<unsigned short>(p[0] | (p[1] << 8));
     return __half2float(__ushort_as_half(h));
 }
-__device__ __forceinline__ uint32_t ld_u32(const uint8_t* p) {
+HD uint32_t ld_u32(const uint8_t* p) {
     return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
 
 __constant__ const int8_t kIq4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                             1,    13,   25,  38,  53,  69,  89,  113};
+inline constexpr int8_t kIq4ValuesHost[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                              1,    13,   25,  38,  53,  69,  89,  113};
+HD float iq4_value(int i) {
+#ifdef __CUDA_ARCH__
+    return float(kIq4Values[i]);
+#else
+    return float(kIq4ValuesHost[i]);
+#endif
+}
 
 // Bytes of one 32-element group's block (for the 32-element formats) or of the super-block.
 template <uint32_t T>
@@ -68,7 +115,7 @@ template <> struct Fmt<kQ5_K>   { static constexpr int block = 256, bytes = 176;
 template <> struct Fmt<kQ6_K>   { static constexpr int block = 256, bytes = 210; };
 template <> struct Fmt<kIQ4_XS> { static constexpr int block = 256, bytes = 136; };
 
-__device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int& sc, int& m) {
+HD void scale_min_k4(int j, const uint8_t* s, int& sc, int& m) {
     if (j < 4) {
         sc = s[j] & 63;
         m = s[j + 4] & 63;
@@ -80,14 +127,14 @@ __device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int& sc, i
 
 // One element of a float-format row (F32, F16, BF16), exact.
 template <uint32_t T>
-__device__ __forceinline__ float deq_float(const uint8_t* row, int64_t i) {
+HD float deq_float(const uint8_t* row, int64_t i) {
     if constexpr (T == kF32) {
         return reinterpret_cast<const float*>(row)[i];
     } else if constexpr (T == kF16) {
         return __half2float(reinterpret_cast<const __half*>(row)[i]);
     } else {
         const uint32_t v = reinterpret_cast<const uint16_t*>(row)[i];
-        return __uint_as_float(v << 16);
+        return bits_to_float(v << 16);
     }
 }
 template <uint32_t T>
@@ -97,7 +144,7 @@ __host__ __device__ constexpr bool is_float_fmt() {
 
 // Decodes group g (elements 32g .. 32g+31) of a row of type T into y[0..31].
 template <uint32_t T>
-__device__ __forceinline__ void deq32(const uint8_t* row, int64_t g, float* y) {
+HD void deq32(const uint8_t* row, int64_t g, float* y) {
     if constexpr (T == kF32 || T == kF16 || T == kBF16) {
         // Float rows may have any length and alignment (their block is one element).
 #pragma unroll
@@ -109,11 +156,11 @@ __device__ __forceinline__ void deq32(const uint8_t* row, int64_t g, float* y) {
         for (int j = 0; j < 16; ++j) {
             const int q = b[2 + j];
             if constexpr (T == kQ4_0) {
-                y[j] = __fmul_rn(float((q & 0x0F) - 8), d);
-                y[j + 16] = __fmul_rn(float((q >> 4) - 8), d);
+                y[j] = mul_rn(float((q & 0x0F) - 8), d);
+                y[j + 16] = mul_rn(float((q >> 4) - 8), d);
             } else {
-                y[j] = __fmul_rn(d, float(kIq4Values[q & 0x0F]));
-                y[j + 16] = __fmul_rn(d, float(kIq4Values[q >> 4]));
+                y[j] = mul_rn(d, iq4_value(q & 0x0F));
+                y[j + 16] = mul_rn(d, iq4_value(q >> 4));
             }
         }
     } else if constexpr (T == kQ4_1) {
@@ -122,8 +169,8 @@ __device__ __forceinline__ void deq32(const uint8_t* row, int64_t g, float* y) {
 #pragma unroll
         for (int j = 0; j < 16; ++j) {
             const int q = b[4 + j];
-            y[j] = __fadd_rn(__fmul_rn(float(q & 0x0F), d), m);
-            y[j + 16] = __fadd_rn(__fmul_rn(float(q >> 4), d), m);
+            y[j] = add_rn(mul_rn(float(q & 0x0F), d), m);
+            y[j + 16] = add_rn(mul_rn(float(q >> 4), d), m);
         }
     } else if constexpr (T == kQ5_0 || T == kQ5_1) {
         constexpr int base = T == kQ5_0 ? 6 : 8;
@@ -137,18 +184,18 @@ __device__ __forceinline__ void deq32(const uint8_t* row, int64_t g, float* y) {
             const int lo = (q & 0x0F) | int(((qh >> j) & 1u) << 4);
             const int hi = (q >> 4) | int(((qh >> (j + 16)) & 1u) << 4);
             if constexpr (T == kQ5_0) {
-                y[j] = __fmul_rn(float(lo - 16), d);
-                y[j + 16] = __fmul_rn(float(hi - 16), d);
+                y[j] = mul_rn(float(lo - 16), d);
+                y[j + 16] = mul_rn(float(hi - 16), d);
             } else {
-                y[j] = __fadd_rn(__fmul_rn(float(lo), d), m);
-                y[j + 16] = __fadd_rn(__fmul_rn(float(hi), d), m);
+                y[j] = add_rn(mul_rn(float(lo), d), m);
+                y[j + 16] = add_rn(mul_rn(float(hi), d), m);
             }
         }
     } else if constexpr (T == kQ8_0) {
         const uint8_t* b = row + g * 34;
         const float d = ld_f16(b);
 #pragma unroll
-        for (int j = 0; j < 32; ++j) y[j] = __fmul_rn(float(int8_t(b[2 + j])), d);
+        for (int j = 0; j < 32; ++j) y[j] = mul_rn(float(int8_t(b[2 + j])), d);
     } else if constexpr (T == kQ2_K || T == kQ3_K) {
         // Group j of the super-block: element 128h + 32s + 16p + l with h = j/4, s = j%4.
         const uint8_t* b = row + (g >> 3) * Fmt<T>::bytes;
@@ -158,25 +205,25 @@ __device__ __forceinline__ void deq32(const uint8_t* row, int64_t g, float* y) {
             if constexpr (T == kQ2_K) {
                 const uint8_t sc = b[8 * h + 2 * s + p];
                 const float d = ld_f16(b + 80), dmin = ld_f16(b + 82);
-                const float dl = __fmul_rn(d, float(sc & 0x0F));
-                const float ml = __fmul_rn(dmin, float(sc >> 4));
+                const float dl = mul_rn(d, float(sc & 0x0F));
+                const float ml = mul_rn(dmin, float(sc >> 4));
                 const uint8_t* qs = b + 16 + 32 * h + 16 * p;
 #pragma unroll
                 for (int l = 0; l < 16; ++l)
-                    y[16 * p + l] = __fsub_rn(__fmul_rn(dl, float((qs[l] >> (2 * s)) & 3)), ml);
+                    y[16 * p + l] = sub_rn(mul_rn(dl, float((qs[l] >> (2 * s)) & 3)), ml);
             } else {
                 const uint8_t* scales = b + 96;
                 const int si = 8 * h + 2 * s + p;
                 const int low = si < 8 ? (scales[si] & 0x0F) : (scales[si - 8] >> 4);
                 const int high = (scales[8 + si % 4] >> (2 * (si / 4))) & 3;
-                const float dl = __fmul_rn(ld_f16(b + 108), float((low | (high << 4)) - 32));
+                const float dl = mul_rn(ld_f16(b + 108), float((low | (high << 4)) - 32));
                 const uint8_t* qs = b + 32 + 32 * h + 16 * p;
                 const uint8_t* hm = b + 16 * p;
 #pragma unroll
                 for (int l = 0; l < 16; ++l) {
                     const int low2 = (qs[l] >> (2 * s)) & 3;
                     const bool hb = (hm[l] >> (4 * h + s)) & 1;
-                    y[16 * p + l] = __fmul_rn(dl, float(hb ? low2 : low2 - 4));
+                    y[16 * p + l] = mul_rn(dl, float(hb ? low2 : low2 - 4));
                 }
             }
         }
@@ -185,14 +232,14 @@ __device__ __forceinline__ void deq32(const uint8_t* row, int64_t g, float* y) {
         const int j = int(g & 7), c = j >> 1, hi = j & 1;
         int sc, m;
         scale_min_k4(j, b + 4, sc, m);
-        const float dl = __fmul_rn(ld_f16(b), float(sc));
-        const float ml = __fmul_rn(ld_f16(b + 2), float(m));
+        const float dl = mul_rn(ld_f16(b), float(sc));
+        const float ml = mul_rn(ld_f16(b + 2), float(m));
         const uint8_t* qs = b + (T == kQ4_K ? 16 : 48) + 32 * c;
 #pragma unroll
         for (int l = 0; l < 32; ++l) {
             int q = hi ? (qs[l] >> 4) : (qs[l] & 0x0F);
             if constexpr (T == kQ5_K) q |= ((b[16 + l] >> (2 * c + hi)) & 1) << 4;
-            y[l] = __fsub_rn(__fmul_rn(dl, float(q)), ml);
+            y[l] = sub_rn(mul_rn(dl, float(q)), ml);
         }
     } else if constexpr (T == kQ6_K) {
         // Element 128h + 32k + l: low 4 bits from ql (k odd: ql[l+32]; k >= 2: high nibble),
@@ -207,8 +254,8 @@ __device__ __forceinline__ void deq32(const uint8_t* row, int64_t g, float* y) {
         for (int l = 0; l < 32; ++l) {
             const int lo = k >= 2 ? (ql[l] >> 4) : (ql[l] & 0x0F);
             const int q = (lo | (((qh[l] >> (2 * k)) & 3) << 4)) - 32;
-            const float ds = __fmul_rn(d, float(scales[8 * h + 2 * k + l / 16]));
-            y[l] = __fmul_rn(ds, float(q));
+            const float ds = mul_rn(d, float(scales[8 * h + 2 * k + l / 16]));
+            y[l] = mul_rn(ds, float(q));
         }
     } else if constexpr (T == kIQ4_XS) {
         const uint8_t* b = row + (g >> 3) * 136;
@@ -216,12 +263,12 @@ __device__ __forceinline__ void deq32(const uint8_t* row, int64_t g, float* y) {
         const float d = ld_f16(b);
         const int scales_h = b[2] | (b[3] << 8);
         const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 0x0F) | (((scales_h >> (2 * ib)) & 3) << 4);
-        const float dl = __fmul_rn(d, float(ls - 32));
+        const float dl = mul_rn(d, float(ls - 32));
         const uint8_t* qs = b + 8 + 16 * ib;
 #pragma unroll
         for (int l = 0; l < 16; ++l) {
-            y[l] = __fmul_rn(dl, float(kIq4Values[qs[l] & 0x0F]));
-            y[l + 16] = __fmul_rn(dl, float(kIq4Values[qs[l] >> 4]));
+            y[l] = mul_rn(dl, iq4_value(qs[l] & 0x0F));
+            y[l + 16] = mul_rn(dl, iq4_value(qs[l] >> 4));
         }
     }
 }

@@ -58,6 +58,13 @@ cudaError_t launch_get_rows(cudaStream_t s, const DevTensor& dst, const DevTenso
                             const DevTensor& ids, DevError* err, int node);
 cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
                            const DevTensor& x);
+// Decode with 8-bit activations and dp4a (cuda_matvec_q8.cu) for Q4_0, Q8_0, Q4_K and Q6_K
+// weights and at most kMaxQ8Tokens tokens; `scratch` holds the quantized activations.
+constexpr int64_t kMaxQ8Tokens = 16;
+bool mat_vec_q8_supported(uint32_t type);
+size_t mat_vec_q8_scratch_bytes(int64_t k, int64_t n_tokens);
+cudaError_t launch_mat_vec_q8(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
+                              const DevTensor& x, void* scratch);
 cudaError_t launch_moe_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
                                const DevTensor& x, const DevTensor& ids, DevError* err, int node);
 

@@ -13,8 +13,10 @@ namespace hearth::backend::cuda {
 
 namespace {
 
-bool graphs_enabled() {
-    const char* v = std::getenv("HEARTH_CUDA_GRAPHS");
+// HEARTH_CUDA_GRAPHS=0 / HEARTH_CUDA_DP4A=0 turn graph capture / the dp4a decode kernels off
+// (for comparisons on a GPU).
+bool env_on(const char* name) {
+    const char* v = std::getenv(name);
     return !(v && std::strcmp(v, "0") == 0);
 }
 
@@ -28,6 +30,7 @@ public:
         if (err_dev_) cudaFree(err_dev_);
         if (err_host_) cudaFreeHost(err_host_);
         if (scratch_) cudaFree(scratch_);
+        if (q8_) cudaFree(q8_);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -39,7 +42,8 @@ public:
             return Status::error("cuda stream: " + cuda_error_text(e));
         if (cudaError_t e = cudaMallocHost(reinterpret_cast<void**>(&err_host_), sizeof(DevError)); e)
             return Status::error("cuda stream: " + cuda_error_text(e));
-        use_graphs_ = graphs_enabled();
+        use_graphs_ = env_on("HEARTH_CUDA_GRAPHS");
+        use_dp4a_ = env_on("HEARTH_CUDA_DP4A");
         return Status::ok();
     }
 
@@ -47,6 +51,7 @@ public:
 
 private:
     Status prepare(const Graph& graph);
+    Status grow(void*& p, size_t& have, size_t need);
     cudaError_t enqueue();
     Status finish(const Graph& graph, cudaError_t launch_error);
 
@@ -63,7 +68,13 @@ private:
     DevError* err_host_ = nullptr;
     float* scratch_ = nullptr;
     size_t scratch_bytes_ = 0;
+    void* q8_ = nullptr;  // decode activations quantized to 8 bits
+    size_t q8_bytes_ = 0;
     bool use_graphs_ = true;
+    bool use_dp4a_ = true;
+    bool q8_path(const Launch& l) const {
+        return use_dp4a_ && mat_vec_q8_supported(l.src[0].type) && l.src[1].ne[1] <= kMaxQ8Tokens;
+    }
     std::vector<Launch> launches_;
     std::vector<uint64_t> sig_, last_sig_;
     cudaGraphExec_t exec_ = nullptr;
@@ -103,7 +114,7 @@ void sign_bytes(std::vector<uint64_t>& sig, const T& v) {
 Status CudaStream::prepare(const Graph& graph) {
     launches_.clear();
     sig_.clear();
-    size_t scratch = 0;
+    size_t scratch = 0, q8 = 0;
     for (const Node& n : graph.nodes()) {
         Launch l{};
         l.node = &n;
@@ -123,6 +134,8 @@ Status CudaStream::prepare(const Graph& graph) {
                                      s.message());
         if (n.op == Op::Attention)
             scratch = std::max(scratch, attention_scratch_bytes(l.src[0], l.kv));
+        if (n.op == Op::MatMul && q8_path(l))
+            q8 = std::max(q8, mat_vec_q8_scratch_bytes(l.src[0].ne[0], l.src[1].ne[1]));
         sig_.push_back(static_cast<uint64_t>(n.op));
         sign(sig_, l.dst);
         for (const auto& t : l.src) sign(sig_, t);
@@ -137,19 +150,23 @@ Status CudaStream::prepare(const Graph& graph) {
         sig_.push_back(static_cast<uint64_t>(n.k) | (uint64_t(n.renorm) << 32));
         launches_.push_back(l);
     }
-    if (scratch > scratch_bytes_) {
-        // A new scratch address changes what a captured graph points at: drop it.
-        cudaStreamSynchronize(stream_);
-        if (scratch_) cudaFree(scratch_);
-        scratch_ = nullptr;
-        scratch_bytes_ = 0;
-        if (exec_) cudaGraphExecDestroy(exec_);
-        exec_ = nullptr;
-        last_sig_.clear();
-        if (cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&scratch_), scratch); e)
-            return Status::error("cuda attention scratch: " + cuda_error_text(e));
-        scratch_bytes_ = scratch;
-    }
+    if (Status s = grow(reinterpret_cast<void*&>(scratch_), scratch_bytes_, scratch); !s) return s;
+    return grow(q8_, q8_bytes_, q8);
+}
+
+Status CudaStream::grow(void*& p, size_t& have, size_t need) {
+    if (need <= have) return Status::ok();
+    // A new scratch address changes what a captured graph points at: drop it.
+    cudaStreamSynchronize(stream_);
+    if (p) cudaFree(p);
+    p = nullptr;
+    have = 0;
+    if (exec_) cudaGraphExecDestroy(exec_);
+    exec_ = nullptr;
+    last_sig_.clear();
+    if (cudaError_t e = cudaMalloc(&p, need); e)
+        return Status::error("cuda scratch: " + cuda_error_text(e));
+    have = need;
     return Status::ok();
 }
 
@@ -163,7 +180,8 @@ cudaError_t CudaStream::enqueue() {
                 e = launch_get_rows(stream_, l.dst, l.src[0], l.src[1], err_dev_, index);
                 break;
             case Op::MatMul:
-                e = launch_mat_mul(stream_, l.dst, l.src[0], l.src[1]);
+                e = q8_path(l) ? launch_mat_vec_q8(stream_, l.dst, l.src[0], l.src[1], q8_)
+                               : launch_mat_mul(stream_, l.dst, l.src[0], l.src[1]);
                 break;
             case Op::Add:
                 e = launch_elementwise(stream_, Ew::Add, l.dst, l.src[0], l.src[1], 1.f);
