@@ -4,7 +4,7 @@
 // softmax keeps a running max, sum and output. Prefill uses one chunk per query; decode (few
 // tokens) splits a sequence's cells into chunks run in parallel whose partial results a second
 // kernel merges (flash-decoding). Quantized cells are decoded in registers, never expanded.
-#include "cuda_common.cuh"
+#include "cuda_kv.cuh"
 
 namespace hearth::backend::cuda {
 
@@ -31,24 +31,6 @@ __device__ __forceinline__ int64_t kv_cell(const KvArgs& kv, int64_t s, int64_t 
     return b < 0 || cell >= n_cells ? -1 : cell;
 }
 
-// Element i of a cache row, decoded exactly as the reference decoders do.
-template <uint32_t T>
-__device__ __forceinline__ float kv_elem(const uint8_t* row, int64_t i) {
-    if constexpr (T == kF32) {
-        return reinterpret_cast<const float*>(row)[i];
-    } else if constexpr (T == kF16) {
-        return __half2float(reinterpret_cast<const __half*>(row)[i]);
-    } else if constexpr (T == kQ8_0) {
-        const uint8_t* b = row + (i / 32) * 34;
-        return __fmul_rn(float(int8_t(b[2 + i % 32])), ld_f16(b));
-    } else {  // Q4_0
-        const uint8_t* b = row + (i / 32) * 18;
-        const int j = int(i % 32);
-        const int q = j < 16 ? (b[2 + j] & 0x0F) : (b[2 + j - 16] >> 4);
-        return __fmul_rn(float(q - 8), ld_f16(b));
-    }
-}
-
 // One thread per element (F32/F16) or per 32-element block (Q8_0/Q4_0) of token t's row.
 template <uint32_t T>
 __global__ void k_kv_append(DevTensor cache, DevTensor a, KvArgs kv, DevError* err, int node) {
@@ -70,47 +52,7 @@ __global__ void k_kv_append(DevTensor cache, DevTensor a, KvArgs kv, DevError* e
         }
     } else {
         for (int64_t g = threadIdx.x; g < n / 32; g += blockDim.x) {
-            const float* v = x + g * 32;
-            if constexpr (T == kQ8_0) {
-                uint8_t* b = row + g * 34;
-                float amax = 0.f;
-                for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(v[j]));
-                const float d = __fdiv_rn(amax, 127.f);
-                const float id = d != 0.f ? __fdiv_rn(1.f, d) : 0.f;
-                const unsigned short h = __half_as_ushort(__float2half_rn(d));
-                b[0] = uint8_t(h & 0xFF);
-                b[1] = uint8_t(h >> 8);
-                for (int j = 0; j < 32; ++j) {
-                    float q = roundf(__fmul_rn(v[j], id));  // ties away from zero
-                    if (!(q == q)) q = 0.f;
-                    q = fminf(fmaxf(q, -127.f), 127.f);
-                    b[2 + j] = uint8_t(int8_t(q));
-                }
-            } else {  // Q4_0: the largest magnitude (first on ties) maps to code 0
-                uint8_t* b = row + g * 18;
-                float amax = 0.f, mx = 0.f;
-                for (int j = 0; j < 32; ++j) {
-                    if (amax < fabsf(v[j])) {
-                        amax = fabsf(v[j]);
-                        mx = v[j];
-                    }
-                }
-                const float d = __fdiv_rn(mx, -8.f);
-                const float id = d != 0.f ? __fdiv_rn(1.f, d) : 0.f;
-                const unsigned short h = __half_as_ushort(__float2half_rn(d));
-                b[0] = uint8_t(h & 0xFF);
-                b[1] = uint8_t(h >> 8);
-                auto code = [](float c) {
-                    if (!(c >= 0.f)) return 0;
-                    if (c >= 15.f) return 15;
-                    return int(c);
-                };
-                for (int j = 0; j < 16; ++j) {
-                    const int lo = code(__fadd_rn(__fmul_rn(v[j], id), 8.5f));
-                    const int hi = code(__fadd_rn(__fmul_rn(v[j + 16], id), 8.5f));
-                    b[2 + j] = uint8_t(lo | (hi << 4));
-                }
-            }
+            quantize_kv_block<T>(x + g * 32, row + g * Fmt<T>::bytes);
         }
     }
 }

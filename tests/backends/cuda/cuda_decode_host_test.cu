@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "cuda_kv.cuh"
 #include "cuda_q8dot.cuh"
 #include "quant/quant_ref.h"
 
@@ -139,6 +140,37 @@ TEST(CudaDecodeOnHost, Dp4aUnitsGiveTheDotProduct) {
             }
             const double got = c.dot(row.data(), k, q.data(), ds.data());
             EXPECT_NEAR(got, ref, 1e-5 * mag + 1e-6);
+        }
+    }
+}
+
+// KV append quantizes on the device: the blocks must equal the reference encoder's (the parity
+// suite compares caches), and attention's element decode must equal the reference decoder.
+TEST(CudaDecodeOnHost, KvBlocksEqualTheReferenceEncoder) {
+    std::mt19937 rng(9);
+    std::normal_distribution<float> nd(0.f, 2.f);
+    for (quant::Type t : {quant::Type::Q8_0, quant::Type::Q4_0}) {
+        SCOPED_TRACE(quant::traits(t).name);
+        for (int rep = 0; rep < 200; ++rep) {
+            std::vector<float> v(32);
+            for (auto& x : v) x = nd(rng);
+            if (rep == 0) std::fill(v.begin(), v.end(), 0.f);  // an all-zero block
+            if (rep == 1) { v[5] = 7.f; v[9] = -7.f; }  // a tie of magnitudes
+            if (rep == 2)
+                for (size_t j = 0; j < 32; ++j) v[j] = float(int(j) - 16) * 0.5f;  // exact halves
+            uint8_t ref[34] = {}, got[34] = {};
+            quant::quantize_row(t, v.data(), ref, 32);
+            if (t == quant::Type::Q8_0)
+                quantize_kv_block<kQ8_0>(v.data(), got);
+            else
+                quantize_kv_block<kQ4_0>(v.data(), got);
+            ASSERT_EQ(std::memcmp(ref, got, quant::row_bytes(t, 32)), 0) << "block " << rep;
+            float dec[32];
+            quant::dequantize_row(t, ref, dec, 32);
+            for (int i = 0; i < 32; ++i) {
+                const float e = t == quant::Type::Q8_0 ? kv_elem<kQ8_0>(ref, i) : kv_elem<kQ4_0>(ref, i);
+                ASSERT_EQ(e, dec[i]) << i;
+            }
         }
     }
 }
