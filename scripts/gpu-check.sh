@@ -16,7 +16,8 @@
 #   --dry-run  print what would run, run nothing (works without a GPU)
 #   stage    copy the reference data the run needs (vocab files, stories260K) from ../shared
 #            into .gpu-data/, which travels with the checkout (name it in the run's carry)
-# Environment: HEARTH_SHARED_DIR (default ../shared, else .gpu-data), GPU_CHECK_BUILD (build
+# Environment: GPU_CHECK_DEADLINE_S (default 540: later benches and memcheck are skipped and
+# listed so the summary prints inside the device tool's 10 minutes), HEARTH_SHARED_DIR (default ../shared, else .gpu-data), GPU_CHECK_BUILD (build
 # folder, default build/gpu-check), GPU_CHECK_MODELS (model folder, default a tmpfs folder),
 # GPU_CHECK_QUICK=1 (only the smaller models; for a first try), OUT (when set, summary.json
 # and logs.tar.gz, every log of the run, are written there too: the device tool brings back
@@ -75,6 +76,10 @@ else
 fi
 logs=$build/logs
 t_start=$(date +%s)
+# The device tool stops a command at 10 minutes: benches and memcheck that would run past this
+# many seconds from the start are skipped (and listed) so the summary always prints.
+deadline=${GPU_CHECK_DEADLINE_S:-540}
+skipped=()
 
 # The benchmark models: shape, type, vocab file.
 bench_models=(
@@ -193,13 +198,6 @@ if [[ $want_cuda == 1 ]]; then
             failed+=("parity_cuda_ran_nothing")
         fi
     fi
-    if command -v compute-sanitizer >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
-        sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-        check memcheck timeout 150 "$sanitizer" --tool memcheck --error-exitcode 9 \
-            "$parity" --gtest_filter='*/cuda*'
-    elif [[ $dry == 0 ]]; then
-        failed+=("memcheck_missing")
-    fi
 fi
 if [[ $want_vulkan == 1 ]]; then
     check ctest_vulkan ctest --test-dir "$build" -L vulkan --output-on-failure
@@ -223,6 +221,10 @@ for backend in "${backends[@]}"; do
         name=bench-$backend-$shape-$type
         echo "+ hearth-cli bench -m $file --backend $backend --gpu-layers all -p 512 -n 128 -r 2 --json --no-floor" >&2
         [[ $dry == 1 ]] && continue
+        if (($(date +%s) - t_start > deadline - 60)); then
+            skipped+=("$name")
+            continue
+        fi
         if [[ ! -s $file ]]; then
             failed+=("model-$shape-$type")
             continue
@@ -238,12 +240,37 @@ for backend in "${backends[@]}"; do
     done
 done
 
+# compute-sanitizer last, in the time that is left (it runs the kernels 10-100x slower).
+if [[ $want_cuda == 1 ]]; then
+    left=$((deadline - ($(date +%s) - t_start)))
+    if [[ $dry == 0 && $left -lt 30 ]]; then
+        skipped+=("memcheck")
+    else
+        [[ $left -lt 30 ]] && left=30
+        if command -v compute-sanitizer >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
+            sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+            check memcheck timeout "$left" "$sanitizer" --tool memcheck --error-exitcode 9 \
+                "$parity" --gtest_filter='*/cuda*'
+        elif [[ $dry == 0 ]]; then
+            failed+=("memcheck_missing")
+        fi
+    fi
+fi
+
 # --- the summary ----------------------------------------------------------------------------
+memcheck_errors=None  # Python literal: the summary is written by python3
+if [[ -f $logs/memcheck.log ]]; then
+    n=$(grep -o 'ERROR SUMMARY: [0-9]*' "$logs/memcheck.log" | grep -o '[0-9]*$' | tail -n 1 || true)
+    [[ -n $n ]] && memcheck_errors=$n
+fi
 total_s=$(($(date +%s) - t_start))
 benches=$(IFS=,; echo "[${bench_lines[*]:-}]")
 fails=$(printf '"%s",' "${failed[@]:-}")
 fails="[${fails%,}]"
 [[ $fails == '[""]' ]] && fails='[]'
+skips=$(printf '"%s",' "${skipped[@]:-}")
+skips="[${skips%,}]"
+[[ $skips == '[""]' ]] && skips='[]'
 summary=$(python3 - "$benches" "$bandwidth_json" <<EOF
 import json, sys
 benches = json.loads(sys.argv[1] or "[]")
@@ -259,8 +286,10 @@ for b in benches:
 print(json.dumps({
     "mode": "$mode", "dry_run": $dry == 1, "gpu": "$gpu_name", "arch": "$arch",
     "cores": $jobs, "build_s": ${build_s:-0}, "total_s": $total_s,
-    "parity_tests_on_gpu": $parity_tests, "device_bandwidth": bw,
-    "failed": $fails, "ok": len($fails) == 0, "benches": benches,
+    "parity_tests_on_gpu": $parity_tests, "memcheck_errors": $memcheck_errors,
+    "device_bandwidth": bw,
+    "failed": $fails, "skipped_for_time": $skips, "ok": len($fails) == 0,
+    "benches": benches,
 }))
 EOF
 )
