@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU check: one prepared run on a machine with a GPU (the lent H200 of DEVELOPERS.md's
-# "GPU work"; about 8 minutes there). It configures and builds a Release tree for the present
+# The GPU check: one prepared run on a machine with a GPU (sized for about 8 minutes on an
+# NVIDIA H200 with 16 cores). It configures and builds a Release tree for the present
 # GPU's architecture only (-j all cores), generates the benchmark models in parallel on tmpfs
 # while the rest builds, runs the GPU tests (ctest -L cuda / -L vulkan, the op-parity suite on
 # the GPU device, compute-sanitizer memcheck of it), measures the device bandwidth with a
@@ -109,7 +109,7 @@ if [[ $want_cuda == 1 ]]; then
     if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
         if [[ $dry == 0 ]]; then
             echo "gpu-check: no NVIDIA GPU here (nvidia-smi is missing or finds no device);" \
-                "run it on a machine with one (DEVELOPERS.md, GPU work), or --dry-run" >&2
+                "run it on a machine with one (README.md, GPU check), or --dry-run" >&2
             exit 3
         fi
         arch=90
