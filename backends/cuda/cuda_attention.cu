@@ -11,7 +11,7 @@ namespace hearth::backend::cuda {
 namespace {
 
 constexpr int kDimsPerLane = kMaxHeadDim / 32;
-constexpr int64_t kChunk = 256;   // cells per decode split
+constexpr int64_t kChunk = 256;  // cells per decode split
 constexpr int64_t kMaxSplits = 64;
 constexpr int64_t kSplitTokens = 4;  // batches of at most this many tokens are split
 
@@ -65,9 +65,9 @@ struct AttnShape {
 // range. Writes the normalised output when n_splits == 1, else (max, sum, unnormalised out) to
 // scratch[(split * T + t) * H + h].
 template <uint32_t T>
-__global__ void __launch_bounds__(32) k_attention(DevTensor dst, DevTensor q, DevTensor kc,
-                                                  DevTensor vc, KvArgs kv, AttnShape sh,
-                                                  float* scratch, DevError* err, int node) {
+__global__ void __launch_bounds__(32)
+    k_attention(DevTensor dst, DevTensor q, DevTensor kc, DevTensor vc, KvArgs kv, AttnShape sh,
+                float* scratch, DevError* err, int node) {
     const int64_t h = blockIdx.x, t = blockIdx.y, split = blockIdx.z;
     const int lane = threadIdx.x;
     const int64_t hd = sh.hd, off = (h / sh.group) * hd;
@@ -182,11 +182,20 @@ AttnShape shape_of(const DevTensor& q, const DevTensor& k_cache, const KvArgs& k
 template <class F>
 bool dispatch_kv(uint32_t type, F&& f) {
     switch (type) {
-        case kF32: f.template operator()<kF32>(); return true;
-        case kF16: f.template operator()<kF16>(); return true;
-        case kQ8_0: f.template operator()<kQ8_0>(); return true;
-        case kQ4_0: f.template operator()<kQ4_0>(); return true;
-        default: return false;
+        case kF32:
+            f.template operator()<kF32>();
+            return true;
+        case kF16:
+            f.template operator()<kF16>();
+            return true;
+        case kQ8_0:
+            f.template operator()<kQ8_0>();
+            return true;
+        case kQ4_0:
+            f.template operator()<kQ4_0>();
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -222,8 +231,7 @@ cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTens
         const dim3 grid(unsigned(sh.H), unsigned(sh.T), unsigned(sh.n_splits));
         k_attention<T><<<grid, 32, 0, s>>>(dst, q, k_cache, v_cache, kv, sh, scratch, err, node);
         if (sh.n_splits > 1)
-            k_attention_merge<<<dim3(unsigned(sh.H), unsigned(sh.T)), 64, 0, s>>>(dst, sh,
-                                                                                 scratch);
+            k_attention_merge<<<dim3(unsigned(sh.H), unsigned(sh.T)), 64, 0, s>>>(dst, sh, scratch);
     });
     return cudaGetLastError();
 }

@@ -38,9 +38,10 @@ int main(int argc, char** argv) {
     float ms = 0;
     cudaEventElapsedTime(&ms, t0, t1);
     const double gbs = 2.0 * double(bytes) * kReps / (double(ms) * 1e6);
-    std::printf("{\"device\": \"%s\", \"copy_bytes\": %zu, \"copies\": %d, \"ms\": %.3f, "
-                "\"d2d_gb_s\": %.1f}\n",
-                p.name, bytes, kReps, double(ms), gbs);
+    std::printf(
+        "{\"device\": \"%s\", \"copy_bytes\": %zu, \"copies\": %d, \"ms\": %.3f, "
+        "\"d2d_gb_s\": %.1f}\n",
+        p.name, bytes, kReps, double(ms), gbs);
     cudaFree(a);
     cudaFree(b);
     return 0;

@@ -53,8 +53,21 @@ HD float bits_to_float(uint32_t v) {
 
 // DType ids (hearth/backend/tensor.h; GGUF's numbering).
 enum : uint32_t {
-    kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ2_K = 10,
-    kQ3_K = 11, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_NL = 20, kIQ4_XS = 23, kI32 = 26,
+    kF32 = 0,
+    kF16 = 1,
+    kQ4_0 = 2,
+    kQ4_1 = 3,
+    kQ5_0 = 6,
+    kQ5_1 = 7,
+    kQ8_0 = 8,
+    kQ2_K = 10,
+    kQ3_K = 11,
+    kQ4_K = 12,
+    kQ5_K = 13,
+    kQ6_K = 14,
+    kIQ4_NL = 20,
+    kIQ4_XS = 23,
+    kI32 = 26,
     kBF16 = 30,
 };
 
@@ -99,21 +112,66 @@ HD float iq4_value(int i) {
 // Bytes of one 32-element group's block (for the 32-element formats) or of the super-block.
 template <uint32_t T>
 struct Fmt;
-template <> struct Fmt<kF32>    { static constexpr int block = 32, bytes = 128; };
-template <> struct Fmt<kF16>    { static constexpr int block = 32, bytes = 64; };
-template <> struct Fmt<kBF16>   { static constexpr int block = 32, bytes = 64; };
-template <> struct Fmt<kQ4_0>   { static constexpr int block = 32, bytes = 18; };
-template <> struct Fmt<kQ4_1>   { static constexpr int block = 32, bytes = 20; };
-template <> struct Fmt<kQ5_0>   { static constexpr int block = 32, bytes = 22; };
-template <> struct Fmt<kQ5_1>   { static constexpr int block = 32, bytes = 24; };
-template <> struct Fmt<kQ8_0>   { static constexpr int block = 32, bytes = 34; };
-template <> struct Fmt<kIQ4_NL> { static constexpr int block = 32, bytes = 18; };
-template <> struct Fmt<kQ2_K>   { static constexpr int block = 256, bytes = 84; };
-template <> struct Fmt<kQ3_K>   { static constexpr int block = 256, bytes = 110; };
-template <> struct Fmt<kQ4_K>   { static constexpr int block = 256, bytes = 144; };
-template <> struct Fmt<kQ5_K>   { static constexpr int block = 256, bytes = 176; };
-template <> struct Fmt<kQ6_K>   { static constexpr int block = 256, bytes = 210; };
-template <> struct Fmt<kIQ4_XS> { static constexpr int block = 256, bytes = 136; };
+template <>
+struct Fmt<kF32> {
+    static constexpr int block = 32, bytes = 128;
+};
+template <>
+struct Fmt<kF16> {
+    static constexpr int block = 32, bytes = 64;
+};
+template <>
+struct Fmt<kBF16> {
+    static constexpr int block = 32, bytes = 64;
+};
+template <>
+struct Fmt<kQ4_0> {
+    static constexpr int block = 32, bytes = 18;
+};
+template <>
+struct Fmt<kQ4_1> {
+    static constexpr int block = 32, bytes = 20;
+};
+template <>
+struct Fmt<kQ5_0> {
+    static constexpr int block = 32, bytes = 22;
+};
+template <>
+struct Fmt<kQ5_1> {
+    static constexpr int block = 32, bytes = 24;
+};
+template <>
+struct Fmt<kQ8_0> {
+    static constexpr int block = 32, bytes = 34;
+};
+template <>
+struct Fmt<kIQ4_NL> {
+    static constexpr int block = 32, bytes = 18;
+};
+template <>
+struct Fmt<kQ2_K> {
+    static constexpr int block = 256, bytes = 84;
+};
+template <>
+struct Fmt<kQ3_K> {
+    static constexpr int block = 256, bytes = 110;
+};
+template <>
+struct Fmt<kQ4_K> {
+    static constexpr int block = 256, bytes = 144;
+};
+template <>
+struct Fmt<kQ5_K> {
+    static constexpr int block = 256, bytes = 176;
+};
+template <>
+struct Fmt<kQ6_K> {
+    static constexpr int block = 256, bytes = 210;
+};
+template <>
+struct Fmt<kIQ4_XS> {
+    static constexpr int block = 256, bytes = 136;
+};
 
 HD void scale_min_k4(int j, const uint8_t* s, int& sc, int& m) {
     if (j < 4) {
@@ -262,7 +320,8 @@ HD void deq32(const uint8_t* row, int64_t g, float* y) {
         const int ib = int(g & 7);
         const float d = ld_f16(b);
         const int scales_h = b[2] | (b[3] << 8);
-        const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 0x0F) | (((scales_h >> (2 * ib)) & 3) << 4);
+        const int ls =
+            ((b[4 + ib / 2] >> (4 * (ib % 2))) & 0x0F) | (((scales_h >> (2 * ib)) & 3) << 4);
         const float dl = mul_rn(d, float(ls - 32));
         const uint8_t* qs = b + 8 + 16 * ib;
 #pragma unroll
@@ -277,22 +336,53 @@ HD void deq32(const uint8_t* row, int64_t g, float* y) {
 template <class F>
 __host__ bool dispatch_weight(uint32_t type, F&& f) {
     switch (type) {
-        case kF32: f.template operator()<kF32>(); return true;
-        case kF16: f.template operator()<kF16>(); return true;
-        case kBF16: f.template operator()<kBF16>(); return true;
-        case kQ4_0: f.template operator()<kQ4_0>(); return true;
-        case kQ4_1: f.template operator()<kQ4_1>(); return true;
-        case kQ5_0: f.template operator()<kQ5_0>(); return true;
-        case kQ5_1: f.template operator()<kQ5_1>(); return true;
-        case kQ8_0: f.template operator()<kQ8_0>(); return true;
-        case kQ2_K: f.template operator()<kQ2_K>(); return true;
-        case kQ3_K: f.template operator()<kQ3_K>(); return true;
-        case kQ4_K: f.template operator()<kQ4_K>(); return true;
-        case kQ5_K: f.template operator()<kQ5_K>(); return true;
-        case kQ6_K: f.template operator()<kQ6_K>(); return true;
-        case kIQ4_NL: f.template operator()<kIQ4_NL>(); return true;
-        case kIQ4_XS: f.template operator()<kIQ4_XS>(); return true;
-        default: return false;
+        case kF32:
+            f.template operator()<kF32>();
+            return true;
+        case kF16:
+            f.template operator()<kF16>();
+            return true;
+        case kBF16:
+            f.template operator()<kBF16>();
+            return true;
+        case kQ4_0:
+            f.template operator()<kQ4_0>();
+            return true;
+        case kQ4_1:
+            f.template operator()<kQ4_1>();
+            return true;
+        case kQ5_0:
+            f.template operator()<kQ5_0>();
+            return true;
+        case kQ5_1:
+            f.template operator()<kQ5_1>();
+            return true;
+        case kQ8_0:
+            f.template operator()<kQ8_0>();
+            return true;
+        case kQ2_K:
+            f.template operator()<kQ2_K>();
+            return true;
+        case kQ3_K:
+            f.template operator()<kQ3_K>();
+            return true;
+        case kQ4_K:
+            f.template operator()<kQ4_K>();
+            return true;
+        case kQ5_K:
+            f.template operator()<kQ5_K>();
+            return true;
+        case kQ6_K:
+            f.template operator()<kQ6_K>();
+            return true;
+        case kIQ4_NL:
+            f.template operator()<kIQ4_NL>();
+            return true;
+        case kIQ4_XS:
+            f.template operator()<kIQ4_XS>();
+            return true;
+        default:
+            return false;
     }
 }
 

@@ -16,7 +16,7 @@ namespace hearth::backend::cuda {
 
 namespace {
 
-constexpr size_t kStageBytes = size_t(16) << 20;  // each of the two pinned staging halves
+constexpr size_t kStageBytes = size_t(16) << 20;     // each of the two pinned staging halves
 constexpr size_t kDirectUpload = size_t(256) << 10;  // smaller uploads skip the staging
 
 std::string gib(uint64_t bytes) {
@@ -53,8 +53,8 @@ public:
             const size_t n = std::min(kStageBytes, src.size() - off);
             if (cudaError_t e = cudaEventSynchronize(done_[half]); e) return e;
             std::memcpy(pinned_[half], src.data() + off, n);
-            if (cudaError_t e = cudaMemcpyAsync(dst + off, pinned_[half], n,
-                                                cudaMemcpyHostToDevice, stream_);
+            if (cudaError_t e =
+                    cudaMemcpyAsync(dst + off, pinned_[half], n, cudaMemcpyHostToDevice, stream_);
                 e)
                 return e;
             if (cudaError_t e = cudaEventRecord(done_[half], stream_); e) return e;

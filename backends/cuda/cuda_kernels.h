@@ -27,9 +27,9 @@ struct DevError {
 };
 enum DevErrorCode : int32_t {
     kErrNone = 0,
-    kErrTokenId = 1,    // GetRows id outside the table
-    kErrExpertId = 2,   // MoeMatMul id outside the experts
-    kErrKvIndex = 3,    // a sequence id, position or block table entry outside the cache
+    kErrTokenId = 1,   // GetRows id outside the table
+    kErrExpertId = 2,  // MoeMatMul id outside the experts
+    kErrKvIndex = 3,   // a sequence id, position or block table entry outside the cache
 };
 
 // Rope and KV parameters in plain form (the graph's structs live in hearth/backend/graph.h,
@@ -90,6 +90,5 @@ size_t attention_scratch_bytes(const DevTensor& q, const KvArgs& kv);
 cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTensor& q,
                              const DevTensor& k_cache, const DevTensor& v_cache, const KvArgs& kv,
                              float* scratch, DevError* err, int node);
-
 
 }  // namespace hearth::backend::cuda

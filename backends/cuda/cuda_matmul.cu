@@ -13,8 +13,7 @@ constexpr int kTile = 64;    // rows and tokens per tiled block
 constexpr int kTileK = 64;   // elements of k per shared-memory stage
 
 template <uint32_t T>
-__global__ void k_get_rows(DevTensor dst, DevTensor table, DevTensor ids, DevError* err,
-                           int node) {
+__global__ void k_get_rows(DevTensor dst, DevTensor table, DevTensor ids, DevError* err, int node) {
     const int64_t t = blockIdx.x;
     const int32_t id = i32_at(ids, t);
     if (id < 0 || id >= table.ne[1]) {
@@ -69,8 +68,8 @@ __device__ __forceinline__ void row_dot(const uint8_t* row, int64_t k, const Dev
 
 // One warp per output row, 8 rows per block; nt <= kMaxVecT tokens.
 template <uint32_t T>
-__global__ void __launch_bounds__(256) k_mat_vec(DevTensor dst, DevTensor w, DevTensor x,
-                                                 int64_t t0, int nt) {
+__global__ void __launch_bounds__(256)
+    k_mat_vec(DevTensor dst, DevTensor w, DevTensor x, int64_t t0, int nt) {
     const int64_t r = int64_t(blockIdx.x) * 8 + threadIdx.x / 32;
     if (r >= w.ne[1]) return;
     float acc[kMaxVecT] = {};
@@ -151,8 +150,8 @@ __global__ void __launch_bounds__(256) k_mat_mat(DevTensor dst, DevTensor w, Dev
 
 // One warp per output row of one (expert slot j, token t) pair: blockIdx.y = t * kk + j.
 template <uint32_t T>
-__global__ void __launch_bounds__(256) k_moe_mat_vec(DevTensor dst, DevTensor w, DevTensor x,
-                                                     DevTensor ids, DevError* err, int node) {
+__global__ void __launch_bounds__(256)
+    k_moe_mat_vec(DevTensor dst, DevTensor w, DevTensor x, DevTensor ids, DevError* err, int node) {
     const int64_t kk = ids.ne[0];
     const int64_t j = blockIdx.y % kk, t = blockIdx.y / kk;
     const int32_t id = reinterpret_cast<const int32_t*>(at(ids, t))[j];
@@ -210,8 +209,7 @@ cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor
 }
 
 cudaError_t launch_moe_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
-                               const DevTensor& x, const DevTensor& ids, DevError* err,
-                               int node) {
+                               const DevTensor& x, const DevTensor& ids, DevError* err, int node) {
     const int64_t pairs = ids.ne[0] * ids.ne[1];
     if (pairs == 0 || w.ne[1] == 0) return cudaSuccess;
     dispatch_weight(w.type, [&]<uint32_t T>() {

@@ -79,11 +79,20 @@ cudaError_t launch_mat_vec_q8(cudaStream_t s, const DevTensor& dst, const DevTen
         }
     };
     switch (w.type) {
-        case kQ4_0: launch.template operator()<kQ4_0>(); break;
-        case kQ8_0: launch.template operator()<kQ8_0>(); break;
-        case kQ4_K: launch.template operator()<kQ4_K>(); break;
-        case kQ6_K: launch.template operator()<kQ6_K>(); break;
-        default: return cudaErrorInvalidValue;
+        case kQ4_0:
+            launch.template operator()<kQ4_0>();
+            break;
+        case kQ8_0:
+            launch.template operator()<kQ8_0>();
+            break;
+        case kQ4_K:
+            launch.template operator()<kQ4_K>();
+            break;
+        case kQ6_K:
+            launch.template operator()<kQ6_K>();
+            break;
+        default:
+            return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
 }

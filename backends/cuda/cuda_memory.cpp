@@ -85,7 +85,11 @@ size_t Pool::cached_bytes() const {
 
 CudaBuffer::CudaBuffer(std::shared_ptr<Pool> pool, int device, void* p, size_t size, size_t cap,
                        bool read_only)
-    : pool_(std::move(pool)), device_(device), p_(p), size_(size), cap_(cap),
+    : pool_(std::move(pool)),
+      device_(device),
+      p_(p),
+      size_(size),
+      cap_(cap),
       read_only_(read_only) {}
 
 CudaBuffer::~CudaBuffer() {
@@ -109,8 +113,8 @@ Status CudaBuffer::write(size_t offset, std::span<const std::byte> bytes) {
                              std::to_string(size_));
     if (bytes.empty()) return Status::ok();
     cudaSetDevice(device_);
-    cudaError_t e = cudaMemcpy(device_ptr() + offset, bytes.data(), bytes.size(),
-                               cudaMemcpyHostToDevice);
+    cudaError_t e =
+        cudaMemcpy(device_ptr() + offset, bytes.data(), bytes.size(), cudaMemcpyHostToDevice);
     if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
     if (e != cudaSuccess) return Status::error("cuda buffer write: " + cuda_error_text(e));
     return Status::ok();
@@ -131,13 +135,12 @@ Status CudaBuffer::copy_from(size_t offset, const Buffer& src, size_t src_offset
     const auto* s = dynamic_cast<const CudaBuffer*>(&src);
     if (!s || s->device_ != device_) return Buffer::copy_from(offset, src, src_offset, n);
     if (read_only_) return Status::error("cuda buffer: copy into read-only weights");
-    if (offset > size_ || n > size_ - offset || src_offset > s->size_ ||
-        n > s->size_ - src_offset)
+    if (offset > size_ || n > size_ - offset || src_offset > s->size_ || n > s->size_ - src_offset)
         return Status::error("cuda buffer: copy outside the buffers");
     if (n == 0 || (s == this && offset == src_offset)) return Status::ok();
     cudaSetDevice(device_);
-    cudaError_t e =
-        cudaMemcpy(device_ptr() + offset, s->device_ptr() + src_offset, n, cudaMemcpyDeviceToDevice);
+    cudaError_t e = cudaMemcpy(device_ptr() + offset, s->device_ptr() + src_offset, n,
+                               cudaMemcpyDeviceToDevice);
     if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
     if (e != cudaSuccess) return Status::error("cuda buffer copy: " + cuda_error_text(e));
     return Status::ok();

@@ -115,7 +115,8 @@ struct Q8Dot<kQ6_K> {
         for (int i = 0; i < 8; ++i) {
             const uint32_t vl = uint32_t(ld_i32_a2(ql + 4 * i));
             const uint32_t vh = uint32_t(ld_i32_a2(qh + 4 * i));
-            const uint32_t q6 = ((vl >> shift) & 0x0F0F0F0Fu) | (((vh >> (2 * k)) & 0x03030303u) << 4);
+            const uint32_t q6 =
+                ((vl >> shift) & 0x0F0F0F0Fu) | (((vh >> (2 * k)) & 0x03030303u) << 4);
             const int q = int(minus32_bytes(q6));
             if (i < 4)
                 s0 = dp4a(q, ld_i32(au + 4 * i), s0);

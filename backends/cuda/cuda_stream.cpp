@@ -40,7 +40,8 @@ public:
             return Status::error("cuda stream: " + cuda_error_text(e));
         if (cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&err_dev_), sizeof(DevError)); e)
             return Status::error("cuda stream: " + cuda_error_text(e));
-        if (cudaError_t e = cudaMallocHost(reinterpret_cast<void**>(&err_host_), sizeof(DevError)); e)
+        if (cudaError_t e = cudaMallocHost(reinterpret_cast<void**>(&err_host_), sizeof(DevError));
+            e)
             return Status::error("cuda stream: " + cuda_error_text(e));
         use_graphs_ = env_on("HEARTH_CUDA_GRAPHS");
         use_dp4a_ = env_on("HEARTH_CUDA_DP4A");
@@ -130,8 +131,8 @@ Status CudaStream::prepare(const Graph& graph) {
             l.kv.softcap = n.kvp.softcap;
             l.kv.window = n.kvp.window;
         }
-        if (!s) return Status::error(std::string(op_name(n.op)) + " '" + n.label + "': " +
-                                     s.message());
+        if (!s)
+            return Status::error(std::string(op_name(n.op)) + " '" + n.label + "': " + s.message());
         if (n.op == Op::Attention)
             scratch = std::max(scratch, attention_scratch_bytes(l.src[0], l.kv));
         if (n.op == Op::MatMul && q8_path(l))
@@ -287,8 +288,8 @@ Status CudaStream::finish(const Graph& graph, cudaError_t e) {
     const DevError err = *err_host_;
     if (err.code == kErrNone) return Status::ok();
     const auto& nodes = graph.nodes();
-    const Node* n = err.node >= 0 && size_t(err.node) < nodes.size() ? &nodes[size_t(err.node)]
-                                                                      : nullptr;
+    const Node* n =
+        err.node >= 0 && size_t(err.node) < nodes.size() ? &nodes[size_t(err.node)] : nullptr;
     const std::string where =
         n ? std::string(op_name(n->op)) + " '" + n->label + "': " : std::string("cuda: ");
     switch (err.code) {

@@ -57,7 +57,10 @@ std::vector<uint8_t> random_row(quant::Type t, size_t k, std::mt19937& rng) {
     for (size_t blk = 0; blk < bytes / tr.type_size; ++blk) {
         uint8_t* b = row.data() + blk * tr.type_size;
         auto fix = [&](size_t off) { b[off + 1] = uint8_t(0x38 | (b[off + 1] & 0x03)); };
-        if (t == quant::Type::Q2_K) { fix(80); fix(82); }
+        if (t == quant::Type::Q2_K) {
+            fix(80);
+            fix(82);
+        }
         if (t == quant::Type::Q3_K) fix(108);
         if (t == quant::Type::IQ4_XS || t == quant::Type::IQ4_NL) fix(0);
     }
@@ -155,7 +158,10 @@ TEST(CudaDecodeOnHost, KvBlocksEqualTheReferenceEncoder) {
             std::vector<float> v(32);
             for (auto& x : v) x = nd(rng);
             if (rep == 0) std::fill(v.begin(), v.end(), 0.f);  // an all-zero block
-            if (rep == 1) { v[5] = 7.f; v[9] = -7.f; }  // a tie of magnitudes
+            if (rep == 1) {
+                v[5] = 7.f;
+                v[9] = -7.f;
+            }  // a tie of magnitudes
             if (rep == 2)
                 for (size_t j = 0; j < 32; ++j) v[j] = float(int(j) - 16) * 0.5f;  // exact halves
             uint8_t ref[34] = {}, got[34] = {};
@@ -168,7 +174,8 @@ TEST(CudaDecodeOnHost, KvBlocksEqualTheReferenceEncoder) {
             float dec[32];
             quant::dequantize_row(t, ref, dec, 32);
             for (int i = 0; i < 32; ++i) {
-                const float e = t == quant::Type::Q8_0 ? kv_elem<kQ8_0>(ref, i) : kv_elem<kQ4_0>(ref, i);
+                const float e =
+                    t == quant::Type::Q8_0 ? kv_elem<kQ8_0>(ref, i) : kv_elem<kQ4_0>(ref, i);
                 ASSERT_EQ(e, dec[i]) << i;
             }
         }
