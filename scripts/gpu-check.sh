@@ -15,7 +15,10 @@
 #   all      both
 #   --dry-run  print what would run, run nothing (works without a GPU)
 #   stage    copy the reference data the run needs (vocab files, stories260K) from ../shared
-#            into .gpu-data/, which travels with the checkout (name it in the run's carry)
+#            into .gpu-data/ and download the build dependencies a bare CUDA image lacks
+#            (Debian packages, about 8 MB) into .gpu-data/debs; .gpu-data travels with the
+#            checkout (name it in the run's carry), and the run unpacks the packages into
+#            build/gpu-check/deps
 # Environment: GPU_CHECK_DEADLINE_S (default 540: later benches and memcheck are skipped and
 # listed so the summary prints inside the device tool's 10 minutes), HEARTH_SHARED_DIR (default ../shared, else .gpu-data), GPU_CHECK_BUILD (build
 # folder, default build/gpu-check), GPU_CHECK_MODELS (model folder, default a tmpfs folder),
@@ -46,6 +49,12 @@ for a in "$@"; do
 done
 
 vocab_files=(ggml-vocab-llama-bpe.gguf ggml-vocab-llama-spm.gguf ggml-vocab-qwen2.gguf)
+# The build dependencies a bare CUDA image lacks (Debian bookworm amd64 packages, unpacked into
+# a private prefix there, never into /): GoogleTest, PCRE2, cpp-httplib (with the OpenSSL, zlib
+# and Brotli headers its header needs), nlohmann-json, pkgconf.
+deb_pkgs=(libgtest-dev libpcre2-dev libpcre2-8-0 libcpp-httplib-dev libcpp-httplib0.11
+    nlohmann-json3-dev pkgconf pkgconf-bin libpkgconf3 libssl-dev libssl3 zlib1g-dev zlib1g
+    libbrotli-dev libbrotli1)
 
 if [[ $mode == stage ]]; then
     src=${HEARTH_SHARED_DIR:-$root/../shared}
@@ -53,6 +62,8 @@ if [[ $mode == stage ]]; then
     mkdir -p .gpu-data/models .gpu-data/testdata/vocab
     cp "$src/models/stories260K.gguf" .gpu-data/models/
     for v in "${vocab_files[@]}"; do cp "$src/testdata/vocab/$v" .gpu-data/testdata/vocab/; done
+    mkdir -p .gpu-data/debs
+    (cd .gpu-data/debs && apt-get download "${deb_pkgs[@]}")
     du -sh .gpu-data
     exit 0
 fi
@@ -135,6 +146,27 @@ fi
 echo "gpu-check: mode $mode, GPU ${gpu_name:-?}, arch ${arch:-?}, $jobs cores, build $build," \
     "models $models, reference data $shared" >&2
 
+# --- build dependencies from .gpu-data/debs (staged here, unpacked there) ---------------------
+deps_flags=()
+if [[ -d $shared/debs ]] && compgen -G "$shared/debs/*.deb" >/dev/null; then
+    deps=$root/$build/deps
+    lib=$deps/usr/lib/x86_64-linux-gnu
+    echo "+ dpkg -x $shared/debs/*.deb $deps" >&2
+    if [[ $dry == 0 ]]; then
+        mkdir -p "$deps"
+        for f in "$shared"/debs/*.deb; do dpkg -x "$f" "$deps"; done
+        # cpp-httplib's .pc lists its private requirements (OpenSSL, zlib, Brotli .pc files):
+        # the headers come from the staged -dev packages, the flags are all the build needs.
+        sed -i '/^Requires.private/d' "$lib/pkgconfig/cpp-httplib.pc"
+    fi
+    export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export PKG_CONFIG_SYSROOT_DIR=$deps
+    export PKG_CONFIG_LIBDIR=$lib/pkgconfig:$deps/usr/share/pkgconfig
+    pkgconf_bin=$(command -v pkg-config || echo "$deps/usr/bin/pkgconf")
+    deps_flags=(-DCMAKE_PREFIX_PATH="$deps/usr" -DPKG_CONFIG_EXECUTABLE="$pkgconf_bin"
+        -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include -isystem $deps/usr/include/x86_64-linux-gnu")
+fi
+
 # --- configure and build --------------------------------------------------------------------
 cuda_flag=OFF
 vulkan_flag=OFF
@@ -144,6 +176,7 @@ configure=(cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_A
     -DHEARTH_TESTS=ON -DHEARTH_CUDA="$cuda_flag" -DHEARTH_VULKAN="$vulkan_flag"
     -DHEARTH_SHARED_DIR="$shared")
 [[ -n $arch ]] && configure+=(-DHEARTH_CUDA_ARCHITECTURES="$arch")
+configure+=("${deps_flags[@]}")
 targets=(hearth-cli backends_op_parity_test)
 [[ $want_cuda == 1 ]] && targets+=(hearth-backend-cuda hearth-cuda-bandwidth backends_cuda_test
     runtime_cuda_model_test)
