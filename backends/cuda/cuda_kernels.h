@@ -46,6 +46,11 @@ struct KvArgs {
     int32_t window = 0;
 };
 
+// Whether this build carries machine code or PTX the device can run (HEARTH_CUDA_ARCHITECTURES).
+bool kernels_loadable(int device);
+// The architectures this plugin was built for ("90", "75-real;80-real;...").
+const char* built_architectures();
+
 // Whether the kernels handle this weight type (GetRows, MatMul, MoeMatMul).
 bool weight_type_supported(uint32_t type);
 // Whether the kernels handle this KV cache type.

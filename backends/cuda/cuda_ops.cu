@@ -190,3 +190,26 @@ cudaError_t launch_moe_combine(cudaStream_t s, const DevTensor& dst, const DevTe
 }
 
 }  // namespace hearth::backend::cuda
+
+namespace hearth::backend::cuda {
+
+bool kernels_loadable(int device) {
+    if (cudaSetDevice(device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    cudaFuncAttributes attr{};
+    const cudaError_t e = cudaFuncGetAttributes(&attr, k_elementwise);
+    (void)cudaGetLastError();
+    return e == cudaSuccess;
+}
+
+}  // namespace hearth::backend::cuda
+
+namespace hearth::backend::cuda {
+
+const char* built_architectures() {
+    return HEARTH_CUDA_ARCHS_TEXT;
+}
+
+}  // namespace hearth::backend::cuda

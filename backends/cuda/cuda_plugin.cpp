@@ -8,6 +8,7 @@
 
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_kernels.h"
 #include "hearth/backend/plugin.h"
 
 namespace {
@@ -55,6 +56,11 @@ int32_t probe(HearthDeviceInfo* devices, int32_t max_devices, char* error, size_
             std::snprintf(d.reason, sizeof d.reason,
                           "compute capability %d.%d; this build needs 7.5 (Turing) or newer",
                           p.major, p.minor);
+        } else if (!cuda::kernels_loadable(i)) {
+            std::snprintf(d.reason, sizeof d.reason,
+                          "this build has no kernels for sm_%d (built for %.100s; rebuild with "
+                          "HEARTH_CUDA_ARCHITECTURES=%d or HEARTH_CUDA_RELEASE_ARCHS=ON)",
+                          cc, cuda::built_architectures(), cc);
         } else {
             d.usable = 1;
         }
