@@ -186,11 +186,13 @@ targets=(hearth-cli backends_op_parity_test)
 
 if [[ $dry == 0 ]]; then mkdir -p "$logs" "$models"; else logs=/dev/null/x; fi
 build_log=$logs/build.log
-[[ $dry == 1 ]] && build_log=/dev/null
+conf_log=$logs/configure.log
+if [[ $dry == 1 ]]; then build_log=/dev/null conf_log=/dev/null; fi
 t0=$(date +%s)
-run "${configure[@]}" >/dev/null
+run "${configure[@]}" >"$conf_log" 2>&1 || { tail -n 40 "$conf_log" >&2; exit 1; }
 # hearth-cli first: it generates the models while the plugin and the tests build.
-run cmake --build "$build" -j "$jobs" --target hearth-cli >/dev/null
+run cmake --build "$build" -j "$jobs" --target hearth-cli >"$build_log" 2>&1 ||
+    { tail -n 40 "$build_log" >&2; exit 1; }
 pids=()
 for m in "${bench_models[@]}"; do
     read -r shape type vocab <<<"$m"
@@ -204,7 +206,7 @@ for m in "${bench_models[@]}"; do
         pids+=($!)
     fi
 done
-run cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$build_log" 2>&1 ||
+run cmake --build "$build" -j "$jobs" --target "${targets[@]}" >>"$build_log" 2>&1 ||
     { tail -n 40 "$build_log" >&2; exit 1; }
 build_s=$(($(date +%s) - t0))
 
