@@ -320,13 +320,29 @@ for b in benches:
     floor = gbs * 1e9 / per_tok if gbs and per_tok else 0
     b["decode_floor_tok_s"] = round(floor, 1)
     b["tg_share_of_floor"] = round(r["tg_tok_s"] / floor, 4) if floor else None
+# The goals, where the bench ran: decode >= 50% of the floor on the 8B shapes,
+# >= 1500 tok/s on tinyllama Q4_0, prefill >= 10000 tok/s on 8B Q4_K_M.
+def find(shape, wtype):
+    return next((b for b in benches if b["backend"] == "cuda" and b["shape"] == shape
+                 and b["type"] == wtype), None)
+goals = {}
+for wtype in ("Q4_K_M", "Q4_0", "Q8_0"):
+    b = find("llama3-8b", wtype)
+    if b and b["tg_share_of_floor"] is not None:
+        goals["llama3-8b_" + wtype + "_tg_half_of_floor"] = b["tg_share_of_floor"] >= 0.5
+b = find("tinyllama-1.1b", "Q4_0")
+if b:
+    goals["tinyllama_Q4_0_tg_1500"] = (b["tg_tok_s"] or 0) >= 1500
+b = find("llama3-8b", "Q4_K_M")
+if b:
+    goals["llama3-8b_Q4_K_M_pp_10000"] = (b["pp_tok_s"] or 0) >= 10000
 print(json.dumps({
     "mode": "$mode", "dry_run": $dry == 1, "gpu": "$gpu_name", "arch": "$arch",
     "cores": $jobs, "build_s": ${build_s:-0}, "total_s": $total_s,
     "parity_tests_on_gpu": $parity_tests, "memcheck_errors": $memcheck_errors,
     "device_bandwidth": bw,
     "failed": $fails, "skipped_for_time": $skips, "ok": len($fails) == 0,
-    "benches": benches,
+    "goals": goals, "benches": benches,
 }))
 EOF
 )
