@@ -44,7 +44,31 @@ else()
     check_language(CUDA)
     if(CMAKE_CUDA_COMPILER)
         set(HEARTH_HAVE_CUDA ON)
-        message(STATUS "Hearth: CUDA backend ON (nvcc ${CMAKE_CUDA_COMPILER})")
+        # Which GPUs the plugin carries machine code for. CI and development builds compile one
+        # architecture (sm_90, the H200 of the GPU checks) to keep the build short;
+        # HEARTH_CUDA_RELEASE_ARCHS builds what users get: SASS for Turing through Blackwell
+        # plus PTX for GPUs newer than the toolkit. scripts/gpu-check.sh passes the present
+        # GPU's architecture.
+        option(HEARTH_CUDA_RELEASE_ARCHS "Build CUDA kernels for sm_75/80/86/89/90/120 + PTX" OFF)
+        set(HEARTH_CUDA_ARCHITECTURES "90" CACHE STRING
+            "CUDA architectures of the plugin (CMAKE_CUDA_ARCHITECTURES syntax)")
+        if(HEARTH_CUDA_RELEASE_ARCHS)
+            set(HEARTH_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90-real;120-real;120-virtual")
+        endif()
+        if(NOT CMAKE_CUDA_ARCHITECTURES)
+            set(CMAKE_CUDA_ARCHITECTURES "${HEARTH_CUDA_ARCHITECTURES}")
+        endif()
+        # Enabled here, at the top level, so the plugin and its tests can both compile CUDA.
+        enable_language(CUDA)
+        # CMake 3.25 knows nvcc's -std flags only up to C++17 (nvcc 12+ takes c++20).
+        set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+        set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+        if(HEARTH_CCACHE AND HEARTH_CCACHE_PROGRAM)
+            set(CMAKE_CUDA_COMPILER_LAUNCHER ${_hearth_launcher})
+        endif()
+        message(STATUS "Hearth: CUDA backend ON (nvcc ${CMAKE_CUDA_COMPILER}, "
+                       "architectures ${HEARTH_CUDA_ARCHITECTURES}; the plugin loads only "
+                       "where an NVIDIA driver is installed)")
     else()
         hearth_skip_backend(CUDA HEARTH_CUDA
             "nvcc not found (install the CUDA toolkit or set CUDA_HOME)")

@@ -4,7 +4,11 @@ include(GoogleTest)
 
 # Where the external reference data (../shared beside the checkout) lives. Tests read
 # HEARTH_SHARED_DIR from the environment first and skip cleanly when the folder is absent.
-get_filename_component(HEARTH_SHARED_DIR "${CMAKE_SOURCE_DIR}/../shared" ABSOLUTE)
+# -DHEARTH_SHARED_DIR=... points elsewhere (scripts/gpu-check.sh on a machine where only the
+# checkout travels).
+if(NOT HEARTH_SHARED_DIR)
+    get_filename_component(HEARTH_SHARED_DIR "${CMAKE_SOURCE_DIR}/../shared" ABSOLUTE)
+endif()
 
 # hearth_add_gtest(NAME name SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s])
 function(hearth_add_gtest)
@@ -25,8 +29,10 @@ function(hearth_add_gtest)
         LABELS "${T_LABELS}"
         TIMEOUT ${T_TIMEOUT}
         ENVIRONMENT "HEARTH_SHARED_DIR=${HEARTH_SHARED_DIR};HEARTH_BACKEND_PATH=${HEARTH_BIN_DIR}")
-    # Backend plugins (hearth-backend-ref) are found through HEARTH_BACKEND_PATH.
-    if(TARGET hearth-backend-ref)
-        add_dependencies(${T_NAME} hearth-backend-ref)
-    endif()
+    # Backend plugins (hearth-backend-ref, -cuda, -vulkan) are found through HEARTH_BACKEND_PATH.
+    foreach(plugin ref cuda vulkan)
+        if(TARGET hearth-backend-${plugin})
+            add_dependencies(${T_NAME} hearth-backend-${plugin})
+        endif()
+    endforeach()
 endfunction()

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${HEARTH_PRESET:-release}
 scripts/deps.sh
-cmake --preset "$preset"
+# Packages carry CUDA kernels for every supported GPU generation (one architecture elsewhere).
+cmake --preset "$preset" -DHEARTH_CUDA_RELEASE_ARCHS=ON
 cmake --build --preset "$preset"
 cpack --config "build/$preset/CPackConfig.cmake" -B "build/$preset/packages"
 rm -rf "build/$preset/packages/_CPack_Packages"

@@ -239,11 +239,15 @@ int run_bench_speed(const Args& args) {
 
     double bandwidth = 0;
     DecodeTraffic traffic;
-    if (n_gen > 0 && !args.has("no-floor")) {
-        cpu::ThreadPool pool(static_cast<int>(threads));
-        bandwidth = cpu::measure_read_bandwidth_gbs(pool);
+    if (n_gen > 0) {
+        // Bytes per token are reported even with --no-floor (a GPU run divides them by the
+        // GPU's bandwidth: scripts/gpu-check.sh); the CPU read bandwidth only without it.
         auto t = decode_traffic(*model_path, (*model)->info(), n_gen, depth, kv);
         if (t) traffic = *t;
+        if (!args.has("no-floor")) {
+            cpu::ThreadPool pool(static_cast<int>(threads));
+            bandwidth = cpu::measure_read_bandwidth_gbs(pool);
+        }
     }
     const double floor_tps =
         bandwidth > 0 && traffic.total() > 0 ? bandwidth * 1e9 / traffic.total() : 0;

@@ -33,9 +33,10 @@ several read patterns and passes), and the share
 of that floor the tg run reached. --json prints one object with the same figures
 (pp_tok_s, pp_tok_s_sd, tg_tok_s, tg_tok_s_sd, read_bandwidth_gb_s, decode_bytes_per_token,
 decode_floor_tok_s, tg_fraction_of_floor, pp_cpu_ms_per_tok, tg_cpu_ms_per_tok, ...).
---no-floor skips the bandwidth measurement. Process CPU time per token is printed too: with
--t 1 it barely moves when other programs share the cores, so it compares runs on a busy
-machine (with more threads it includes the time workers spin waiting).
+--no-floor skips the bandwidth measurement (decode_bytes_per_token is still reported: a GPU
+run divides it by the GPU's bandwidth). Process CPU time per token is printed too: with -t 1
+it barely moves when other programs share the cores, so it compares runs on a busy machine
+(with more threads it includes the time workers spin waiting).
 
 --chat: a scripted multi-turn chat (seeded random token ids) on one Session. Per turn it
 prints one table row:

@@ -25,6 +25,8 @@ Shapes:
                   QKV biases, tied embeddings, RoPE base 1e6 (ggml-vocab-qwen2.gguf)
   llama3.2-1b     llama, 2048 wide, 16 layers, 32 heads, 8 KV heads, FFN 8192, vocab 128256,
                   tied, RoPE base 500000 + Llama 3.1 rope_freqs (ggml-vocab-llama-bpe.gguf)
+  llama3-8b       llama, 4096 wide, 32 layers, 32 heads, 8 KV heads, FFN 14336, vocab 128256,
+                  separate output, RoPE base 500000 + rope_freqs (ggml-vocab-llama-bpe.gguf)
   tiny-llama      llama, 64 wide, 2 layers, 4 heads, 2 KV heads, FFN 160, vocab = file's
   tiny-qwen2      as tiny-llama but qwen2 with QKV biases and tied embeddings
   tiny-llama3     as tiny-llama, tied, RoPE base 500000 with rope_freqs

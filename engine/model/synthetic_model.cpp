@@ -32,6 +32,9 @@ constexpr std::array kShapes = {
                    1000000.0f, false, 32768, 1e-6f, "ggml-vocab-qwen2.gguf"},
     SyntheticShape{"llama3.2-1b", Arch::Llama, 2048, 16, 32, 8, 8192, 128256, false, true,
                    500000.0f, true, 131072, 1e-5f, "ggml-vocab-llama-bpe.gguf"},
+    // Llama 3.1 8B's shape (separate output head): the 8B-class GPU benchmark.
+    SyntheticShape{"llama3-8b", Arch::Llama, 4096, 32, 32, 8, 14336, 128256, false, false,
+                   500000.0f, true, 131072, 1e-5f, "ggml-vocab-llama-bpe.gguf"},
     SyntheticShape{"tiny-llama", Arch::Llama, 64, 2, 4, 2, 160, 0, false, false, 10000.0f, false,
                    512, 1e-5f, "ggml-vocab-llama-spm.gguf"},
     SyntheticShape{"tiny-qwen2", Arch::Qwen2, 64, 2, 4, 2, 160, 0, true, true, 1000000.0f, false,

@@ -26,27 +26,39 @@ std::vector<std::string> names(const Registry& r) {
 
 TEST(Registry, FindsTheRefPluginAndRecordsMissingBackends) {
     const Registry r = Registry::probe({{HEARTH_BIN_DIR}, {"cuda", "vulkan"}});
-    const auto n = names(r);
-    ASSERT_EQ(n.size(), 2u);
-    EXPECT_EQ(n[0], "cpu");  // the reference device is never the automatic choice
-    EXPECT_EQ(n[1], "ref");
-    EXPECT_EQ(r.best(), "cpu");
-    const DeviceEntry& ref = r.devices()[1];
+    // The real CUDA plugin is beside the executables where nvcc was found; its devices (on a
+    // machine with a GPU) are left out here: backends_cuda_test covers them.
+    const bool cuda_built = fs::exists(fs::path(HEARTH_BIN_DIR) / "hearth-backend-cuda.so");
+    std::vector<const DeviceEntry*> others;
+    for (const auto& d : r.devices())
+        if (d.backend != "cuda") others.push_back(&d);
+    ASSERT_EQ(others.size(), 2u);
+    EXPECT_EQ(others[0]->name, "cpu");  // the reference device is never the automatic choice
+    EXPECT_EQ(others[1]->name, "ref");
+    if (names(r).size() == 2) {
+        EXPECT_EQ(r.best(), "cpu");
+    }
+    const DeviceEntry& ref = *others[1];
     EXPECT_TRUE(ref.usable);
     EXPECT_FALSE(ref.automatic());
     EXPECT_EQ(ref.kind, HEARTH_DEVICE_REFERENCE);
     EXPECT_GT(ref.memory.total_bytes, 0u);
-    ASSERT_NE(skipped(r, "cuda"), nullptr);
-    EXPECT_NE(skipped(r, "cuda")->reason.find("hearth-backend-cuda.so not found"),
-              std::string::npos)
-        << skipped(r, "cuda")->reason;
+    if (!cuda_built) {
+        ASSERT_NE(skipped(r, "cuda"), nullptr);
+        EXPECT_NE(skipped(r, "cuda")->reason.find("hearth-backend-cuda.so not found"),
+                  std::string::npos)
+            << skipped(r, "cuda")->reason;
+    } else if (names(r).size() == 2) {  // built, but no usable GPU: the probe's reason
+        ASSERT_NE(skipped(r, "cuda"), nullptr);
+        EXPECT_FALSE(skipped(r, "cuda")->reason.empty());
+    }
     ASSERT_NE(skipped(r, "vulkan"), nullptr);
     auto dev = r.create("ref");
     ASSERT_TRUE(dev.is_ok()) << dev.error_message();
     EXPECT_EQ((*dev)->name(), "ref");
     auto cpu = r.create("auto");
     ASSERT_TRUE(cpu.is_ok());
-    EXPECT_EQ((*cpu)->name(), "cpu");
+    EXPECT_EQ((*cpu)->name(), r.best());
     // Every row About shows says why an unused backend is unused.
     for (const auto& b : r.backends()) {
         if (!b.usable || b.name == "ref") {

@@ -192,6 +192,21 @@ TEST(SyntheticModel, Llama3RopeFactorsForTheRealShapeHaveABlendRegion) {
     for (size_t i = 1; i < f.size(); ++i) EXPECT_GE(f[i], f[i - 1]);
 }
 
+// The 8B-class GPU benchmark shape (scripts/gpu-check.sh): Llama 3.1 8B's widths.
+TEST(SyntheticModel, Llama3_8bShape) {
+    const SyntheticShape* s = find_synthetic_shape("llama3-8b");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->arch, Arch::Llama);
+    EXPECT_EQ(s->n_embd, 4096u);
+    EXPECT_EQ(s->n_layer, 32u);
+    EXPECT_EQ(s->n_head, 32u);
+    EXPECT_EQ(s->n_head_kv, 8u);
+    EXPECT_EQ(s->n_ff, 14336u);
+    EXPECT_EQ(s->n_vocab, 128256u);
+    EXPECT_FALSE(s->tied);
+    EXPECT_TRUE(s->llama3_rope);
+}
+
 TEST(SyntheticModel, Q4KMMix) {
     MAKE_OR_SKIP(m, "small-llama", WeightType::Q4_K_M, kSmallVocab);
     auto type = [&](const char* n) { return m->file->find_tensor(n)->type; };

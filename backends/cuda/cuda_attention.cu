@@ -1,0 +1,239 @@
+// KV append (quantized block by block on the way in, through the block table) and paged
+// attention over F32/F16/Q8_0/Q4_0 caches. Attention is one warp per (head, token, chunk of
+// cells): the lanes share the head's dims, each cell's score is a warp sum, and an online
+// softmax keeps a running max, sum and output. Prefill uses one chunk per query; decode (few
+// tokens) splits a sequence's cells into chunks run in parallel whose partial results a second
+// kernel merges (flash-decoding). Quantized cells are decoded in registers, never expanded.
+#include "cuda_kv.cuh"
+
+namespace hearth::backend::cuda {
+
+namespace {
+
+constexpr int kDimsPerLane = kMaxHeadDim / 32;
+constexpr int64_t kChunk = 256;  // cells per decode split
+constexpr int64_t kMaxSplits = 64;
+constexpr int64_t kSplitTokens = 4;  // batches of at most this many tokens are split
+
+__device__ __forceinline__ int64_t kv_seq(const KvArgs& kv, int64_t t) {
+    return kv.seq_ids.p ? i32_at(kv.seq_ids, t) : 0;
+}
+
+// The cache cell of (sequence s, position p), or -1 when any index is outside the table or
+// the cache.
+__device__ __forceinline__ int64_t kv_cell(const KvArgs& kv, int64_t s, int64_t p,
+                                           int64_t n_cells) {
+    if (s < 0 || s >= kv.block_table.ne[1] || p < 0) return -1;
+    const int64_t blk = p / kv.block_size;
+    if (blk >= kv.block_table.ne[0]) return -1;
+    const int64_t b = reinterpret_cast<const int32_t*>(at(kv.block_table, s))[blk];
+    const int64_t cell = b * kv.block_size + p % kv.block_size;
+    return b < 0 || cell >= n_cells ? -1 : cell;
+}
+
+// One thread per element (F32/F16) or per 32-element block (Q8_0/Q4_0) of token t's row.
+template <uint32_t T>
+__global__ void k_kv_append(DevTensor cache, DevTensor a, KvArgs kv, DevError* err, int node) {
+    const int64_t t = blockIdx.x;
+    const int64_t cell = kv_cell(kv, kv_seq(kv, t), i32_at(kv.positions, t), cache.ne[1]);
+    if (cell < 0) {
+        if (threadIdx.x == 0) report(err, node, kErrKvIndex, t);
+        return;
+    }
+    const float* x = f32_at(a, t);
+    auto* row = reinterpret_cast<uint8_t*>(at(cache, cell));
+    const int64_t n = cache.ne[0];
+    if constexpr (T == kF32 || T == kF16) {
+        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+            if constexpr (T == kF32)
+                reinterpret_cast<float*>(row)[i] = x[i];
+            else
+                reinterpret_cast<__half*>(row)[i] = __float2half_rn(x[i]);
+        }
+    } else {
+        for (int64_t g = threadIdx.x; g < n / 32; g += blockDim.x) {
+            quantize_kv_block<T>(x + g * 32, row + g * Fmt<T>::bytes);
+        }
+    }
+}
+
+struct AttnShape {
+    int64_t hd, H, T, group, n_splits, chunk;
+};
+
+// One warp: head h, token t, cells [split * chunk, (split + 1) * chunk) of the token's visible
+// range. Writes the normalised output when n_splits == 1, else (max, sum, unnormalised out) to
+// scratch[(split * T + t) * H + h].
+template <uint32_t T>
+__global__ void __launch_bounds__(32)
+    k_attention(DevTensor dst, DevTensor q, DevTensor kc, DevTensor vc, KvArgs kv, AttnShape sh,
+                float* scratch, DevError* err, int node) {
+    const int64_t h = blockIdx.x, t = blockIdx.y, split = blockIdx.z;
+    const int lane = threadIdx.x;
+    const int64_t hd = sh.hd, off = (h / sh.group) * hd;
+    const int64_t s = kv_seq(kv, t);
+    const int64_t n_kv = int64_t(i32_at(kv.positions, t)) + 1;
+    const int64_t j0 = kv.window > 0 ? max(int64_t(0), n_kv - kv.window) : 0;
+    const int64_t begin = max(j0, split * sh.chunk);
+    const int64_t end = min(n_kv, (split + 1) * sh.chunk);
+
+    float qv[kDimsPerLane], acc[kDimsPerLane];
+    const float* qr = f32_at(q, h, t);
+#pragma unroll
+    for (int u = 0; u < kDimsPerLane; ++u) {
+        const int64_t i = lane + 32 * u;
+        qv[u] = i < hd ? qr[i] : 0.f;
+        acc[u] = 0.f;
+    }
+    float m = -INFINITY, l = 0.f;
+    for (int64_t j = begin; j < end; ++j) {
+        const int64_t cell = kv_cell(kv, s, j, kc.ne[1]);
+        if (cell < 0) {
+            if (lane == 0) report(err, node, kErrKvIndex, t);
+            return;
+        }
+        const auto* kr = reinterpret_cast<const uint8_t*>(at(kc, cell));
+        const auto* vr = reinterpret_cast<const uint8_t*>(at(vc, cell));
+        float dot = 0.f;
+#pragma unroll
+        for (int u = 0; u < kDimsPerLane; ++u) {
+            const int64_t i = lane + 32 * u;
+            if (i < hd) dot += qv[u] * kv_elem<T>(kr, off + i);
+        }
+        float sc = warp_sum(dot) * kv.scale;
+        if (kv.softcap > 0.f) sc = kv.softcap * tanhf(sc / kv.softcap);
+        const float m_new = fmaxf(m, sc);
+        const float corr = expf(m - m_new);  // 0 on the first cell (m = -inf)
+        const float p = expf(sc - m_new);
+        l = l * corr + p;
+#pragma unroll
+        for (int u = 0; u < kDimsPerLane; ++u) {
+            const int64_t i = lane + 32 * u;
+            acc[u] = acc[u] * corr + (i < hd ? p * kv_elem<T>(vr, off + i) : 0.f);
+        }
+        m = m_new;
+    }
+    if (sh.n_splits == 1) {
+        float* y = f32_at(dst, h, t);
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+#pragma unroll
+        for (int u = 0; u < kDimsPerLane; ++u) {
+            const int64_t i = lane + 32 * u;
+            if (i < hd) y[i] = acc[u] * inv;
+        }
+        return;
+    }
+    float* part = scratch + ((split * sh.T + t) * sh.H + h) * (hd + 2);
+    if (lane == 0) {
+        part[0] = m;
+        part[1] = l;
+    }
+#pragma unroll
+    for (int u = 0; u < kDimsPerLane; ++u) {
+        const int64_t i = lane + 32 * u;
+        if (i < hd) part[2 + i] = acc[u];
+    }
+}
+
+// Merges the splits of (head h, token t).
+__global__ void k_attention_merge(DevTensor dst, AttnShape sh, const float* scratch) {
+    const int64_t h = blockIdx.x, t = blockIdx.y, hd = sh.hd;
+    float m = -INFINITY;
+    for (int64_t sp = 0; sp < sh.n_splits; ++sp) {
+        const float* part = scratch + ((sp * sh.T + t) * sh.H + h) * (hd + 2);
+        if (part[1] > 0.f) m = fmaxf(m, part[0]);
+    }
+    float* y = f32_at(dst, h, t);
+    for (int64_t i = threadIdx.x; i < hd; i += blockDim.x) {
+        float l = 0.f, o = 0.f;
+        for (int64_t sp = 0; sp < sh.n_splits; ++sp) {
+            const float* part = scratch + ((sp * sh.T + t) * sh.H + h) * (hd + 2);
+            if (!(part[1] > 0.f)) continue;
+            const float w = expf(part[0] - m);
+            l += part[1] * w;
+            o += part[2 + i] * w;
+        }
+        y[i] = l > 0.f ? o / l : 0.f;
+    }
+}
+
+AttnShape shape_of(const DevTensor& q, const DevTensor& k_cache, const KvArgs& kv) {
+    AttnShape sh{};
+    sh.hd = q.ne[0];
+    sh.H = q.ne[1];
+    sh.T = q.ne[2];
+    sh.group = sh.H / (k_cache.ne[0] / sh.hd);
+    // The longest sequence the block table can address: splits are sized from it (not from the
+    // positions, which live on the device), so a captured graph stays valid as they grow.
+    const int64_t cap = kv.block_table.ne[0] * int64_t(kv.block_size);
+    sh.n_splits = 1;
+    sh.chunk = cap > 0 ? cap : 1;
+    if (sh.T <= kSplitTokens && cap > kChunk) {
+        sh.chunk = kChunk;
+        sh.n_splits = (cap + kChunk - 1) / kChunk;
+        if (sh.n_splits > kMaxSplits) {
+            sh.chunk = (cap + kMaxSplits - 1) / kMaxSplits;
+            sh.n_splits = (cap + sh.chunk - 1) / sh.chunk;
+        }
+    }
+    return sh;
+}
+
+template <class F>
+bool dispatch_kv(uint32_t type, F&& f) {
+    switch (type) {
+        case kF32:
+            f.template operator()<kF32>();
+            return true;
+        case kF16:
+            f.template operator()<kF16>();
+            return true;
+        case kQ8_0:
+            f.template operator()<kQ8_0>();
+            return true;
+        case kQ4_0:
+            f.template operator()<kQ4_0>();
+            return true;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+bool kv_type_supported(uint32_t type) {
+    return type == kF32 || type == kF16 || type == kQ8_0 || type == kQ4_0;
+}
+
+cudaError_t launch_kv_append(cudaStream_t s, const DevTensor& cache, const DevTensor& a,
+                             const KvArgs& kv, DevError* err, int node) {
+    if (a.ne[1] == 0) return cudaSuccess;
+    dispatch_kv(cache.type, [&]<uint32_t T>() {
+        k_kv_append<T><<<unsigned(a.ne[1]), 128, 0, s>>>(cache, a, kv, err, node);
+    });
+    return cudaGetLastError();
+}
+
+size_t attention_scratch_bytes(const DevTensor& q, const KvArgs& kv) {
+    DevTensor kc;
+    kc.ne[0] = q.ne[0];  // the group size does not matter for the scratch size
+    const AttnShape sh = shape_of(q, kc, kv);
+    if (sh.n_splits == 1) return 0;
+    return size_t(sh.n_splits * sh.T * sh.H * (sh.hd + 2)) * sizeof(float);
+}
+
+cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTensor& q,
+                             const DevTensor& k_cache, const DevTensor& v_cache, const KvArgs& kv,
+                             float* scratch, DevError* err, int node) {
+    const AttnShape sh = shape_of(q, k_cache, kv);
+    if (sh.T == 0 || sh.H == 0) return cudaSuccess;
+    dispatch_kv(k_cache.type, [&]<uint32_t T>() {
+        const dim3 grid(unsigned(sh.H), unsigned(sh.T), unsigned(sh.n_splits));
+        k_attention<T><<<grid, 32, 0, s>>>(dst, q, k_cache, v_cache, kv, sh, scratch, err, node);
+        if (sh.n_splits > 1)
+            k_attention_merge<<<dim3(unsigned(sh.H), unsigned(sh.T)), 64, 0, s>>>(dst, sh, scratch);
+    });
+    return cudaGetLastError();
+}
+
+}  // namespace hearth::backend::cuda

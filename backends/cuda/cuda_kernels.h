@@ -1,0 +1,99 @@
+// The launchers of the CUDA kernels, callable from host C++ (cuda_device.cpp) without nvcc.
+// Tensors cross as DevTensor: a device address and ggml-style ne/nb (byte strides). Every
+// launcher enqueues on `stream` and returns at once; index errors found on the device (a token
+// id outside the vocabulary, a KV cell outside the cache) are written to `err` (DevError) and
+// read back by the stream after it synchronises.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace hearth::backend::cuda {
+
+struct DevTensor {
+    char* p = nullptr;
+    uint32_t type = 0;  // DType id
+    int64_t ne[4] = {1, 1, 1, 1};
+    int64_t nb[4] = {0, 0, 0, 0};
+};
+
+// The first device-side error of a step: which node, what kind, the offending value.
+struct DevError {
+    int32_t node = -1;
+    int32_t code = 0;  // DevErrorCode
+    int64_t value = 0;
+};
+enum DevErrorCode : int32_t {
+    kErrNone = 0,
+    kErrTokenId = 1,   // GetRows id outside the table
+    kErrExpertId = 2,  // MoeMatMul id outside the experts
+    kErrKvIndex = 3,   // a sequence id, position or block table entry outside the cache
+};
+
+// Rope and KV parameters in plain form (the graph's structs live in hearth/backend/graph.h,
+// which nvcc does not need to see).
+struct RopeArgs {
+    int32_t adjacent = 1;
+    int32_t n_rot = 0;
+    float freq_base = 10000.f, freq_scale = 1.f, attn_factor = 1.f;
+};
+struct KvArgs {
+    DevTensor positions, block_table, seq_ids;  // seq_ids.p == nullptr: every token in seq 0
+    int32_t block_size = 1;
+    float scale = 1.f, softcap = 0.f;
+    int32_t window = 0;
+};
+
+// Whether this build carries machine code or PTX the device can run (HEARTH_CUDA_ARCHITECTURES).
+bool kernels_loadable(int device);
+// The architectures this plugin was built for ("90", "75-real;80-real;...").
+const char* built_architectures();
+
+// Whether the kernels handle this weight type (GetRows, MatMul, MoeMatMul).
+bool weight_type_supported(uint32_t type);
+// Whether the kernels handle this KV cache type.
+bool kv_type_supported(uint32_t type);
+// The largest head size the attention kernels take.
+constexpr int64_t kMaxHeadDim = 256;
+
+// Each returns cudaGetLastError() of its launches.
+cudaError_t launch_get_rows(cudaStream_t s, const DevTensor& dst, const DevTensor& table,
+                            const DevTensor& ids, DevError* err, int node);
+cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
+                           const DevTensor& x);
+// Decode with 8-bit activations and dp4a (cuda_matvec_q8.cu) for Q4_0, Q8_0, Q4_K and Q6_K
+// weights and at most kMaxQ8Tokens tokens; `scratch` holds the quantized activations.
+constexpr int64_t kMaxQ8Tokens = 16;
+bool mat_vec_q8_supported(uint32_t type);
+size_t mat_vec_q8_scratch_bytes(int64_t k, int64_t n_tokens);
+cudaError_t launch_mat_vec_q8(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
+                              const DevTensor& x, void* scratch);
+cudaError_t launch_moe_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
+                               const DevTensor& x, const DevTensor& ids, DevError* err, int node);
+
+enum class Ew : int32_t { Add, SwiGlu, GeGlu, Scale, SoftCap };
+cudaError_t launch_elementwise(cudaStream_t s, Ew op, const DevTensor& dst, const DevTensor& a,
+                               const DevTensor& b, float alpha);
+cudaError_t launch_rms_norm(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
+                            const DevTensor& w, float eps);
+cudaError_t launch_rope(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
+                        const DevTensor& positions, const DevTensor& freq_factors,
+                        const RopeArgs& r);
+cudaError_t launch_moe_route(cudaStream_t s, const DevTensor& weights, const DevTensor& ids,
+                             const DevTensor& logits, int32_t k, bool renorm);
+cudaError_t launch_moe_combine(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
+                               const DevTensor& w);
+
+cudaError_t launch_kv_append(cudaStream_t s, const DevTensor& cache, const DevTensor& a,
+                             const KvArgs& kv, DevError* err, int node);
+// Attention splits the cells of a sequence into chunks for decode (flash-decoding) when few
+// tokens are in the batch; the partial results go to `scratch` (attention_scratch_bytes) and
+// are merged by a second kernel.
+size_t attention_scratch_bytes(const DevTensor& q, const KvArgs& kv);
+cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTensor& q,
+                             const DevTensor& k_cache, const DevTensor& v_cache, const KvArgs& kv,
+                             float* scratch, DevError* err, int node);
+
+}  // namespace hearth::backend::cuda

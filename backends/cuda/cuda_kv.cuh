@@ -1,0 +1,84 @@
+// The KV cache formats on the device: one element decoded (attention reads cells in place) and
+// one 32-element block quantized on append, exactly as engine/quant's reference does (Q8_0:
+// round half away from zero; Q4_0: the largest magnitude maps to code 0). __host__ __device__,
+// so tests/backends/cuda checks them on the host, bit for bit.
+#pragma once
+
+#include <cmath>
+
+#include "cuda_common.cuh"
+
+namespace hearth::backend::cuda {
+
+HD float div_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+    return __fdiv_rn(a, b);
+#else
+    return a / b;
+#endif
+}
+
+HD void store_f16(uint8_t* b, float v) {
+    const unsigned short h = __half_as_ushort(__float2half_rn(v));
+    b[0] = uint8_t(h & 0xFF);
+    b[1] = uint8_t(h >> 8);
+}
+
+// Element i of a cache row, decoded exactly as the reference decoders do.
+template <uint32_t T>
+HD float kv_elem(const uint8_t* row, int64_t i) {
+    if constexpr (T == kF32) {
+        return reinterpret_cast<const float*>(row)[i];
+    } else if constexpr (T == kF16) {
+        return __half2float(reinterpret_cast<const __half*>(row)[i]);
+    } else if constexpr (T == kQ8_0) {
+        const uint8_t* b = row + (i / 32) * 34;
+        return mul_rn(float(int8_t(b[2 + i % 32])), ld_f16(b));
+    } else {  // Q4_0
+        const uint8_t* b = row + (i / 32) * 18;
+        const int j = int(i % 32);
+        const int q = j < 16 ? (b[2 + j] & 0x0F) : (b[2 + j - 16] >> 4);
+        return mul_rn(float(q - 8), ld_f16(b));
+    }
+}
+
+// Quantizes v[0..31] into the block at b (Q8_0: 34 bytes, Q4_0: 18 bytes).
+template <uint32_t T>
+HD void quantize_kv_block(const float* v, uint8_t* b) {
+    if constexpr (T == kQ8_0) {
+        float amax = 0.f;
+        for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(v[j]));
+        const float d = div_rn(amax, 127.f);
+        const float id = d != 0.f ? div_rn(1.f, d) : 0.f;
+        store_f16(b, d);
+        for (int j = 0; j < 32; ++j) {
+            float q = roundf(mul_rn(v[j], id));  // ties away from zero
+            if (!(q == q)) q = 0.f;
+            q = fminf(fmaxf(q, -127.f), 127.f);
+            b[2 + j] = uint8_t(int8_t(q));
+        }
+    } else {  // Q4_0: the largest magnitude (first on ties) maps to code 0
+        float amax = 0.f, mx = 0.f;
+        for (int j = 0; j < 32; ++j) {
+            if (amax < fabsf(v[j])) {
+                amax = fabsf(v[j]);
+                mx = v[j];
+            }
+        }
+        const float d = div_rn(mx, -8.f);
+        const float id = d != 0.f ? div_rn(1.f, d) : 0.f;
+        store_f16(b, d);
+        auto code = [](float c) {
+            if (!(c >= 0.f)) return 0;
+            if (c >= 15.f) return 15;
+            return int(c);
+        };
+        for (int j = 0; j < 16; ++j) {
+            const int lo = code(add_rn(mul_rn(v[j], id), 8.5f));
+            const int hi = code(add_rn(mul_rn(v[j + 16], id), 8.5f));
+            b[2 + j] = uint8_t(lo | (hi << 4));
+        }
+    }
+}
+
+}  // namespace hearth::backend::cuda

@@ -1,0 +1,222 @@
+// GetRows and the matrix products for every weight format: a warp-per-row matrix-vector kernel
+// for decode (up to kMaxVecT tokens share each decoded weight) and a 64x64 shared-memory tiled
+// kernel for prefill. Weights are decoded with deq32 (cuda_common.cuh) and multiplied in float32
+// against float32 activations: a correct, simple path (no dp4a, no tensor cores yet).
+#include "cuda_common.cuh"
+
+namespace hearth::backend::cuda {
+
+namespace {
+
+constexpr int kMaxVecT = 8;  // tokens per matrix-vector launch; more go to the tiled kernel
+constexpr int kTile = 64;    // rows and tokens per tiled block
+constexpr int kTileK = 64;   // elements of k per shared-memory stage
+
+template <uint32_t T>
+__global__ void k_get_rows(DevTensor dst, DevTensor table, DevTensor ids, DevError* err, int node) {
+    const int64_t t = blockIdx.x;
+    const int32_t id = i32_at(ids, t);
+    if (id < 0 || id >= table.ne[1]) {
+        if (threadIdx.x == 0) report(err, node, kErrTokenId, id);
+        return;
+    }
+    const auto* row = reinterpret_cast<const uint8_t*>(at(table, id));
+    float* out = f32_at(dst, t);
+    const int64_t n = table.ne[0];
+    if constexpr (is_float_fmt<T>()) {
+        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) out[i] = deq_float<T>(row, i);
+    } else {
+        for (int64_t g = threadIdx.x; g < n / 32; g += blockDim.x) {
+            float y[32];
+            deq32<T>(row, g, y);
+#pragma unroll
+            for (int i = 0; i < 32; ++i) out[g * 32 + i] = y[i];
+        }
+    }
+}
+
+// acc[t] += row . x[:, t] over this lane's share of the row (lanes interleaved by element for
+// float formats, by 32-element group for block formats).
+template <uint32_t T>
+__device__ __forceinline__ void row_dot(const uint8_t* row, int64_t k, const DevTensor& x,
+                                        int64_t x_col0, int64_t x_col_stride, int nt,
+                                        float (&acc)[kMaxVecT]) {
+    const int lane = threadIdx.x & 31;
+    if constexpr (is_float_fmt<T>()) {
+        for (int64_t i = lane; i < k; i += 32) {
+            const float wv = deq_float<T>(row, i);
+#pragma unroll
+            for (int t = 0; t < kMaxVecT; ++t)
+                if (t < nt) acc[t] += wv * f32_at(x, x_col0 + t * x_col_stride)[i];
+        }
+    } else {
+        for (int64_t g = lane; g < k / 32; g += 32) {
+            float y[32];
+            deq32<T>(row, g, y);
+#pragma unroll
+            for (int t = 0; t < kMaxVecT; ++t) {
+                if (t >= nt) break;
+                const float* xr = f32_at(x, x_col0 + t * x_col_stride) + g * 32;
+                float s = 0.f;
+#pragma unroll
+                for (int i = 0; i < 32; ++i) s += y[i] * xr[i];
+                acc[t] += s;
+            }
+        }
+    }
+}
+
+// One warp per output row, 8 rows per block; nt <= kMaxVecT tokens.
+template <uint32_t T>
+__global__ void __launch_bounds__(256)
+    k_mat_vec(DevTensor dst, DevTensor w, DevTensor x, int64_t t0, int nt) {
+    const int64_t r = int64_t(blockIdx.x) * 8 + threadIdx.x / 32;
+    if (r >= w.ne[1]) return;
+    float acc[kMaxVecT] = {};
+    row_dot<T>(reinterpret_cast<const uint8_t*>(at(w, r)), w.ne[0], x, t0, 1, nt, acc);
+#pragma unroll
+    for (int t = 0; t < kMaxVecT; ++t) {
+        if (t >= nt) break;
+        const float v = warp_sum(acc[t]);
+        if ((threadIdx.x & 31) == 0) f32_at(dst, t0 + t)[r] = v;
+    }
+}
+
+// 64 rows x 64 tokens per block of 256 threads, each thread 4 x 4 outputs; k in stages of 64
+// (two 32-element groups per row, decoded by 128 threads).
+template <uint32_t T>
+__global__ void __launch_bounds__(256) k_mat_mat(DevTensor dst, DevTensor w, DevTensor x) {
+    __shared__ float ws[kTileK][kTile + 1];
+    __shared__ float xs[kTileK][kTile + 1];
+    const int tid = threadIdx.x;
+    const int64_t r0 = int64_t(blockIdx.x) * kTile, t0 = int64_t(blockIdx.y) * kTile;
+    const int64_t m = w.ne[1], k = w.ne[0], nt = x.ne[1];
+    const int tr = tid / 16, tc = tid % 16;
+    float acc[4][4] = {};
+    for (int64_t k0 = 0; k0 < k; k0 += kTileK) {
+        if constexpr (is_float_fmt<T>()) {
+            for (int e = tid; e < kTileK * kTile; e += 256) {
+                const int rr = e / kTileK, kk = e % kTileK;
+                const int64_t r = r0 + rr, kc = k0 + kk;
+                ws[kk][rr] = (r < m && kc < k)
+                                 ? deq_float<T>(reinterpret_cast<const uint8_t*>(at(w, r)), kc)
+                                 : 0.f;
+            }
+        } else if (tid < 2 * kTile) {
+            const int rr = tid % kTile, half = tid / kTile;
+            const int64_t r = r0 + rr, g = k0 / 32 + half;
+            float y[32];
+            if (r < m && g * 32 < k) {
+                deq32<T>(reinterpret_cast<const uint8_t*>(at(w, r)), g, y);
+            } else {
+#pragma unroll
+                for (int i = 0; i < 32; ++i) y[i] = 0.f;
+            }
+#pragma unroll
+            for (int i = 0; i < 32; ++i) ws[half * 32 + i][rr] = y[i];
+        }
+        for (int e = tid; e < kTileK * kTile; e += 256) {
+            const int tt = e / kTileK, kk = e % kTileK;
+            const int64_t t = t0 + tt, kc = k0 + kk;
+            xs[kk][tt] = (t < nt && kc < k) ? f32_at(x, t)[kc] : 0.f;
+        }
+        __syncthreads();
+#pragma unroll 8
+        for (int kk = 0; kk < kTileK; ++kk) {
+            float a[4], b[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                a[i] = ws[kk][tr * 4 + i];
+                b[i] = xs[kk][tc * 4 + i];
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) acc[i][j] += a[i] * b[j];
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const int64_t t = t0 + tc * 4 + j;
+        if (t >= nt) continue;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int64_t r = r0 + tr * 4 + i;
+            if (r < m) f32_at(dst, t)[r] = acc[i][j];
+        }
+    }
+}
+
+// One warp per output row of one (expert slot j, token t) pair: blockIdx.y = t * kk + j.
+template <uint32_t T>
+__global__ void __launch_bounds__(256)
+    k_moe_mat_vec(DevTensor dst, DevTensor w, DevTensor x, DevTensor ids, DevError* err, int node) {
+    const int64_t kk = ids.ne[0];
+    const int64_t j = blockIdx.y % kk, t = blockIdx.y / kk;
+    const int32_t id = reinterpret_cast<const int32_t*>(at(ids, t))[j];
+    if (id < 0 || id >= w.ne[2]) {
+        if (threadIdx.x == 0 && blockIdx.x == 0) report(err, node, kErrExpertId, id);
+        return;
+    }
+    const int64_t r = int64_t(blockIdx.x) * 8 + threadIdx.x / 32;
+    if (r >= w.ne[1]) return;
+    // x's column (j or 0, t) as a one-token view.
+    DevTensor xv = x;
+    xv.p = at(x, x.ne[1] == 1 ? 0 : j, t);
+    float acc[kMaxVecT] = {};
+    row_dot<T>(reinterpret_cast<const uint8_t*>(at(w, r, id)), w.ne[0], xv, 0, 1, 1, acc);
+    const float v = warp_sum(acc[0]);
+    if ((threadIdx.x & 31) == 0) f32_at(dst, j, t)[r] = v;
+}
+
+unsigned blocks(int64_t n, int64_t per) {
+    return static_cast<unsigned>((n + per - 1) / per);
+}
+
+}  // namespace
+
+bool weight_type_supported(uint32_t type) {
+    int unused = 0;
+    return dispatch_weight(type, [&]<uint32_t T>() { unused += int(T); });
+}
+
+cudaError_t launch_get_rows(cudaStream_t s, const DevTensor& dst, const DevTensor& table,
+                            const DevTensor& ids, DevError* err, int node) {
+    if (dst.ne[1] == 0) return cudaSuccess;
+    dispatch_weight(table.type, [&]<uint32_t T>() {
+        k_get_rows<T><<<unsigned(dst.ne[1]), 256, 0, s>>>(dst, table, ids, err, node);
+    });
+    return cudaGetLastError();
+}
+
+cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
+                           const DevTensor& x) {
+    const int64_t m = w.ne[1], nt = x.ne[1];
+    if (m == 0 || nt == 0) return cudaSuccess;
+    dispatch_weight(w.type, [&]<uint32_t T>() {
+        if (nt <= 2 * kMaxVecT) {  // decode and short batches: read each weight once per 8
+            for (int64_t t0 = 0; t0 < nt; t0 += kMaxVecT) {
+                const int n = int(nt - t0 < kMaxVecT ? nt - t0 : kMaxVecT);
+                k_mat_vec<T><<<blocks(m, 8), 256, 0, s>>>(dst, w, x, t0, n);
+            }
+        } else {
+            const dim3 grid(blocks(m, kTile), blocks(nt, kTile));
+            k_mat_mat<T><<<grid, 256, 0, s>>>(dst, w, x);
+        }
+    });
+    return cudaGetLastError();
+}
+
+cudaError_t launch_moe_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
+                               const DevTensor& x, const DevTensor& ids, DevError* err, int node) {
+    const int64_t pairs = ids.ne[0] * ids.ne[1];
+    if (pairs == 0 || w.ne[1] == 0) return cudaSuccess;
+    dispatch_weight(w.type, [&]<uint32_t T>() {
+        const dim3 grid(blocks(w.ne[1], 8), unsigned(pairs));
+        k_moe_mat_vec<T><<<grid, 256, 0, s>>>(dst, w, x, ids, err, node);
+    });
+    return cudaGetLastError();
+}
+
+}  // namespace hearth::backend::cuda

@@ -1,0 +1,215 @@
+// Element-wise ops, RMS norm, RoPE and the mixture-of-experts routing and combine. Element-wise
+// math is float32 with the full-precision library functions (no fast-math); the norm's sum of
+// squares and RoPE's angles are double, as in the reference ops, so positions in the
+// thousands keep their precision.
+#include "cuda_common.cuh"
+
+namespace hearth::backend::cuda {
+
+namespace {
+
+__global__ void k_elementwise(Ew op, DevTensor dst, DevTensor a, DevTensor b, float alpha) {
+    const int64_t n = dst.ne[0], total = dst.ne[0] * dst.ne[1];
+    for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+         e += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t i = e % n, t = e / n;
+        const float x = f32_at(a, t)[i];
+        float y = 0.f;
+        switch (op) {
+            case Ew::Add:
+                y = x + f32_at(b, b.ne[1] == 1 ? 0 : t)[i];
+                break;
+            case Ew::SwiGlu:
+                y = x / (1.f + expf(-x)) * f32_at(b, t)[i];
+                break;
+            case Ew::GeGlu: {
+                constexpr float kC = 0.79788456080286535588f;  // sqrt(2 / pi)
+                y = 0.5f * x * (1.f + tanhf(kC * (x + 0.044715f * x * x * x))) * f32_at(b, t)[i];
+                break;
+            }
+            case Ew::Scale:
+                y = x * alpha;
+                break;
+            case Ew::SoftCap:
+                y = alpha * tanhf(x / alpha);
+                break;
+        }
+        f32_at(dst, t)[i] = y;
+    }
+}
+
+// One block per row.
+__global__ void k_rms_norm(DevTensor dst, DevTensor a, DevTensor w, float eps) {
+    __shared__ double part[32];
+    const int64_t t = blockIdx.x, n = a.ne[0];
+    const float* x = f32_at(a, t);
+    double ss = 0;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) ss += double(x[i]) * double(x[i]);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = ss;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double sum = 0;
+        for (unsigned k = 0; k < blockDim.x / 32; ++k) sum += part[k];
+        part[0] = 1.0 / sqrt(sum / double(n) + double(eps));
+    }
+    __syncthreads();
+    const double scale = part[0];
+    const float* wr = f32_at(w, 0);
+    float* d = f32_at(dst, t);
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+        d[i] = float(double(x[i]) * scale * double(wr[i]));
+}
+
+// One thread per rotated pair (i, head h, token t); dims past n_rot are copied. In place is
+// fine: each thread reads both of its elements before writing them.
+__global__ void k_rope(DevTensor dst, DevTensor a, DevTensor pos, DevTensor ff, RopeArgs r) {
+    const int64_t d = a.ne[0], H = a.ne[1], T = a.ne[2];
+    const int64_t half = r.n_rot / 2, pass = d - r.n_rot;
+    const int64_t per = half + pass;  // work items per (head, token)
+    const int64_t total = per * H * T;
+    for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+         e += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t i = e % per, h = (e / per) % H, t = e / (per * H);
+        const float* x = f32_at(a, h, t);
+        float* y = f32_at(dst, h, t);
+        if (i >= half) {  // pass-through dims
+            const int64_t c = r.n_rot + (i - half);
+            y[c] = x[c];
+            continue;
+        }
+        double theta = double(i32_at(pos, t)) * double(r.freq_scale) *
+                       pow(double(r.freq_base), -2.0 * double(i) / double(r.n_rot));
+        if (ff.p) theta /= double(reinterpret_cast<const float*>(ff.p)[i]);
+        double sn, cs;
+        sincos(theta, &sn, &cs);
+        cs *= double(r.attn_factor);
+        sn *= double(r.attn_factor);
+        const int64_t i0 = r.adjacent ? 2 * i : i;
+        const int64_t i1 = r.adjacent ? 2 * i + 1 : i + half;
+        const double x0 = x[i0], x1 = x[i1];
+        y[i0] = float(x0 * cs - x1 * sn);
+        y[i1] = float(x0 * sn + x1 * cs);
+    }
+}
+
+// One thread per token: softmax over the experts, then k passes each taking the largest
+// probability after the previous pick in (probability descending, id ascending) order.
+__global__ void k_moe_route(DevTensor wout, DevTensor ids, DevTensor logits, int32_t k,
+                            bool renorm) {
+    const int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= logits.ne[1]) return;
+    const float* x = f32_at(logits, t);
+    const int64_t ne = logits.ne[0];
+    double mx = -INFINITY, sum = 0;
+    for (int64_t e = 0; e < ne; ++e) mx = fmax(mx, double(x[e]));
+    for (int64_t e = 0; e < ne; ++e) sum += exp(double(x[e]) - mx);
+    auto* id_out = reinterpret_cast<int32_t*>(at(ids, t));
+    float* w = f32_at(wout, t);
+    double prev_p = INFINITY, chosen = 0;
+    int64_t prev_e = -1;
+    for (int32_t j = 0; j < k; ++j) {
+        int64_t best = -1;
+        double best_p = -1;
+        for (int64_t e = 0; e < ne; ++e) {
+            const double p = exp(double(x[e]) - mx);
+            const bool after = p < prev_p || (p == prev_p && e > prev_e);
+            if (after && p > best_p) {
+                best = e;
+                best_p = p;
+            }
+        }
+        id_out[j] = int32_t(best);
+        chosen += best_p / sum;
+        prev_p = best_p;
+        prev_e = best;
+    }
+    for (int32_t j = 0; j < k; ++j) {
+        const double pj = exp(double(x[id_out[j]]) - mx) / sum;
+        w[j] = float(renorm ? pj / chosen : pj);
+    }
+}
+
+__global__ void k_moe_combine(DevTensor dst, DevTensor a, DevTensor w) {
+    const int64_t n = dst.ne[0], total = n * dst.ne[1], kk = a.ne[1];
+    for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+         e += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t i = e % n, t = e / n;
+        const float* wt = f32_at(w, t);
+        double s = 0;
+        for (int64_t j = 0; j < kk; ++j) s += double(wt[j]) * double(f32_at(a, j, t)[i]);
+        f32_at(dst, t)[i] = float(s);
+    }
+}
+
+unsigned grid_for(int64_t total, int per_block) {
+    const int64_t b = (total + per_block - 1) / per_block;
+    return static_cast<unsigned>(b < 65536 ? (b > 0 ? b : 1) : 65536);
+}
+
+}  // namespace
+
+cudaError_t launch_elementwise(cudaStream_t s, Ew op, const DevTensor& dst, const DevTensor& a,
+                               const DevTensor& b, float alpha) {
+    const int64_t total = dst.ne[0] * dst.ne[1];
+    if (total == 0) return cudaSuccess;
+    k_elementwise<<<grid_for(total, 256), 256, 0, s>>>(op, dst, a, b, alpha);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_rms_norm(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
+                            const DevTensor& w, float eps) {
+    if (a.ne[1] == 0) return cudaSuccess;
+    k_rms_norm<<<unsigned(a.ne[1]), 256, 0, s>>>(dst, a, w, eps);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_rope(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
+                        const DevTensor& positions, const DevTensor& freq_factors,
+                        const RopeArgs& r) {
+    const int64_t total = (a.ne[0] - r.n_rot / 2) * a.ne[1] * a.ne[2];
+    if (total == 0) return cudaSuccess;
+    k_rope<<<grid_for(total, 256), 256, 0, s>>>(dst, a, positions, freq_factors, r);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_moe_route(cudaStream_t s, const DevTensor& weights, const DevTensor& ids,
+                             const DevTensor& logits, int32_t k, bool renorm) {
+    if (logits.ne[1] == 0) return cudaSuccess;
+    k_moe_route<<<grid_for(logits.ne[1], 64), 64, 0, s>>>(weights, ids, logits, k, renorm);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_moe_combine(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
+                               const DevTensor& w) {
+    const int64_t total = dst.ne[0] * dst.ne[1];
+    if (total == 0) return cudaSuccess;
+    k_moe_combine<<<grid_for(total, 256), 256, 0, s>>>(dst, a, w);
+    return cudaGetLastError();
+}
+
+}  // namespace hearth::backend::cuda
+
+namespace hearth::backend::cuda {
+
+bool kernels_loadable(int device) {
+    if (cudaSetDevice(device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    cudaFuncAttributes attr{};
+    const cudaError_t e = cudaFuncGetAttributes(&attr, k_elementwise);
+    (void)cudaGetLastError();
+    return e == cudaSuccess;
+}
+
+}  // namespace hearth::backend::cuda
+
+namespace hearth::backend::cuda {
+
+const char* built_architectures() {
+    return HEARTH_CUDA_ARCHS_TEXT;
+}
+
+}  // namespace hearth::backend::cuda

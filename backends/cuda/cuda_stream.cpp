@@ -1,0 +1,320 @@
+#include "cuda_stream.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "cuda_kernels.h"
+#include "cuda_memory.h"
+
+namespace hearth::backend::cuda {
+
+namespace {
+
+// HEARTH_CUDA_GRAPHS=0 / HEARTH_CUDA_DP4A=0 turn graph capture / the dp4a decode kernels off
+// (for comparisons on a GPU).
+bool env_on(const char* name) {
+    const char* v = std::getenv(name);
+    return !(v && std::strcmp(v, "0") == 0);
+}
+
+class CudaStream final : public Stream {
+public:
+    explicit CudaStream(int device) : device_(device) {}
+    ~CudaStream() override {
+        cudaSetDevice(device_);
+        if (stream_) cudaStreamSynchronize(stream_);
+        if (exec_) cudaGraphExecDestroy(exec_);
+        if (err_dev_) cudaFree(err_dev_);
+        if (err_host_) cudaFreeHost(err_host_);
+        if (scratch_) cudaFree(scratch_);
+        if (q8_) cudaFree(q8_);
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    Status init() {
+        cudaSetDevice(device_);
+        if (cudaError_t e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking); e)
+            return Status::error("cuda stream: " + cuda_error_text(e));
+        if (cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&err_dev_), sizeof(DevError)); e)
+            return Status::error("cuda stream: " + cuda_error_text(e));
+        if (cudaError_t e = cudaMallocHost(reinterpret_cast<void**>(&err_host_), sizeof(DevError));
+            e)
+            return Status::error("cuda stream: " + cuda_error_text(e));
+        use_graphs_ = env_on("HEARTH_CUDA_GRAPHS");
+        use_dp4a_ = env_on("HEARTH_CUDA_DP4A");
+        return Status::ok();
+    }
+
+    Status compute(const Graph& graph) override;
+
+private:
+    Status prepare(const Graph& graph);
+    Status grow(void*& p, size_t& have, size_t need);
+    cudaError_t enqueue();
+    Status finish(const Graph& graph, cudaError_t launch_error);
+
+    // One node with its tensors resolved to device addresses.
+    struct Launch {
+        const Node* node;
+        DevTensor dst, src[3], aux;
+        KvArgs kv;
+    };
+
+    int device_;
+    cudaStream_t stream_ = nullptr;
+    DevError* err_dev_ = nullptr;
+    DevError* err_host_ = nullptr;
+    float* scratch_ = nullptr;
+    size_t scratch_bytes_ = 0;
+    void* q8_ = nullptr;  // decode activations quantized to 8 bits
+    size_t q8_bytes_ = 0;
+    bool use_graphs_ = true;
+    bool use_dp4a_ = true;
+    bool q8_path(const Launch& l) const {
+        return use_dp4a_ && mat_vec_q8_supported(l.src[0].type) && l.src[1].ne[1] <= kMaxQ8Tokens;
+    }
+    std::vector<Launch> launches_;
+    std::vector<uint64_t> sig_, last_sig_;
+    cudaGraphExec_t exec_ = nullptr;
+};
+
+// The device tensor of t, or an error when t lives elsewhere.
+Status resolve(const Tensor& t, int device, DevTensor& out) {
+    out = DevTensor{};
+    if (!t.valid()) return Status::ok();
+    const auto* b = dynamic_cast<const CudaBuffer*>(t.buffer);
+    if (!b || b->device() != device)
+        return Status::error("tensor is not in this CUDA device's memory");
+    out.p = b->device_ptr() + t.offset;
+    out.type = static_cast<uint32_t>(t.type);
+    for (int d = 0; d < 4; ++d) {
+        out.ne[d] = t.ne[d];
+        out.nb[d] = static_cast<int64_t>(t.nb[d]);
+    }
+    return Status::ok();
+}
+
+void sign(std::vector<uint64_t>& sig, const DevTensor& t) {
+    sig.push_back(reinterpret_cast<uint64_t>(t.p));
+    sig.push_back(t.type);
+    for (int d = 0; d < 4; ++d) {
+        sig.push_back(static_cast<uint64_t>(t.ne[d]));
+        sig.push_back(static_cast<uint64_t>(t.nb[d]));
+    }
+}
+template <class T>
+void sign_bytes(std::vector<uint64_t>& sig, const T& v) {
+    uint64_t w[(sizeof(T) + 7) / 8] = {};
+    std::memcpy(w, &v, sizeof(T));
+    sig.insert(sig.end(), std::begin(w), std::end(w));
+}
+
+Status CudaStream::prepare(const Graph& graph) {
+    launches_.clear();
+    sig_.clear();
+    size_t scratch = 0, q8 = 0;
+    for (const Node& n : graph.nodes()) {
+        Launch l{};
+        l.node = &n;
+        Status s = resolve(n.dst, device_, l.dst);
+        for (int i = 0; s && i < 3; ++i) s = resolve(n.src[i], device_, l.src[i]);
+        if (s) s = resolve(n.aux, device_, l.aux);
+        if (s && (n.op == Op::KvAppend || n.op == Op::Attention)) {
+            s = resolve(n.kv.positions, device_, l.kv.positions);
+            if (s) s = resolve(n.kv.block_table, device_, l.kv.block_table);
+            if (s) s = resolve(n.kv.seq_ids, device_, l.kv.seq_ids);
+            l.kv.block_size = n.kvp.block_size;
+            l.kv.scale = n.kvp.scale;
+            l.kv.softcap = n.kvp.softcap;
+            l.kv.window = n.kvp.window;
+        }
+        if (!s)
+            return Status::error(std::string(op_name(n.op)) + " '" + n.label + "': " + s.message());
+        if (n.op == Op::Attention)
+            scratch = std::max(scratch, attention_scratch_bytes(l.src[0], l.kv));
+        if (n.op == Op::MatMul && q8_path(l))
+            q8 = std::max(q8, mat_vec_q8_scratch_bytes(l.src[0].ne[0], l.src[1].ne[1]));
+        sig_.push_back(static_cast<uint64_t>(n.op));
+        sign(sig_, l.dst);
+        for (const auto& t : l.src) sign(sig_, t);
+        sign(sig_, l.aux);
+        sign(sig_, l.kv.positions);
+        sign(sig_, l.kv.block_table);
+        sign(sig_, l.kv.seq_ids);
+        sign_bytes(sig_, n.kvp);
+        sign_bytes(sig_, n.rope);
+        sign_bytes(sig_, n.eps);
+        sign_bytes(sig_, n.alpha);
+        sig_.push_back(static_cast<uint64_t>(n.k) | (uint64_t(n.renorm) << 32));
+        launches_.push_back(l);
+    }
+    if (Status s = grow(reinterpret_cast<void*&>(scratch_), scratch_bytes_, scratch); !s) return s;
+    return grow(q8_, q8_bytes_, q8);
+}
+
+Status CudaStream::grow(void*& p, size_t& have, size_t need) {
+    if (need <= have) return Status::ok();
+    // A new scratch address changes what a captured graph points at: drop it.
+    cudaStreamSynchronize(stream_);
+    if (p) cudaFree(p);
+    p = nullptr;
+    have = 0;
+    if (exec_) cudaGraphExecDestroy(exec_);
+    exec_ = nullptr;
+    last_sig_.clear();
+    if (cudaError_t e = cudaMalloc(&p, need); e)
+        return Status::error("cuda scratch: " + cuda_error_text(e));
+    have = need;
+    return Status::ok();
+}
+
+cudaError_t CudaStream::enqueue() {
+    int index = 0;
+    for (const Launch& l : launches_) {
+        const Node& n = *l.node;
+        cudaError_t e = cudaSuccess;
+        switch (n.op) {
+            case Op::GetRows:
+                e = launch_get_rows(stream_, l.dst, l.src[0], l.src[1], err_dev_, index);
+                break;
+            case Op::MatMul:
+                e = q8_path(l) ? launch_mat_vec_q8(stream_, l.dst, l.src[0], l.src[1], q8_)
+                               : launch_mat_mul(stream_, l.dst, l.src[0], l.src[1]);
+                break;
+            case Op::Add:
+                e = launch_elementwise(stream_, Ew::Add, l.dst, l.src[0], l.src[1], 1.f);
+                break;
+            case Op::SwiGlu:
+                e = launch_elementwise(stream_, Ew::SwiGlu, l.dst, l.src[0], l.src[1], 1.f);
+                break;
+            case Op::GeGlu:
+                e = launch_elementwise(stream_, Ew::GeGlu, l.dst, l.src[0], l.src[1], 1.f);
+                break;
+            case Op::Scale:
+                e = launch_elementwise(stream_, Ew::Scale, l.dst, l.src[0], l.src[0], n.alpha);
+                break;
+            case Op::SoftCap:
+                e = launch_elementwise(stream_, Ew::SoftCap, l.dst, l.src[0], l.src[0], n.alpha);
+                break;
+            case Op::RmsNorm:
+                e = launch_rms_norm(stream_, l.dst, l.src[0], l.src[1], n.eps);
+                break;
+            case Op::Rope: {
+                RopeArgs r;
+                r.adjacent = n.rope.mode == RopeMode::Adjacent ? 1 : 0;
+                r.n_rot = n.rope.n_rot;
+                r.freq_base = n.rope.freq_base;
+                r.freq_scale = n.rope.freq_scale;
+                r.attn_factor = n.rope.attn_factor;
+                e = launch_rope(stream_, l.dst, l.src[0], l.src[1], l.src[2], r);
+                break;
+            }
+            case Op::KvAppend:
+                e = launch_kv_append(stream_, l.dst, l.src[0], l.kv, err_dev_, index);
+                break;
+            case Op::Attention:
+                e = launch_attention(stream_, l.dst, l.src[0], l.src[1], l.src[2], l.kv, scratch_,
+                                     err_dev_, index);
+                break;
+            case Op::MoeRoute:
+                e = launch_moe_route(stream_, l.dst, l.aux, l.src[0], n.k, n.renorm);
+                break;
+            case Op::MoeMatMul:
+                e = launch_moe_mat_mul(stream_, l.dst, l.src[0], l.src[1], l.src[2], err_dev_,
+                                       index);
+                break;
+            case Op::MoeCombine:
+                e = launch_moe_combine(stream_, l.dst, l.src[0], l.src[1]);
+                break;
+        }
+        if (e != cudaSuccess) return e;
+        ++index;
+    }
+    return cudaSuccess;
+}
+
+Status CudaStream::compute(const Graph& graph) {
+    if (Status s = validate_graph(graph); !s) return s;
+    if (graph.nodes().empty()) return Status::ok();
+    cudaSetDevice(device_);
+    if (Status s = prepare(graph); !s) return s;
+    cudaError_t e = cudaMemsetAsync(err_dev_, 0, sizeof(DevError), stream_);
+    if (e != cudaSuccess) return finish(graph, e);
+
+    const bool repeat = use_graphs_ && sig_ == last_sig_;
+    if (!repeat) {
+        if (exec_) cudaGraphExecDestroy(exec_);
+        exec_ = nullptr;
+        last_sig_ = sig_;
+        return finish(graph, enqueue());
+    }
+    if (!exec_) {
+        // The second identical step: capture it once, replay it from now on.
+        cudaGraph_t g = nullptr;
+        e = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
+        if (e == cudaSuccess) {
+            const cudaError_t le = enqueue();
+            e = cudaStreamEndCapture(stream_, &g);
+            if (le != cudaSuccess) e = le;
+        }
+        if (e == cudaSuccess) e = cudaGraphInstantiate(&exec_, g, 0);
+        if (g) cudaGraphDestroy(g);
+        if (e != cudaSuccess) {
+            // Capture is an optimisation: run this step eagerly and stop capturing.
+            (void)cudaGetLastError();
+            exec_ = nullptr;
+            use_graphs_ = false;
+            return finish(graph, enqueue());
+        }
+    }
+    return finish(graph, cudaGraphLaunch(exec_, stream_));
+}
+
+Status CudaStream::finish(const Graph& graph, cudaError_t e) {
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(err_host_, err_dev_, sizeof(DevError), cudaMemcpyDeviceToHost, stream_);
+    const cudaError_t se = cudaStreamSynchronize(stream_);
+    if (e == cudaSuccess) e = se;
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (exec_) cudaGraphExecDestroy(exec_);
+        exec_ = nullptr;
+        last_sig_.clear();
+        return Status::error("cuda: " + cuda_error_text(e));
+    }
+    const DevError err = *err_host_;
+    if (err.code == kErrNone) return Status::ok();
+    const auto& nodes = graph.nodes();
+    const Node* n =
+        err.node >= 0 && size_t(err.node) < nodes.size() ? &nodes[size_t(err.node)] : nullptr;
+    const std::string where =
+        n ? std::string(op_name(n->op)) + " '" + n->label + "': " : std::string("cuda: ");
+    switch (err.code) {
+        case kErrTokenId:
+            return Status::error(where + "token id " + std::to_string(err.value) +
+                                 " outside the vocabulary of " +
+                                 std::to_string(n ? n->src[0].ne[1] : 0));
+        case kErrExpertId:
+            return Status::error(where + "expert id " + std::to_string(err.value) +
+                                 " outside the experts");
+        default:
+            return Status::error(where + "token " + std::to_string(err.value) +
+                                 ": sequence, position or block table entry outside the cache");
+    }
+}
+
+}  // namespace
+
+std::unique_ptr<Stream> make_cuda_stream(int device, Status* error) {
+    auto s = std::make_unique<CudaStream>(device);
+    if (Status st = s->init(); !st) {
+        if (error) *error = st;
+        return nullptr;
+    }
+    return s;
+}
+
+}  // namespace hearth::backend::cuda

@@ -1,0 +1,354 @@
+#!/usr/bin/env bash
+# The GPU check: one prepared run on a machine with a GPU (sized for about 8 minutes on an
+# NVIDIA H200 with 16 cores). It configures and builds a Release tree for the present
+# GPU's architecture only (-j all cores), generates the benchmark models in parallel on tmpfs
+# while the rest builds, runs the GPU tests (ctest -L cuda / -L vulkan, the op-parity suite on
+# the GPU device, compute-sanitizer memcheck of it), measures the device bandwidth with a
+# device-to-device copy, benches each model (hearth-cli bench -p 512 -n 128 with every layer
+# on the GPU), and prints ONE JSON summary as its last line.
+#
+# usage: scripts/gpu-check.sh [cuda|vulkan|all] [--dry-run]
+#        scripts/gpu-check.sh stage
+#   cuda     the CUDA plugin (default)
+#   vulkan   the Vulkan plugin: ctest -L vulkan and bench --backend vulkan on the same models;
+#            the Vulkan loader comes from .gl/*.deb when there (the device README's recipe)
+#   all      both
+#   --dry-run  print what would run, run nothing (works without a GPU)
+#   stage    copy the reference data the run needs (vocab files, stories260K) from ../shared
+#            into .gpu-data/ and download the build dependencies a bare CUDA image lacks
+#            (Debian packages, about 8 MB) into .gpu-data/debs; .gpu-data travels with the
+#            checkout (name it in the run's carry), and the run unpacks the packages into
+#            build/gpu-check/deps
+# Environment: GPU_CHECK_DEADLINE_S (default 540: later benches and memcheck are skipped and
+# listed so the summary prints inside the device tool's 10 minutes), HEARTH_SHARED_DIR (default ../shared, else .gpu-data), GPU_CHECK_BUILD (build
+# folder, default build/gpu-check), GPU_CHECK_MODELS (model folder, default a tmpfs folder),
+# GPU_CHECK_QUICK=1 (only the smaller models; for a first try), OUT (when set, summary.json
+# and logs.tar.gz, every log of the run, are written there too: the device tool brings back
+# at most 8 files).
+# Exit status: 0 all passed, 1 a check failed, 2 bad usage, 3 no GPU of the asked kind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+mode=cuda
+dry=0
+for a in "$@"; do
+    case $a in
+        cuda | vulkan | all) mode=$a ;;
+        stage) mode=stage ;;
+        --dry-run) dry=1 ;;
+        -h | --help)
+            sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+            exit 0
+            ;;
+        *)
+            echo "gpu-check: unknown argument '$a' (cuda, vulkan, all, stage, --dry-run)" >&2
+            exit 2
+            ;;
+    esac
+done
+
+vocab_files=(ggml-vocab-llama-bpe.gguf ggml-vocab-llama-spm.gguf ggml-vocab-qwen2.gguf)
+# The build dependencies a bare CUDA image lacks (Debian bookworm amd64 packages, unpacked into
+# a private prefix there, never into /): GoogleTest, PCRE2, cpp-httplib (with the OpenSSL, zlib
+# and Brotli headers its header needs), nlohmann-json, pkgconf.
+deb_pkgs=(libgtest-dev libpcre2-dev libpcre2-8-0 libcpp-httplib-dev libcpp-httplib0.11
+    nlohmann-json3-dev pkgconf pkgconf-bin libpkgconf3 libssl-dev libssl3 zlib1g-dev zlib1g
+    libbrotli-dev libbrotli1)
+
+if [[ $mode == stage ]]; then
+    src=${HEARTH_SHARED_DIR:-$root/../shared}
+    [[ -d $src ]] || { echo "gpu-check stage: no reference data at $src" >&2; exit 2; }
+    mkdir -p .gpu-data/models .gpu-data/testdata/vocab
+    cp "$src/models/stories260K.gguf" .gpu-data/models/
+    for v in "${vocab_files[@]}"; do cp "$src/testdata/vocab/$v" .gpu-data/testdata/vocab/; done
+    mkdir -p .gpu-data/debs
+    (cd .gpu-data/debs && apt-get download "${deb_pkgs[@]}")
+    du -sh .gpu-data
+    exit 0
+fi
+
+want_cuda=0
+want_vulkan=0
+[[ $mode == cuda || $mode == all ]] && want_cuda=1
+[[ $mode == vulkan || $mode == all ]] && want_vulkan=1
+
+jobs=$(nproc)
+build=${GPU_CHECK_BUILD:-build/gpu-check}
+[[ $build == /* ]] || build=$root/$build
+shared=${HEARTH_SHARED_DIR:-}
+if [[ -z $shared ]]; then
+    if [[ -d $root/../shared ]]; then shared=$root/../shared; else shared=$root/.gpu-data; fi
+fi
+shared=$(cd "$shared" 2>/dev/null && pwd || echo "$shared")
+if [[ -z ${GPU_CHECK_MODELS:-} ]]; then
+    if [[ -d /dev/shm && -w /dev/shm ]]; then models=/dev/shm/hearth-gpu-check; else models=$build/models; fi
+else
+    models=$GPU_CHECK_MODELS
+fi
+logs=$build/logs
+t_start=$(date +%s)
+# The device tool stops a command at 10 minutes: benches and memcheck that would run past this
+# many seconds from the start are skipped (and listed) so the summary always prints.
+deadline=${GPU_CHECK_DEADLINE_S:-540}
+skipped=()
+
+# The benchmark models: shape, type, vocab file.
+bench_models=(
+    "llama3-8b Q4_K_M ggml-vocab-llama-bpe.gguf"
+    "llama3-8b Q4_0 ggml-vocab-llama-bpe.gguf"
+    "llama3-8b Q8_0 ggml-vocab-llama-bpe.gguf"
+    "tinyllama-1.1b F16 ggml-vocab-llama-spm.gguf"
+    "tinyllama-1.1b Q4_0 ggml-vocab-llama-spm.gguf"
+    "tinyllama-1.1b Q4_K_M ggml-vocab-llama-spm.gguf"
+    "qwen2.5-0.5b F16 ggml-vocab-qwen2.gguf"
+    "qwen2.5-0.5b Q4_0 ggml-vocab-qwen2.gguf"
+    "qwen2.5-0.5b Q4_K_M ggml-vocab-qwen2.gguf"
+)
+if [[ ${GPU_CHECK_QUICK:-0} == 1 ]]; then
+    bench_models=("${bench_models[@]:3}")
+fi
+
+run() {  # prints the command; runs it unless --dry-run
+    echo "+ $*" >&2
+    if [[ $dry == 0 ]]; then "$@"; fi
+}
+
+# --- the GPU --------------------------------------------------------------------------------
+gpu_name=""
+arch=""
+if [[ $want_cuda == 1 ]]; then
+    if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+        if [[ $dry == 0 ]]; then
+            echo "gpu-check: no NVIDIA GPU here (nvidia-smi is missing or finds no device);" \
+                "run it on a machine with one (README.md, GPU check), or --dry-run" >&2
+            exit 3
+        fi
+        arch=90
+        gpu_name="(dry run: no GPU; sm_90 assumed)"
+    else
+        gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+        arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '. ')
+    fi
+fi
+if [[ $want_vulkan == 1 ]]; then
+    if compgen -G ".gl/*.deb" >/dev/null; then  # the Vulkan/EGL loaders the device README brings
+        for f in .gl/*.deb; do run dpkg -x "$f" /; done
+        run ldconfig
+    fi
+    if [[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]]; then
+        export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    fi
+    if [[ $dry == 0 && $want_cuda == 0 ]] && ! ldconfig -p | grep -q libvulkan.so.1; then
+        echo "gpu-check: no Vulkan loader (libvulkan.so.1); bring it as .gl/*.deb" >&2
+        exit 3
+    fi
+fi
+echo "gpu-check: mode $mode, GPU ${gpu_name:-?}, arch ${arch:-?}, $jobs cores, build $build," \
+    "models $models, reference data $shared" >&2
+
+# --- build dependencies from .gpu-data/debs (staged here, unpacked there) ---------------------
+deps_flags=()
+if [[ -d $shared/debs ]] && compgen -G "$shared/debs/*.deb" >/dev/null; then
+    deps=$build/deps
+    lib=$deps/usr/lib/x86_64-linux-gnu
+    echo "+ dpkg -x $shared/debs/*.deb $deps" >&2
+    if [[ $dry == 0 ]]; then
+        mkdir -p "$deps"
+        for f in "$shared"/debs/*.deb; do dpkg -x "$f" "$deps"; done
+        # cpp-httplib's .pc lists its private requirements (OpenSSL, zlib, Brotli .pc files):
+        # the headers come from the staged -dev packages, the flags are all the build needs.
+        sed -i '/^Requires.private/d' "$lib/pkgconfig/cpp-httplib.pc"
+    fi
+    export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export PKG_CONFIG_SYSROOT_DIR=$deps
+    export PKG_CONFIG_LIBDIR=$lib/pkgconfig:$deps/usr/share/pkgconfig
+    pkgconf_bin=$(command -v pkg-config || echo "$deps/usr/bin/pkgconf")
+    deps_flags=(-DCMAKE_PREFIX_PATH="$deps/usr" -DPKG_CONFIG_EXECUTABLE="$pkgconf_bin"
+        -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include -isystem $deps/usr/include/x86_64-linux-gnu")
+fi
+
+# --- configure and build --------------------------------------------------------------------
+cuda_flag=OFF
+vulkan_flag=OFF
+[[ $want_cuda == 1 ]] && cuda_flag=ON
+[[ $want_vulkan == 1 ]] && vulkan_flag=ON
+configure=(cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_APP=OFF
+    -DHEARTH_TESTS=ON -DHEARTH_CUDA="$cuda_flag" -DHEARTH_VULKAN="$vulkan_flag"
+    -DHEARTH_SHARED_DIR="$shared")
+[[ -n $arch ]] && configure+=(-DHEARTH_CUDA_ARCHITECTURES="$arch")
+configure+=("${deps_flags[@]}")
+targets=(hearth-cli backends_op_parity_test)
+[[ $want_cuda == 1 ]] && targets+=(hearth-backend-cuda hearth-cuda-bandwidth backends_cuda_test
+    backends_cuda_decode_test runtime_cuda_model_test)
+# The Vulkan plugin's tests are not known by name here: the whole tree is built for them.
+[[ $want_vulkan == 1 ]] && targets=(all)
+
+if [[ $dry == 0 ]]; then mkdir -p "$logs" "$models"; else logs=/dev/null/x; fi
+build_log=$logs/build.log
+conf_log=$logs/configure.log
+if [[ $dry == 1 ]]; then build_log=/dev/null conf_log=/dev/null; fi
+t0=$(date +%s)
+run "${configure[@]}" >"$conf_log" 2>&1 || { tail -n 40 "$conf_log" >&2; exit 1; }
+# hearth-cli first: it generates the models while the plugin and the tests build.
+run cmake --build "$build" -j "$jobs" --target hearth-cli >"$build_log" 2>&1 ||
+    { tail -n 40 "$build_log" >&2; exit 1; }
+pids=()
+for m in "${bench_models[@]}"; do
+    read -r shape type vocab <<<"$m"
+    file=$models/$shape-$type.gguf
+    if [[ -s $file ]]; then continue; fi
+    echo "+ hearth-cli make-model --shape $shape --type $type -o $file (background)" >&2
+    if [[ $dry == 0 ]]; then
+        "$build/bin/hearth-cli" make-model --shape "$shape" --type "$type" \
+            --vocab "$shared/testdata/vocab/$vocab" -o "$file.tmp" --threads "$jobs" \
+            >"$logs/make-$shape-$type.log" 2>&1 && mv "$file.tmp" "$file" &
+        pids+=($!)
+    fi
+done
+run cmake --build "$build" -j "$jobs" --target "${targets[@]}" >>"$build_log" 2>&1 ||
+    { tail -n 40 "$build_log" >&2; exit 1; }
+build_s=$(($(date +%s) - t0))
+
+# --- tests ----------------------------------------------------------------------------------
+failed=()
+check() {  # name, command...: runs it into logs/name.log, records a failure
+    local name=$1
+    shift
+    echo "+ $*" >&2
+    [[ $dry == 1 ]] && return 0
+    if ! "$@" >"$logs/$name.log" 2>&1; then
+        failed+=("$name")
+        tail -n 30 "$logs/$name.log" >&2
+    fi
+}
+export HEARTH_SHARED_DIR=$shared HEARTH_BACKEND_PATH=$build/bin
+parity=$build/tests/backends/ops/backends_op_parity_test
+parity_tests=0
+if [[ $want_cuda == 1 ]]; then
+    check ctest_cuda ctest --test-dir "$build" -L cuda --output-on-failure
+    # The op-parity suite on the GPU device only (every op x format x KV type, odd shapes).
+    check parity_cuda "$parity" --gtest_filter='*/cuda*'
+    if [[ $dry == 0 ]]; then
+        parity_tests=$(grep -c '^\[       OK \]' "$logs/parity_cuda.log" || true)
+        if [[ $parity_tests == 0 ]]; then
+            failed+=("parity_cuda_ran_nothing")
+        fi
+    fi
+fi
+if [[ $want_vulkan == 1 ]]; then
+    check ctest_vulkan ctest --test-dir "$build" -L vulkan --output-on-failure
+fi
+
+# --- bandwidth and benchmarks ---------------------------------------------------------------
+bandwidth_json='{}'
+if [[ $want_cuda == 1 ]]; then
+    echo "+ $build/bin/hearth-cuda-bandwidth" >&2
+    if [[ $dry == 0 ]]; then bandwidth_json=$("$build/bin/hearth-cuda-bandwidth" 2048 || echo '{}'); fi
+fi
+if [[ ${#pids[@]} -gt 0 ]]; then wait "${pids[@]}" || true; fi
+backends=()
+[[ $want_cuda == 1 ]] && backends+=(cuda)
+[[ $want_vulkan == 1 ]] && backends+=(vulkan)
+bench_lines=()
+for backend in "${backends[@]}"; do
+    for m in "${bench_models[@]}"; do
+        read -r shape type _ <<<"$m"
+        file=$models/$shape-$type.gguf
+        name=bench-$backend-$shape-$type
+        echo "+ hearth-cli bench -m $file --backend $backend --gpu-layers all -p 512 -n 128 -r 2 --json --no-floor" >&2
+        [[ $dry == 1 ]] && continue
+        if (($(date +%s) - t_start > deadline - 60)); then
+            skipped+=("$name")
+            continue
+        fi
+        if [[ ! -s $file ]]; then
+            failed+=("model-$shape-$type")
+            continue
+        fi
+        if "$build/bin/hearth-cli" bench -m "$file" --backend "$backend" --gpu-layers all \
+            -p 512 -n 128 -r 2 --json --no-floor >"$logs/$name.log" 2>&1; then
+            line=$(grep '^{' "$logs/$name.log" | tail -n 1)
+            bench_lines+=("{\"backend\": \"$backend\", \"shape\": \"$shape\", \"type\": \"$type\", \"result\": $line}")
+        else
+            failed+=("$name")
+            tail -n 5 "$logs/$name.log" >&2
+        fi
+    done
+done
+
+# compute-sanitizer last, in the time that is left (it runs the kernels 10-100x slower).
+if [[ $want_cuda == 1 ]]; then
+    left=$((deadline - ($(date +%s) - t_start)))
+    if [[ $dry == 0 && $left -lt 30 ]]; then
+        skipped+=("memcheck")
+    else
+        [[ $left -lt 30 ]] && left=30
+        if command -v compute-sanitizer >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
+            sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+            check memcheck timeout "$left" "$sanitizer" --tool memcheck --error-exitcode 9 \
+                "$parity" --gtest_filter='*/cuda*'
+        elif [[ $dry == 0 ]]; then
+            failed+=("memcheck_missing")
+        fi
+    fi
+fi
+
+# --- the summary ----------------------------------------------------------------------------
+memcheck_errors=None  # Python literal: the summary is written by python3
+if [[ -f $logs/memcheck.log ]]; then
+    n=$(grep -o 'ERROR SUMMARY: [0-9]*' "$logs/memcheck.log" | grep -o '[0-9]*$' | tail -n 1 || true)
+    [[ -n $n ]] && memcheck_errors=$n
+fi
+total_s=$(($(date +%s) - t_start))
+benches=$(IFS=,; echo "[${bench_lines[*]:-}]")
+fails=$(printf '"%s",' "${failed[@]:-}")
+fails="[${fails%,}]"
+[[ $fails == '[""]' ]] && fails='[]'
+skips=$(printf '"%s",' "${skipped[@]:-}")
+skips="[${skips%,}]"
+[[ $skips == '[""]' ]] && skips='[]'
+summary=$(python3 - "$benches" "$bandwidth_json" <<EOF
+import json, sys
+benches = json.loads(sys.argv[1] or "[]")
+bw = json.loads(sys.argv[2] or "{}")
+gbs = bw.get("d2d_gb_s", 0) or 0
+for b in benches:
+    r = b.pop("result")
+    b.update({k: r.get(k) for k in ("pp_tok_s", "tg_tok_s", "decode_bytes_per_token")})
+    per_tok = r.get("decode_bytes_per_token") or 0
+    floor = gbs * 1e9 / per_tok if gbs and per_tok else 0
+    b["decode_floor_tok_s"] = round(floor, 1)
+    b["tg_share_of_floor"] = round(r["tg_tok_s"] / floor, 4) if floor else None
+# The issue's goals, where the bench ran: decode >= 50% of the floor on the 8B shapes,
+# >= 1500 tok/s on tinyllama Q4_0, prefill >= 10000 tok/s on 8B Q4_K_M.
+def find(shape, wtype):
+    return next((b for b in benches if b["backend"] == "cuda" and b["shape"] == shape
+                 and b["type"] == wtype), None)
+goals = {}
+for wtype in ("Q4_K_M", "Q4_0", "Q8_0"):
+    b = find("llama3-8b", wtype)
+    if b and b["tg_share_of_floor"] is not None:
+        goals["llama3-8b_" + wtype + "_tg_half_of_floor"] = b["tg_share_of_floor"] >= 0.5
+b = find("tinyllama-1.1b", "Q4_0")
+if b:
+    goals["tinyllama_Q4_0_tg_1500"] = (b["tg_tok_s"] or 0) >= 1500
+b = find("llama3-8b", "Q4_K_M")
+if b:
+    goals["llama3-8b_Q4_K_M_pp_10000"] = (b["pp_tok_s"] or 0) >= 10000
+print(json.dumps({
+    "mode": "$mode", "dry_run": $dry == 1, "gpu": "$gpu_name", "arch": "$arch",
+    "cores": $jobs, "build_s": ${build_s:-0}, "total_s": $total_s,
+    "parity_tests_on_gpu": $parity_tests, "memcheck_errors": $memcheck_errors,
+    "device_bandwidth": bw,
+    "failed": $fails, "skipped_for_time": $skips, "ok": len($fails) == 0,
+    "goals": goals, "benches": benches,
+}))
+EOF
+)
+if [[ $dry == 0 && -n ${OUT:-} ]]; then
+    echo "$summary" >"$OUT/summary.json"
+    tar -czf "$OUT/logs.tar.gz" -C "$build" logs
+fi
+echo "$summary"
+[[ $fails == '[]' ]]

@@ -1,0 +1,186 @@
+// The CUDA kernels' weight decoders and int8 dot products, run on the host (they are
+// __host__ __device__): checked here on every machine, GPU or not. deq32 must equal the
+// reference decoders bit for bit (GetRows is exact on the GPU); the dp4a units of Q4_0, Q8_0,
+// Q4_K and Q6_K must give the float dot product of the decoded weights with the decoded 8-bit
+// activations.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "cuda_kv.cuh"
+#include "cuda_q8dot.cuh"
+#include "quant/quant_ref.h"
+
+namespace hearth::backend::cuda {
+namespace {
+
+struct Case {
+    quant::Type type;
+    void (*deq)(const uint8_t*, int64_t, float*);
+};
+
+template <uint32_t T>
+void deq(const uint8_t* row, int64_t g, float* y) {
+    deq32<T>(row, g, y);
+}
+
+const Case kCases[] = {
+    {quant::Type::F32, deq<kF32>},       {quant::Type::F16, deq<kF16>},
+    {quant::Type::BF16, deq<kBF16>},     {quant::Type::Q4_0, deq<kQ4_0>},
+    {quant::Type::Q4_1, deq<kQ4_1>},     {quant::Type::Q5_0, deq<kQ5_0>},
+    {quant::Type::Q5_1, deq<kQ5_1>},     {quant::Type::Q8_0, deq<kQ8_0>},
+    {quant::Type::Q2_K, deq<kQ2_K>},     {quant::Type::Q3_K, deq<kQ3_K>},
+    {quant::Type::Q4_K, deq<kQ4_K>},     {quant::Type::Q5_K, deq<kQ5_K>},
+    {quant::Type::Q6_K, deq<kQ6_K>},     {quant::Type::IQ4_NL, deq<kIQ4_NL>},
+    {quant::Type::IQ4_XS, deq<kIQ4_XS>},
+};
+
+// Bytes of a row of k elements: quantized from random floats where the reference can encode
+// the type, else random bytes with small finite f16 scales (every bit pattern of the quants is
+// then decoded).
+std::vector<uint8_t> random_row(quant::Type t, size_t k, std::mt19937& rng) {
+    const size_t bytes = quant::row_bytes(t, k);
+    std::vector<uint8_t> row(bytes);
+    if (quant::can_quantize(t)) {
+        std::normal_distribution<float> nd(0.f, 1.f);
+        std::vector<float> f(k);
+        for (auto& x : f) x = nd(rng);
+        quant::quantize_row(t, f.data(), row.data(), k);
+        return row;
+    }
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (auto& b : row) b = uint8_t(byte(rng));
+    // Every f16 in these layouts gets a modest value (exponent 0x38..0x3B: about 0.5..2).
+    const auto& tr = quant::traits(t);
+    for (size_t blk = 0; blk < bytes / tr.type_size; ++blk) {
+        uint8_t* b = row.data() + blk * tr.type_size;
+        auto fix = [&](size_t off) { b[off + 1] = uint8_t(0x38 | (b[off + 1] & 0x03)); };
+        if (t == quant::Type::Q2_K) {
+            fix(80);
+            fix(82);
+        }
+        if (t == quant::Type::Q3_K) fix(108);
+        if (t == quant::Type::IQ4_XS || t == quant::Type::IQ4_NL) fix(0);
+    }
+    return row;
+}
+
+TEST(CudaDecodeOnHost, Deq32EqualsTheReferenceBitForBit) {
+    std::mt19937 rng(3);
+    for (const Case& c : kCases) {
+        SCOPED_TRACE(quant::traits(c.type).name);
+        const size_t k = 512;
+        for (int rep = 0; rep < 4; ++rep) {
+            const auto row = random_row(c.type, k, rng);
+            std::vector<float> ref(k), got(k);
+            quant::dequantize_row(c.type, row.data(), ref.data(), k);
+            for (int64_t g = 0; g < int64_t(k / 32); ++g) c.deq(row.data(), g, got.data() + g * 32);
+            for (size_t i = 0; i < k; ++i) {
+                ASSERT_EQ(std::memcmp(&got[i], &ref[i], sizeof(float)), 0)
+                    << "element " << i << ": " << got[i] << " vs " << ref[i];
+            }
+        }
+    }
+}
+
+// Activations quantized as k_quantize_q8 does: blocks of 32, d = max|x| / 127, q = rint(x / d).
+void quantize_q8(const std::vector<float>& x, std::vector<int8_t>& q, std::vector<float2>& ds) {
+    const size_t blocks = x.size() / 32;
+    q.assign(x.size(), 0);
+    ds.assign(blocks, make_float2(0.f, 0.f));
+    for (size_t b = 0; b < blocks; ++b) {
+        float amax = 0.f;
+        for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[b * 32 + j]));
+        const float d = amax / 127.f;
+        int sum = 0;
+        for (int j = 0; j < 32; ++j) {
+            const int v = d > 0.f ? int(std::nearbyint(x[b * 32 + j] / d)) : 0;
+            q[b * 32 + j] = int8_t(v);
+            sum += v;
+        }
+        ds[b] = make_float2(d, d * float(sum));
+    }
+}
+
+template <uint32_t T>
+double q8_row_dot(const uint8_t* row, int64_t k, const int8_t* a, const float2* ds) {
+    double s = 0;
+    for (int64_t u = 0; u < k / Q8Dot<T>::kUnit; ++u) s += Q8Dot<T>::dot(row, u, a, ds);
+    return s;
+}
+
+TEST(CudaDecodeOnHost, Dp4aUnitsGiveTheDotProduct) {
+    std::mt19937 rng(5);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    const int64_t k = 1024;
+    struct Q8Case {
+        quant::Type type;
+        double (*dot)(const uint8_t*, int64_t, const int8_t*, const float2*);
+    };
+    const Q8Case cases[] = {{quant::Type::Q4_0, q8_row_dot<kQ4_0>},
+                            {quant::Type::Q8_0, q8_row_dot<kQ8_0>},
+                            {quant::Type::Q4_K, q8_row_dot<kQ4_K>},
+                            {quant::Type::Q6_K, q8_row_dot<kQ6_K>}};
+    for (const Q8Case& c : cases) {
+        SCOPED_TRACE(quant::traits(c.type).name);
+        for (int rep = 0; rep < 8; ++rep) {
+            const auto row = random_row(c.type, size_t(k), rng);
+            std::vector<float> x(static_cast<size_t>(k));
+            for (auto& v : x) v = nd(rng);
+            std::vector<int8_t> q;
+            std::vector<float2> ds;
+            quantize_q8(x, q, ds);
+            // The exact dot of the decoded weights with the decoded activations.
+            std::vector<float> w(static_cast<size_t>(k));
+            quant::dequantize_row(c.type, row.data(), w.data(), size_t(k));
+            double ref = 0, mag = 0;
+            for (int64_t i = 0; i < k; ++i) {
+                const double a = double(q[size_t(i)]) * double(ds[size_t(i / 32)].x);
+                ref += double(w[size_t(i)]) * a;
+                mag += std::fabs(double(w[size_t(i)]) * a);
+            }
+            const double got = c.dot(row.data(), k, q.data(), ds.data());
+            EXPECT_NEAR(got, ref, 1e-5 * mag + 1e-6);
+        }
+    }
+}
+
+// KV append quantizes on the device: the blocks must equal the reference encoder's (the parity
+// suite compares caches), and attention's element decode must equal the reference decoder.
+TEST(CudaDecodeOnHost, KvBlocksEqualTheReferenceEncoder) {
+    std::mt19937 rng(9);
+    std::normal_distribution<float> nd(0.f, 2.f);
+    for (quant::Type t : {quant::Type::Q8_0, quant::Type::Q4_0}) {
+        SCOPED_TRACE(quant::traits(t).name);
+        for (int rep = 0; rep < 200; ++rep) {
+            std::vector<float> v(32);
+            for (auto& x : v) x = nd(rng);
+            if (rep == 0) std::fill(v.begin(), v.end(), 0.f);  // an all-zero block
+            if (rep == 1) {
+                v[5] = 7.f;
+                v[9] = -7.f;
+            }  // a tie of magnitudes
+            if (rep == 2)
+                for (size_t j = 0; j < 32; ++j) v[j] = float(int(j) - 16) * 0.5f;  // exact halves
+            uint8_t ref[34] = {}, got[34] = {};
+            quant::quantize_row(t, v.data(), ref, 32);
+            if (t == quant::Type::Q8_0)
+                quantize_kv_block<kQ8_0>(v.data(), got);
+            else
+                quantize_kv_block<kQ4_0>(v.data(), got);
+            ASSERT_EQ(std::memcmp(ref, got, quant::row_bytes(t, 32)), 0) << "block " << rep;
+            float dec[32];
+            quant::dequantize_row(t, ref, dec, 32);
+            for (int i = 0; i < 32; ++i) {
+                const float e =
+                    t == quant::Type::Q8_0 ? kv_elem<kQ8_0>(ref, i) : kv_elem<kQ4_0>(ref, i);
+                ASSERT_EQ(e, dec[i]) << i;
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace hearth::backend::cuda
