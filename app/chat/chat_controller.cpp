@@ -421,7 +421,11 @@ void ChatController::onFinished(qint64 requestId, const QString& text,
 void ChatController::onFailed(qint64 requestId, const QString& message) {
     if (requestId != m_requestId || !m_generating) return;
     GenerationReport report;
-    report.stopReason = QStringLiteral("error");
+    // A remote reply that already has text (a Continue whose server is down) stays
+    // continuable: the failure was the network's, not the reply's.
+    report.stopReason = modelIsRemote() && !m_replyText.trimmed().isEmpty()
+                            ? QStringLiteral("interrupted")
+                            : QStringLiteral("error");
     finishReply(m_replyText, report);
     setError(tr("The reply could not be generated: %1").arg(message));
     emit errorOccurred(message);

@@ -246,7 +246,7 @@ void Connections::test(const QString& id) {
         Entry* x = find(id);
         if (!x) return;
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const QByteArray body = reply->readAll();
+        const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
         const QByteArray seen = peerCertificateSha256(reply);
         if (!seen.isEmpty() && seen != x->trustedCert.toLower()) x->seenCert = seen;
         QString error;

@@ -99,7 +99,7 @@ void RemoteEngine::pollStop() {
 }
 
 void RemoteEngine::onReadyRead() {
-    if (!m_reply) return;
+    if (!m_reply || !m_reply->isOpen()) return;
     if (m_status == 0)
         m_status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const QByteArray bytes = m_reply->readAll();
