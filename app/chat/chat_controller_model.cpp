@@ -217,6 +217,15 @@ void ChatController::applyModelInfo(const QVariantMap& info) {
         m_modelInfo[QStringLiteral("weightsTip")] =
             from.isEmpty() ? tr("4-bit (converted)") : tr("4-bit (converted from %1)").arg(from);
     }
+    if (info.value(QStringLiteral("remote")).toBool()) {  // a model on a server
+        const QString host = info.value(QStringLiteral("host")).toString();
+        m_modelInfo[QStringLiteral("sizeText")] = QString();
+        m_modelInfo[QStringLiteral("backendLabel")] = tr("Remote · %1").arg(host);
+        m_modelInfo[QStringLiteral("backendTip")] =
+            tr("Runs on the server “%1” (%2); each message is sent there.")
+                .arg(info.value(QStringLiteral("connectionName")).toString(),
+                     info.value(QStringLiteral("baseUrl")).toString());
+    }
     m_modelState = QStringLiteral("ready");
     m_loadFraction = 1;
 }

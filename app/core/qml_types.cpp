@@ -22,7 +22,7 @@ void registerQmlTypes(AppInfo* appInfo) {
     qmlRegisterUncreatableType<ChatListModel>(uri, 1, 0, "ChatListModel", owned);
     qmlRegisterUncreatableType<MessageModel>(uri, 1, 0, "MessageModel", owned);
     qmlRegisterUncreatableType<ModelLibrary>(uri, 1, 0, "ModelLibrary", owned);
-    qmlRegisterUncreatableType<Connections>(uri, 1, 0, "Connections", owned);
+    qmlRegisterUncreatableType<Connections>(uri, 1, 0, "RemoteConnections", owned);
     qmlRegisterSingletonInstance(uri, 1, 0, "AppInfo", appInfo);
 }
 

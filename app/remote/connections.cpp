@@ -12,10 +12,7 @@
 
 namespace hearth::app {
 
-Connections::Connections(QObject* parent)
-    : QObject(parent),
-      m_nam(std::make_unique<QNetworkAccessManager>()),
-      m_keys(new KeyStore(this)) {}
+Connections::Connections(QObject* parent) : QObject(parent), m_keys(new KeyStore(this)) {}
 
 Connections::~Connections() = default;
 
@@ -179,9 +176,17 @@ void Connections::remove(const QString& id) {
     if (!e) return;
     if (e->keyStorage == QLatin1String("keychain")) m_keys->remove(id);
     m_entries.removeIf([&](const Entry& x) { return x.id == id; });
+    dropNetwork(id);
     m_file->remove(id);
     m_file->sync();
     emit changed();
+}
+
+void Connections::dropNetwork(const QString& id) {
+    if (auto it = m_nams.find(id); it != m_nams.end()) {
+        it->second.release()->deleteLater();  // a reply of it may be finishing now
+        m_nams.erase(it);
+    }
 }
 
 void Connections::saveEntry(const Entry& e) {
@@ -237,7 +242,9 @@ void Connections::test(const QString& id) {
     e->error.clear();
     emit changed();
     const RemoteTarget t = target(id, QStringLiteral("-"));
-    QNetworkReply* reply = m_nam->get(remoteRequest(t, QStringLiteral("/models")));
+    auto& nam = m_nams[id];
+    if (!nam) nam = std::make_unique<QNetworkAccessManager>();
+    QNetworkReply* reply = nam->get(remoteRequest(t, QStringLiteral("/models")));
     applyTlsPolicy(reply, t);
     const qint64 serial = ++m_serial;
     reply->setProperty("hearthSerial", serial);
@@ -281,6 +288,7 @@ void Connections::trustSeenCertificate(const QString& id, bool trust) {
     Entry* e = find(id);
     if (!e) return;
     e->trustedCert = trust ? e->seenCert : QByteArray();
+    if (!trust) dropNetwork(id);  // no channel that trusted it stays open
     if (trust) e->seenCert.clear();
     saveEntry(*e);
     test(id);

@@ -10,6 +10,7 @@
 #include <QSettings>
 #include <QVariantList>
 
+#include <map>
 #include <memory>
 
 #include "remote_types.h"
@@ -89,9 +90,12 @@ private:
     static QString normalizeUrl(const QString& url);
     void saveEntry(const Entry& e);
     void storeKey(const QString& id, const QString& key);
+    void dropNetwork(const QString& id);
 
     std::unique_ptr<QSettings> m_file;
-    std::unique_ptr<QNetworkAccessManager> m_nam;
+    // One per connection: an accepted certificate's TLS session or open channel must not
+    // serve another connection to the same host and port.
+    std::map<QString, std::unique_ptr<QNetworkAccessManager>> m_nams;
     KeyStore* m_keys;
     QList<Entry> m_entries;
     QString m_keyWarning;

@@ -37,7 +37,10 @@ RemoteEngine::~RemoteEngine() {
 
 void RemoteEngine::start(const GenerationRequest& request, const RemoteTarget& target) {
     abort();
-    if (!m_nam) m_nam = std::make_unique<QNetworkAccessManager>();
+    // Another endpoint or another trusted certificate: fresh channels and TLS sessions.
+    if (!m_nam || target.connectionId != m_target.connectionId ||
+        target.trustedCertSha256 != m_target.trustedCertSha256)
+        m_nam = std::make_unique<QNetworkAccessManager>();
     m_target = target;
     m_id = request.requestId;
     m_stopping = false;
@@ -131,11 +134,9 @@ void RemoteEngine::onReadyRead() {
 
 void RemoteEngine::fillReport() {
     m_report.generatedTokens = m_usage ? m_usage->completion_tokens : m_deltas;
-    if (m_usage) {
-        m_report.promptTokens = m_usage->prompt_tokens;
-        m_report.computedTokens = m_usage->prompt_tokens;
-        m_report.contextUsed = m_usage->prompt_tokens + m_usage->completion_tokens;
-    }
+    // The server's prompt size goes into the context use only: how much of it the server had
+    // cached, and how fast it read it, is not in the stream (no "reused/computed" line).
+    if (m_usage) m_report.contextUsed = m_usage->prompt_tokens + m_usage->completion_tokens;
     if (m_firstNs >= 0) {
         m_report.timeToFirstTokenMs = static_cast<double>(m_firstNs) / 1e6;
         const double seconds = static_cast<double>(m_clock.nsecsElapsed() - m_firstNs) / 1e9;

@@ -4,14 +4,23 @@
 // inside it keeps the partial reply, marked interrupted; 429/404/500 in OpenAI's error shape,
 // connection refused, an unknown host, a TLS handshake with a plain-HTTP server and a server
 // that never answers each end with a clear message and lose nothing.
+#include <QCryptographicHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslServer>
+#include <QSslSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "message_model.h"
 #include "remote_fixture.h"
+#include "remote_http.h"
 
 using hearth::app::ChatController;
 using hearth::app::MessageModel;
@@ -102,6 +111,36 @@ private slots:
         QCOMPARE(body.value("temperature").toDouble(), 0.0);
     }
 
+    // A chat's own sampling settings reach the request (global values for the rest).
+    void chatSamplingMapsToTheRequest() {
+        ReplayServer server;
+        QVERIFY(server.start());
+        server.stream = ReplayServer::transcript(QStringLiteral("vllm_chat.sse"));
+        QTemporaryDir dir;
+        auto c = openController(dir.path());
+        QVERIFY(c);
+        const QString id = addConnection(*c, server.base(), QStringLiteral("sk-x"));
+        QVERIFY(useRemote(*c, id, QStringLiteral("replayed")));
+        c->settings()->insert(QStringLiteral("systemPrompt"), QStringLiteral("Be brief."));
+        QVERIFY(c->send(QStringLiteral("Hello")));
+        QCOMPARE(waitForReply(*c), QStringLiteral("eos"));
+        c->setChatSampling(QStringLiteral("topP"), 0.5);
+        c->setChatSampling(QStringLiteral("maxTokens"), 7);
+        c->setChatSampling(QStringLiteral("repeatPenalty"), 1.2);
+        QVERIFY(c->send(QStringLiteral("Again")));
+        QCOMPARE(waitForReply(*c), QStringLiteral("eos"));
+        const QJsonObject body = QJsonDocument::fromJson(server.lastBody).object();
+        QCOMPARE(body.value("top_p").toDouble(), 0.5);
+        QCOMPARE(body.value("max_tokens").toInt(), 7);
+        QCOMPARE(body.value("repetition_penalty").toDouble(), 1.2);
+        QCOMPARE(body.value("temperature").toDouble(), 0.0);  // the global setting
+        const QJsonArray messages = body.value("messages").toArray();
+        QCOMPARE(messages.size(), 4);  // system, user, assistant, user
+        QCOMPARE(messages.at(0).toObject().value("role").toString(), QStringLiteral("system"));
+        QCOMPARE(messages.at(2).toObject().value("content").toString(),
+                 QString::fromUtf8("Hello, wörld ✓"));
+    }
+
     void httpErrorsInOpenAiShape_data() {
         QTest::addColumn<QByteArray>("status");
         QTest::addColumn<QString>("expect");
@@ -188,6 +227,61 @@ private slots:
         QVERIFY2(errors.first().at(0).toString().contains("in time"),
                  qPrintable(errors.first().at(0).toString()));
         QTRY_COMPARE(c->messages()->rowCount(), 1);  // the question is kept
+    }
+
+    // HTTPS to a server with a self-signed certificate: refused with its fingerprint until the
+    // person trusts exactly that certificate for that connection; then models and chat work.
+    void selfSignedCertificateNeedsAnExplicitException() {
+        if (!QSslSocket::supportsSsl()) QSKIP("Qt has no TLS backend here");
+        QTemporaryDir certDir;
+        const QString cert = certDir.filePath("cert.pem"), key = certDir.filePath("key.pem");
+        QProcess openssl;
+        openssl.start("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                                  "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1"});
+        if (!openssl.waitForFinished(60000) || openssl.exitCode() != 0)
+            QSKIP("the openssl command is not available to make a test certificate");
+        QFile cf(cert), kf(key);
+        QVERIFY(cf.open(QIODevice::ReadOnly) && kf.open(QIODevice::ReadOnly));
+        const QSslCertificate certificate(&cf, QSsl::Pem);
+        const QSslKey privateKey(&kf, QSsl::Rsa, QSsl::Pem);
+        QVERIFY(!certificate.isNull() && !privateKey.isNull());
+        QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+        config.setLocalCertificate(certificate);
+        config.setPrivateKey(privateKey);
+        config.setPeerVerifyMode(QSslSocket::VerifyNone);
+        ReplayServerOn<QSslServer> server;
+        server.setSslConfiguration(config);
+        QVERIFY(server.start());
+        server.stream = ReplayServer::transcript(QStringLiteral("vllm_chat.sse"));
+
+        QTemporaryDir dir;
+        auto c = openController(dir.path());
+        QVERIFY(c);
+        bool ok = true;
+        QString message;
+        const QString id = addConnection(*c, server.base("https"), {}, &ok, &message);
+        QVERIFY(!id.isEmpty());
+        QVERIFY(!ok);
+        const QString fingerprint =
+            hearth::app::formatFingerprint(certificate.digest(QCryptographicHash::Sha256).toHex());
+        QVERIFY2(message.contains(fingerprint), qPrintable(message));
+        QCOMPARE(c->connections()->list().first().toMap().value("seenCert").toString(),
+                 fingerprint);
+        QSignalSpy tested(c->connections(), &hearth::app::Connections::tested);
+        c->connections()->trustSeenCertificate(id, true);
+        QVERIFY(tested.wait(30000));
+        QVERIFY2(tested.last().at(1).toBool(), qPrintable(tested.last().at(2).toString()));
+        QCOMPARE(c->connections()->list().first().toMap().value("trustedCert").toString(),
+                 fingerprint);
+        QVERIFY(useRemote(*c, id, QStringLiteral("replayed")));
+        QVERIFY(c->send(QStringLiteral("Hello")));
+        QCOMPARE(waitForReply(*c), QStringLiteral("eos"));
+        QCOMPARE(c->messages()->lastAssistantText(), QString::fromUtf8("Hello, wörld ✓"));
+
+        // The exception belongs to that connection: another one to the same server is refused.
+        addConnection(*c, server.base("https"), {}, &ok, &message);
+        QVERIFY(!ok);
+        QVERIFY2(message.contains(fingerprint), qPrintable(message));
     }
 
     void urlsAreCheckedAndNormalized() {

@@ -66,8 +66,9 @@ private:
 
 // Answers each connection once: GET .../models with one model, POST .../chat/completions with
 // `head` + `stream` written in small pieces (then the connection is closed), or nothing at
-// all when `silent` (for timeouts).
-class ReplayServer : public QTcpServer {
+// all when `silent` (for timeouts). Base: QTcpServer, or QSslServer for HTTPS.
+template <class Base>
+class ReplayServerOn : public Base {
 public:
     QByteArray head =
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
@@ -76,15 +77,21 @@ public:
     QByteArray lastBody;  // the last request's body
 
     bool start() {
-        connect(this, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket* s = nextPendingConnection()) {
-                connect(s, &QTcpSocket::readyRead, s, [this, s] { onData(s); });
-                connect(s, &QTcpSocket::disconnected, s, &QObject::deleteLater);
+        auto drain = [this] {
+            while (QTcpSocket* s = this->nextPendingConnection()) {
+                QObject::connect(s, &QTcpSocket::readyRead, s, [this, s] { onData(s); });
+                QObject::connect(s, &QTcpSocket::disconnected, s, &QObject::deleteLater);
             }
-        });
-        return listen(QHostAddress::LocalHost, 0);
+        };
+        QObject::connect(this, &QTcpServer::newConnection, this, drain);
+        QObject::connect(this, &QTcpServer::pendingConnectionAvailable, this, drain);
+        return this->listen(QHostAddress::LocalHost, 0);
     }
-    QString base() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(serverPort()); }
+    QString base(const char* scheme = "http") const {
+        return QStringLiteral("%1://127.0.0.1:%2/v1")
+            .arg(QString::fromLatin1(scheme))
+            .arg(this->serverPort());
+    }
 
     static QByteArray transcript(const QString& name) {
         QFile f(QStringLiteral(HEARTH_TRANSCRIPTS_DIR "/") + name);
@@ -129,6 +136,7 @@ private:
     }
     QHash<QTcpSocket*, QByteArray> m_buffers;
 };
+using ReplayServer = ReplayServerOn<QTcpServer>;
 
 // Adds a connection and waits for its test; returns its id.
 inline QString addConnection(app::ChatController& c, const QString& url, const QString& key,
