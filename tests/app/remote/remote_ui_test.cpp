@@ -88,6 +88,10 @@ private slots:
         QQuickItem* backend = findNamed(window, QStringLiteral("backendBadge"));
         QVERIFY(backend);
         QVERIFY(c->modelInfo().value("backendLabel").toString().contains("127.0.0.1"));
+        QQuickItem* name = findNamed(window, QStringLiteral("modelName"));
+        QVERIFY(name);
+        QTRY_COMPARE(name->property("text").toString(), QStringLiteral("replayed"));
+        QTRY_VERIFY(!name->property("truncated").toBool());  // the name is shown whole
         QVERIFY(c->send(QStringLiteral("Hello")));
         QCOMPARE(waitForReply(*c), QStringLiteral("length"));
         QTRY_VERIFY(findNamed(window, QStringLiteral("thinkingBlock")) != nullptr);
