@@ -12,7 +12,7 @@ PACKAGES=(
   qml6-module-qttest
   libvulkan-dev glslc glslang-tools spirv-tools mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
   libsqlite3-dev sqlite3 libpcre2-dev libgtest-dev nlohmann-json3-dev libcpp-httplib-dev curl
-  libqt6svg6
+  libqt6svg6 qtkeychain-qt6-dev
   xvfb xauth x11-utils imagemagick
   desktop-file-utils appstream shared-mime-info libglib2.0-bin dpkg-dev
 )

@@ -168,10 +168,33 @@ std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
         if (auto e = content_text(m, i, t.content)) return e;
         turns.push_back(std::move(t));
     }
+    // vLLM's continue_final_message: the last (assistant) message is a reply to write on
+    // from its end, so it follows the generation prompt as plain text instead of a closed turn.
+    std::string continued;
+    if (const auto c = b.find("continue_final_message"); c != b.end() && !c->is_null()) {
+        if (!c->is_boolean())
+            return bad_request("'continue_final_message' must be a boolean",
+                               "continue_final_message");
+        if (c->get<bool>()) {
+            if (turns.back().role != "assistant" || turns.size() < 2)
+                return bad_request(
+                    "'continue_final_message' needs an assistant message last, after another",
+                    "continue_final_message");
+            continued = std::move(turns.back().content);
+            turns.pop_back();
+        }
+    }
     auto prompt = build_chat_prompt(model, turns, true);
     if (!prompt)
         return bad_request("the messages could not be rendered: " + prompt.error_message(),
                            "messages");
+    if (!continued.empty()) {
+        auto more = model.tokenize(continued, /*add_special=*/false, /*parse_special=*/false);
+        if (!more)
+            return bad_request("the final message could not be tokenized: " + more.error_message(),
+                               "messages");
+        prompt->tokens.insert(prompt->tokens.end(), more->begin(), more->end());
+    }
     out.gen.prompt = std::move(prompt->tokens);
     out.gen.stop_strings = std::move(prompt->stop_strings);
     return parse_common(b, limits, "messages", out);

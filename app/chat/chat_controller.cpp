@@ -8,6 +8,7 @@
 #include <QJsonObject>
 
 #include "chat_export.h"
+#include "connections.h"
 #include "engine_worker.h"
 #include "model_probe.h"
 #include "queued_call.h"
@@ -95,7 +96,8 @@ ChatController::ChatController(QObject* parent)
     : QObject(parent),
       m_chats(new ChatListModel(this)),
       m_messages(new MessageModel(this)),
-      m_worker(std::make_unique<EngineWorker>()) {
+      m_worker(std::make_unique<EngineWorker>()),
+      m_connections(std::make_unique<Connections>()) {
     m_engineThread.setObjectName(QStringLiteral("hearth-engine"));
     m_worker->moveToThread(&m_engineThread);
     connect(m_worker.get(), &EngineWorker::loadProgress, this,
@@ -152,7 +154,7 @@ ChatController::~ChatController() {
     m_worker->cancelLoad(std::numeric_limits<qint64>::max());
     // Everything already posted to the worker runs first; the wait is also the edge that tells
     // ThreadSanitizer the worker's last use of its state happens before it is destroyed here.
-    callAndWait(m_worker.get(), [] {});
+    callAndWait(m_worker.get(), [w = m_worker.get()] { w->releaseNetwork(); });
     m_engineThread.quit();
     m_engineThread.wait();
     m_worker.reset();
@@ -175,6 +177,7 @@ void ChatController::setDataDir(const QString& dir) {
     m_dataDir = dir;
     QDir().mkpath(dir);
     m_settings = std::make_unique<AppSettings>(dir);
+    m_connections->open(dir);
     if (!m_settings->loadProblem().isEmpty()) setError(m_settings->loadProblem());
     connect(m_settings.get(), &AppSettings::settingChanged, this,
             &ChatController::onSettingChanged);
@@ -410,12 +413,19 @@ void ChatController::onFinished(qint64 requestId, const QString& text,
                                 const GenerationReport& report) {
     if (requestId != m_requestId || !m_generating) return;
     finishReply(m_continuePrefix + text, report);
+    if (report.stopReason == QLatin1String("interrupted"))
+        setError(tr("The reply was cut off: %1 What arrived is kept; Continue writes on from it.")
+                     .arg(report.interruption));
 }
 
 void ChatController::onFailed(qint64 requestId, const QString& message) {
     if (requestId != m_requestId || !m_generating) return;
     GenerationReport report;
-    report.stopReason = QStringLiteral("error");
+    // A remote reply that already has text (a Continue whose server is down) stays
+    // continuable: the failure was the network's, not the reply's.
+    report.stopReason = modelIsRemote() && !m_replyText.trimmed().isEmpty()
+                            ? QStringLiteral("interrupted")
+                            : QStringLiteral("error");
     finishReply(m_replyText, report);
     setError(tr("The reply could not be generated: %1").arg(message));
     emit errorOccurred(message);

@@ -16,6 +16,7 @@
 
 #include "app_settings.h"
 #include "chat_list_model.h"
+#include "connections.h"
 #include "engine_types.h"
 #include "message_model.h"
 #include "model_library.h"
@@ -91,6 +92,11 @@ class ChatController : public QObject {
     Q_PROPERTY(QString apiServerUrl READ apiServerUrl NOTIFY apiServerChanged)
     Q_PROPERTY(QString apiServerError READ apiServerError NOTIFY apiServerChanged)
     Q_PROPERTY(int apiActiveRequests READ apiActiveRequests NOTIFY apiServerChanged)
+    // Remote endpoints (app/remote): their list, tests and served models.
+    Q_PROPERTY(hearth::app::Connections* connections READ connections CONSTANT)
+    // The model in use is on a server (modelInfo: name, host, connectionName, baseUrl): the
+    // local-only settings (INT4, KV type, GPU layers, ...) do not apply.
+    Q_PROPERTY(bool modelRemote READ modelIsRemote NOTIFY modelChanged)
 
 public:
     explicit ChatController(QObject* parent = nullptr);
@@ -161,6 +167,12 @@ public:
     // Deletes the chats' saved KV caches (on the engine thread); savedContextCleared follows.
     Q_INVOKABLE void clearSavedContext();
     Q_INVOKABLE void refreshSavedContext();
+
+    // Uses `model` of connection `connectionId` for the chats (chat_controller_remote.cpp):
+    // checks it is served, then modelLoaded (or modelLoadFailed with modelError saying why).
+    Q_INVOKABLE bool loadRemoteModel(const QString& connectionId, const QString& model);
+    Connections* connections() const;
+    bool modelIsRemote() const;
 
     // --- Chats -----------------------------------------------------------------------------
     Q_INVOKABLE void newChat();
@@ -289,6 +301,7 @@ private:
     std::unique_ptr<StoreThread> m_store;
     QThread m_engineThread;
     std::unique_ptr<EngineWorker> m_worker;
+    std::unique_ptr<Connections> m_connections;
 
     QString m_modelState = QStringLiteral("none");
     double m_loadFraction = 0;

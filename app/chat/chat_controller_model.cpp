@@ -82,6 +82,8 @@ bool ChatController::loadModel(const QUrl& url) {
 
 QString ChatController::loadText() const {
     const int percent = qRound(m_loadFraction * 100);
+    if (m_loadPhase == QLatin1String("connecting"))
+        return tr("Connecting to %1…").arg(m_modelInfo.value(QStringLiteral("host")).toString());
     if (m_loadPhase == QLatin1String("converting"))
         return tr("Converting to 4-bit… %1%").arg(percent);
     return tr("Loading… %1%").arg(percent);
@@ -144,6 +146,11 @@ void ChatController::loadModelAnyway() {
 }
 
 void ChatController::reloadModel() {
+    if (modelIsRemote()) {
+        loadRemoteModel(m_modelInfo.value(QStringLiteral("connectionId")).toString(),
+                        m_modelInfo.value(QStringLiteral("name")).toString());
+        return;
+    }
     const QString path = m_modelInfo.value(QStringLiteral("path")).toString();
     if (!path.isEmpty()) loadModel(QUrl::fromLocalFile(path));
 }
@@ -153,7 +160,7 @@ void ChatController::onModelLoaded(qint64 loadId, const QVariantMap& info) {
     applyModelInfo(info);
     m_reloadNeededBefore = false;
     m_templateNotesShown.clear();  // a new model: its notes are new
-    if (m_settings) {
+    if (m_settings && !modelIsRemote()) {
         m_settings->addRecentModel(info.value(QStringLiteral("path")).toString());
         m_settings->setLastModel(info.value(QStringLiteral("path")).toString());
     }
@@ -210,6 +217,15 @@ void ChatController::applyModelInfo(const QVariantMap& info) {
         m_modelInfo[QStringLiteral("weightsTip")] =
             from.isEmpty() ? tr("4-bit (converted)") : tr("4-bit (converted from %1)").arg(from);
     }
+    if (info.value(QStringLiteral("remote")).toBool()) {  // a model on a server
+        const QString host = info.value(QStringLiteral("host")).toString();
+        m_modelInfo[QStringLiteral("sizeText")] = QString();
+        m_modelInfo[QStringLiteral("backendLabel")] = tr("Remote · %1").arg(host);
+        m_modelInfo[QStringLiteral("backendTip")] =
+            tr("Runs on the server “%1” (%2); each message is sent there.")
+                .arg(info.value(QStringLiteral("connectionName")).toString(),
+                     info.value(QStringLiteral("baseUrl")).toString());
+    }
     m_modelState = QStringLiteral("ready");
     m_loadFraction = 1;
 }
@@ -256,7 +272,8 @@ void ChatController::onTemplateNote(qint64 chatId, const QString& note) {
 
 void ChatController::onSettingChanged(const QString& key) {
     if (key.startsWith(QLatin1String("apiServer"))) applyApiServerSettings();
-    if (AppSettings::needsReload(key) && m_modelState == QLatin1String("ready")) {
+    if (AppSettings::needsReload(key) && m_modelState == QLatin1String("ready") &&
+        !modelIsRemote()) {
         if (!m_reloadNeeded) m_reloadSettings.clear();
         if (!m_reloadSettings.contains(key)) m_reloadSettings.append(key);
         m_reloadNeeded = true;

@@ -34,6 +34,8 @@ QString MessageModel::stateOf(const Message& m) {
     if (m.status == MessageStatus::Streaming) return QStringLiteral("streaming");
     if (m.status == MessageStatus::Interrupted) return QStringLiteral("interrupted");
     const QString& r = m.stats.stopReason;
+    // A remote reply whose stream broke keeps its text, as one cut off by a crash.
+    if (r == QLatin1String("interrupted")) return r;
     if (r == QLatin1String("stopped") || r == QLatin1String("length") ||
         r == QLatin1String("context-full") || r == QLatin1String("error"))
         return r;

@@ -16,6 +16,7 @@
 #include "hearth/session.h"
 #include "hearth/speculative.h"
 #include "model/int4_convert.h"
+#include "run_remote.h"
 
 namespace {
 
@@ -70,7 +71,19 @@ constexpr const char* kUsage =
     "                          adapt K to the recent acceptance rate\n"
     "      --draft-fixed       keep K fixed (no adaptation)\n"
     "  With either, one more stderr line:\n"
-    "  speculative: DRAFTER | steps N | drafted N | accepted N (R%) | mean accepted length L\n";
+    "  speculative: DRAFTER | steps N | drafted N | accepted N (R%) | mean accepted length L\n"
+    "\n"
+    "A model on a server (another Hearth, vLLM, LMDeploy, llama.cpp's server: OpenAI API):\n"
+    "  hearth-cli run --remote URL --model NAME -p PROMPT [--system TEXT] [sampling options]\n"
+    "      --remote URL        the server's base URL, e.g. http://127.0.0.1:8080/v1 (https is\n"
+    "                          checked against the system's certificates)\n"
+    "      --model NAME        the model as GET URL/models lists it\n"
+    "      --api-key KEY       sent as a bearer token (default: $HEARTH_API_KEY)\n"
+    "      --timeout S         connect and between-bytes timeout in seconds (default 120)\n"
+    "  PROMPT is sent as a user message (the server applies its chat template); -n, --temp,\n"
+    "  --top-k, --top-p, --min-p, --repeat-penalty and --seed map to the request. The reply\n"
+    "  (reasoning inside <think>...</think>) goes to stdout, then one stderr line:\n"
+    "  remote: NAME | generation: N tokens in S s (R tok/s) | first token: T ms | finish: F\n";
 
 std::atomic<bool> g_interrupted{false};
 hearth::Context* g_context = nullptr;
@@ -152,6 +165,9 @@ int run(std::span<const std::string> argv) {
         {"draft-model", 0, true},
         {"draft-max", 0, true},
         {"draft-fixed", 0, false},
+        {"remote", 0, true},
+        {"api-key", 0, true},
+        {"timeout", 0, true},
     };
     specs.insert(specs.end(), std::begin(hearth::cli::kDeviceOptionSpecs),
                  std::end(hearth::cli::kDeviceOptionSpecs));
@@ -159,6 +175,11 @@ int run(std::span<const std::string> argv) {
     auto args = hearth::cli::Args::parse(argv, specs, err);
     if (!args) {
         std::fprintf(stderr, "hearth-cli run: %s\n%s", err.c_str(), kUsage);
+        return 2;
+    }
+    if (args->has("remote")) return hearth::cli::run_remote(*args);
+    if (args->has("api-key") || args->has("timeout")) {
+        std::fprintf(stderr, "hearth-cli run: --api-key and --timeout go with --remote\n");
         return 2;
     }
     if (!args->has("model") || args->has("prompt") == args->has("prompt-ids")) {

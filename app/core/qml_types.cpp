@@ -6,6 +6,7 @@
 #include "app_settings.h"
 #include "chat_controller.h"
 #include "chat_list_model.h"
+#include "connections.h"
 #include "message_model.h"
 #include "model_library.h"
 #include "model_picker.h"
@@ -21,6 +22,7 @@ void registerQmlTypes(AppInfo* appInfo) {
     qmlRegisterUncreatableType<ChatListModel>(uri, 1, 0, "ChatListModel", owned);
     qmlRegisterUncreatableType<MessageModel>(uri, 1, 0, "MessageModel", owned);
     qmlRegisterUncreatableType<ModelLibrary>(uri, 1, 0, "ModelLibrary", owned);
+    qmlRegisterUncreatableType<Connections>(uri, 1, 0, "RemoteConnections", owned);
     qmlRegisterSingletonInstance(uri, 1, 0, "AppInfo", appInfo);
 }
 

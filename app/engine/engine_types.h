@@ -86,6 +86,8 @@ struct GenerationReport {
     qint64 accepted = 0;
     double meanAcceptedLength = 0;
     QString speculativeNote;
+    // A remote reply whose stream broke after text arrived (stopReason "interrupted"): why.
+    QString interruption;
 };
 
 }  // namespace hearth::app

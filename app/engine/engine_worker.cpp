@@ -14,6 +14,7 @@
 #include "hearth/session.h"
 #include "hearth/speculative.h"
 #include "model_probe.h"
+#include "remote_engine.h"
 #include "saved_contexts.h"
 
 namespace hearth::app {
@@ -105,7 +106,7 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
     // The model in use stays until the new one is in: a file that fails any check, a load that
     // fails or is cancelled (an INT4 reload included) leaves it loaded.
     auto refuse = [&](const QString& message) {
-        if (m_model) send(&EngineWorker::modelKept, loadId, describeModel());
+        if (m_model || m_remoteTarget) send(&EngineWorker::modelKept, loadId, describeModel());
         send(&EngineWorker::modelLoadFailed, loadId, path, message);
     };
     if (m_loadCancelFlag.load()) return refuse(QStringLiteral("cancelled"));
@@ -119,6 +120,7 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
                 .arg(formatFileSize(probe.estimateBytes), formatFileSize(probe.physicalBytes)));
     }
 
+    dropRemote();
     stopApiServer();
     dropSessions(/*save=*/true);
     // The weights are memory-mapped, so holding the previous model while the new one loads
@@ -165,6 +167,7 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
 }
 
 void EngineWorker::unloadModel() {
+    dropRemote();
     stopApiServer();
     dropSessions(/*save=*/true);
     m_draftModel.reset();
@@ -369,6 +372,7 @@ EngineWorker::SessionSlot* EngineWorker::slotFor(qint64 chatId, const QList<QByt
 
 void EngineWorker::generate(const GenerationRequest& request) {
     const qint64 id = request.requestId;
+    if (m_remoteTarget) return generateRemote(request);
     if (!m_model) {
         send(&EngineWorker::failed, id, tr("No model is loaded."));
         return;
@@ -571,6 +575,7 @@ void EngineWorker::generate(const GenerationRequest& request) {
 }
 
 QVariantMap EngineWorker::describeModel() const {
+    if (!m_model && m_remoteTarget) return describeRemote();
     const ModelInfo& info = m_model->info();
     QVariantList backends;
     QString used;

@@ -17,10 +17,12 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 
 #include "engine_types.h"
 #include "queued_call.h"
+#include "remote_types.h"
 
 #include "hearth/engine.h"
 
@@ -32,6 +34,7 @@ class KvStore;
 namespace hearth::app {
 
 class ChatSession;
+class RemoteEngine;
 class SavedContexts;
 
 class EngineWorker : public QObject {
@@ -52,6 +55,13 @@ public:
 public slots:
     void loadModel(qint64 loadId, const QString& path, const hearth::app::EngineConfig& config);
     void unloadModel();
+    // Chats go to a model on a server of the OpenAI API (app/remote) instead of a local file:
+    // the local model is unloaded (its chats saved) and modelLoaded answers with the remote
+    // model's description ({remote: true, name, host, ...}). Ends with the next load or unload.
+    void useRemote(qint64 loadId, const hearth::app::RemoteTarget& target);
+    // Ends network use on the engine thread (its QNetworkAccessManager is destroyed there);
+    // called before the thread stops.
+    void releaseNetwork();
     // New context settings: sessions are rebuilt on their next turn.
     void setConfig(const hearth::app::EngineConfig& config);
     void generate(const hearth::app::GenerationRequest& request);
@@ -116,6 +126,10 @@ private:
     void saveSlot(SessionSlot& slot);
     bool stopRequested(qint64 requestId) const;
     QVariantMap describeModel() const;
+    QVariantMap describeRemote() const;
+    void generateRemote(const GenerationRequest& request);  // engine_worker_remote.cpp
+    // Leaves the remote model (a request in flight ends as stopped).
+    void dropRemote();
     // Saves (when asked) and closes every chat, and the KV store.
     void dropSessions(bool save);
     QString kvTypeName() const;
@@ -133,6 +147,8 @@ private:
     std::shared_ptr<Model> m_draftModel;  // for speculative decoding with a draft model
     std::unique_ptr<Drafter> m_drafter;
     QString m_drafterNote;  // why the drafter could not be made (kept until the setting changes)
+    std::optional<RemoteTarget> m_remoteTarget;  // set: chats go to this remote model
+    std::unique_ptr<RemoteEngine> m_remote;      // made on first use, on the engine thread
 
     std::atomic<qint64> m_stopUpTo{0};
     std::atomic<qint64> m_cancelLoadUpTo{0};

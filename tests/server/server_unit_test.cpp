@@ -132,6 +132,36 @@ TEST_F(ServerRequests, ChatParametersReachTheRequest) {
     EXPECT_EQ(d.gen.max_tokens, 512 - static_cast<int32_t>(d.gen.prompt.size()));
 }
 
+// vLLM's continue_final_message (what the app's Continue sends to a remote model): the last
+// assistant message is written on from its end: the prompt is the conversation before it
+// with the generation prompt, then that message's text as plain tokens.
+TEST_F(ServerRequests, ContinueFinalMessageWritesOnFromTheReply) {
+    const json user = {{"role", "user"}, {"content", "Hi"}};
+    const json partial = {{"role", "assistant"}, {"content", "Once upon a"}};
+    ParsedRequest before, continued, closed;
+    ASSERT_FALSE(chat({{"messages", {user}}}, before).has_value());
+    ASSERT_FALSE(chat({{"messages", {user, partial}},
+                       {"continue_final_message", true},
+                       {"add_generation_prompt", false}},
+                      continued)
+                     .has_value());
+    auto text = model_->tokenize("Once upon a", false, false);
+    ASSERT_TRUE(text.is_ok());
+    std::vector<int32_t> expected = before.gen.prompt;
+    expected.insert(expected.end(), text->begin(), text->end());
+    EXPECT_EQ(continued.gen.prompt, expected);
+    // Without it the assistant message is a closed turn followed by a new generation prompt.
+    ASSERT_FALSE(chat({{"messages", {user, partial}}}, closed).has_value());
+    EXPECT_NE(closed.gen.prompt, expected);
+    ParsedRequest r;
+    auto e = chat({{"messages", {user}}, {"continue_final_message", true}}, r);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->param, "continue_final_message");
+    e = chat({{"messages", {user, partial}}, {"continue_final_message", "yes"}}, r);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->param, "continue_final_message");
+}
+
 TEST_F(ServerRequests, BadParametersNameThemselves) {
     const json msgs = {{{"role", "user"}, {"content", "Hi"}}};
     const std::pair<json, const char*> cases[] = {

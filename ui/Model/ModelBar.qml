@@ -66,7 +66,9 @@ ToolBar {
             // Takes what is left, up to its full width, and elides below that.
             Layout.fillWidth: true
             Layout.minimumWidth: 40
-            Layout.maximumWidth: Math.min(implicitWidth, 320 * bar.unit)
+            // Rounded up: the layout gives whole pixels, and a width a fraction short of the
+            // text's elides it ("re…ed").
+            Layout.maximumWidth: Math.min(Math.ceil(implicitWidth), 320 * bar.unit)
             elide: Text.ElideMiddle
             text: bar.ready ? bar.info.name
                   : (bar.controller.modelState === "loading" ? qsTr("Loading %1…").arg(bar.info.name)
@@ -77,7 +79,7 @@ ToolBar {
         }
         Label {
             objectName: "modelSize"
-            visible: bar.ready && !bar.veryNarrow
+            visible: bar.ready && !bar.veryNarrow && text.length > 0  // none for a remote model
             text: bar.info.sizeText || ""
             color: Theme.c.textMuted
             font.pixelSize: Theme.fontSmall

@@ -6,7 +6,8 @@ import Hearth
 import Hearth.App
 
 // The model library: every .gguf in the chosen folders and the recent files, with what each
-// is and whether it fits in the memory free now (the engine's estimate), and Load.
+// is and whether it fits in the memory free now (the engine's estimate), and Load; below, the
+// models on servers (Servers…), marked remote with their host.
 ThemedDialog {
     id: dialog
 
@@ -50,6 +51,12 @@ ThemedDialog {
                 objectName: "addModelFolder"
                 text: qsTr("Add folder…")
                 onClicked: folderDialog.open()
+            }
+            HeaderButton {
+                objectName: "openConnections"
+                text: qsTr("Servers…")
+                tip: qsTr("Models on a server: vLLM, LMDeploy, llama.cpp's server or another Hearth")
+                onClicked: connectionsDialog.open()
             }
         }
         ListView {
@@ -144,6 +151,80 @@ ThemedDialog {
                 font.pixelSize: Theme.fontBody
             }
         }
+        Label {
+            visible: remoteList.count > 0
+            text: qsTr("On servers")
+            color: Theme.c.text
+            font.pixelSize: Theme.fontBody
+            font.bold: true
+        }
+        ListView {
+            id: remoteList
+            objectName: "remoteModelList"
+            visible: count > 0
+            Layout.fillWidth: true
+            Layout.preferredHeight: Math.min(contentHeight, 160)
+            clip: true
+            spacing: 4
+            model: dialog.controller && dialog.controller.connections
+                   ? dialog.controller.connections.remoteModels : []
+            delegate: Rectangle {
+                id: remoteRow
+                required property var modelData
+                readonly property bool inUse: dialog.controller.modelRemote
+                    && dialog.controller.modelInfo.connectionId === modelData.connectionId
+                    && dialog.controller.modelInfo.name === modelData.model
+                objectName: "remoteModel"
+                width: ListView.view.width
+                implicitHeight: remoteEntry.implicitHeight + 12
+                radius: 6
+                color: inUse ? Theme.c.dropActive : "transparent"
+                border.color: Theme.c.border
+                Accessible.role: Accessible.ListItem
+                Accessible.name: qsTr("%1, remote, on %2").arg(modelData.model).arg(modelData.host)
+                RowLayout {
+                    id: remoteEntry
+                    anchors.fill: parent
+                    anchors.margins: 6
+                    spacing: 10
+                    ColumnLayout {
+                        Layout.fillWidth: true
+                        spacing: 2
+                        Label {
+                            Layout.fillWidth: true
+                            text: remoteRow.modelData.model + (remoteRow.inUse ? "  " + qsTr("(in use)") : "")
+                            elide: Text.ElideRight
+                            color: Theme.c.text
+                            font.pixelSize: Theme.fontBody
+                            font.bold: true
+                        }
+                        Label {
+                            Layout.fillWidth: true
+                            elide: Text.ElideRight
+                            text: qsTr("%1 · %2").arg(remoteRow.modelData.connectionName).arg(remoteRow.modelData.host)
+                            color: Theme.c.textMuted
+                            font.pixelSize: Theme.fontSmall
+                        }
+                    }
+                    Label {
+                        objectName: "remoteBadge"
+                        text: qsTr("Remote · %1").arg(remoteRow.modelData.host)
+                        color: Theme.c.accent
+                        font.pixelSize: Theme.fontSmall
+                        font.bold: true
+                    }
+                    Button {
+                        text: qsTr("Use")
+                        enabled: !remoteRow.inUse
+                        Accessible.name: qsTr("Use %1 on %2").arg(remoteRow.modelData.model).arg(remoteRow.modelData.host)
+                        onClicked: {
+                            dialog.controller.loadRemoteModel(remoteRow.modelData.connectionId, remoteRow.modelData.model)
+                            dialog.close()
+                        }
+                    }
+                }
+            }
+        }
         RowLayout {
             Layout.fillWidth: true
             Repeater {
@@ -161,6 +242,12 @@ ThemedDialog {
                 onClicked: dialog.close()
             }
         }
+    }
+
+    ConnectionsDialog {
+        id: connectionsDialog
+        controller: dialog.controller
+        parent: dialog.parent
     }
 
     FolderDialog {

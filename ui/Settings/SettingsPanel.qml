@@ -12,6 +12,8 @@ Drawer {
     required property ChatController controller
     readonly property var st: controller.settings
     readonly property var reasons: controller.modelInfo.backendReasons
+    // Settings of the local engine only; hidden while the model in use is on a server.
+    readonly property bool local: !controller.modelRemote
 
     function backendOption(value, text) {
         const known = reasons !== undefined && reasons[value] !== undefined
@@ -42,8 +44,19 @@ Drawer {
                 font.pixelSize: Theme.fontLarge
                 font.bold: true
             }
+            Label {
+                objectName: "remoteSettingsNote"
+                visible: !panel.local
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: qsTr("The model in use runs on %1: its backend, memory, context and 4-bit settings are the server's, so they are not shown here. Sampling and the system prompt are sent with every message.")
+                      .arg(panel.controller.modelInfo.host || "")
+                color: Theme.c.textMuted
+                font.pixelSize: Theme.fontSmall
+            }
             ChoiceRow {
                 objectName: "backendSetting"
+                visible: panel.local
                 Layout.rightMargin: 28
                 label: qsTr("Backend")
                 note: qsTr("Applies when the model is loaded again.")
@@ -53,6 +66,7 @@ Drawer {
                 onChosen: v => panel.st.backend = v
             }
             SettingRow {
+                visible: panel.local
                 label: qsTr("GPU layers")
                 note: qsTr("Layers run on the GPU, the rest on the CPU. Auto puts as many as fit in its free memory.")
                     + " " + qsTr("Applies when the model is loaded again.")
@@ -71,6 +85,7 @@ Drawer {
             }
             ChoiceRow {
                 objectName: "kvSetting"
+                visible: panel.local
                 label: qsTr("KV cache")
                 note: qsTr("Applies from the next message. Q8 and Q4 hold longer chats in less memory.")
                       + (panel.st && panel.st.kvType === "q4_0"
@@ -94,6 +109,7 @@ Drawer {
                 }
             }
             SettingRow {
+                visible: panel.local
                 label: qsTr("4-bit weights")
                 note: qsTr("Converts 16/8-bit models to 4-bit when loading: about a quarter of the memory, faster replies; the first load takes longer, then it is cached.")
                     + " " + qsTr("Applies when the model is loaded again.")
@@ -122,6 +138,7 @@ Drawer {
             }
             NumberRow {
                 objectName: "contextSetting"
+                visible: panel.local
                 label: qsTr("Context length (tokens)")
                 note: qsTr("0 uses the model's own length, at most 4096. Applies from the next message.")
                 from: 0; to: 131072
@@ -130,6 +147,7 @@ Drawer {
             }
             NumberRow {
                 objectName: "kvMemorySetting"
+                visible: panel.local
                 label: qsTr("KV memory (MB)")
                 note: qsTr("Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory, at most eight full contexts. Applies from the next message.")
                 from: 0; to: 262144
@@ -137,6 +155,7 @@ Drawer {
                 onEdited: v => panel.st.kvMemoryMB = v
             }
             SettingRow {
+                visible: panel.local
                 label: qsTr("Saved context")
                 note: qsTr("Chats' context is kept on disk so they continue at once after a restart. Oldest are deleted past the limit (MB).")
                 SpinBox {
@@ -154,6 +173,7 @@ Drawer {
                 }
             }
             NumberRow {
+                visible: panel.local
                 label: qsTr("CPU threads")
                 note: qsTr("0 uses all cores. Applies from the next message.")
                 from: 0; to: 256
@@ -162,6 +182,7 @@ Drawer {
             }
             ChoiceRow {
                 objectName: "speculativeSetting"
+                visible: panel.local
                 label: qsTr("Speculative decoding")
                 note: qsTr("Drafts several tokens and lets the model check them in one step: the same replies, faster when the drafts are right. Prompt lookup drafts from the chat's own text (code being edited, quotes); a draft model is a smaller model with the same vocabulary. Applies from the next message.")
                 value: panel.st ? panel.st.speculative : "off"
@@ -170,7 +191,7 @@ Drawer {
                 onChosen: v => panel.st.speculative = v
             }
             SettingRow {
-                visible: panel.st ? panel.st.speculative === "draft" : false
+                visible: panel.local && (panel.st ? panel.st.speculative === "draft" : false)
                 label: qsTr("Draft model file")
                 TextField {
                     objectName: "draftModelSetting"
