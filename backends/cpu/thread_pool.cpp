@@ -19,7 +19,10 @@ namespace hearth::cpu {
 
 namespace {
 
-constexpr int kSpinIterations = 4000;   // tens of microseconds of pause instructions
+constexpr int kSpinIterations = 4000;  // tens of microseconds of pause instructions
+// With more threads than cores a spinning thread takes the core from one that has work: spin
+// only briefly, then sleep.
+constexpr int kOversubscribedSpinIterations = 64;
 constexpr size_t kChunksPerThread = 4;  // balance when a thread is slow or descheduled
 constexpr size_t kMaxChunks = 0xFFFF;   // the claim word's count field
 
@@ -36,8 +39,8 @@ inline void cpu_relax() {
 // someone needs it; seq_cst on both sides makes either the sleeper see the new value or the
 // writer see the sleeper.
 template <typename T>
-T wait_change(const std::atomic<T>& value, T old, std::atomic<int>& sleepers) {
-    for (int i = 0; i < kSpinIterations; ++i) {
+T wait_change(const std::atomic<T>& value, T old, std::atomic<int>& sleepers, int spins) {
+    for (int i = 0; i < spins; ++i) {
         T v = value.load(std::memory_order_acquire);
         if (v != old) return v;
         cpu_relax();
@@ -55,6 +58,7 @@ T wait_change(const std::atomic<T>& value, T old, std::atomic<int>& sleepers) {
 
 struct ThreadPool::Impl {
     int n_threads = 1;
+    int spins = kSpinIterations;
     std::vector<std::thread> workers;
 
     // The current job; written by the caller before `claims` is published and unchanged until
@@ -106,7 +110,7 @@ struct ThreadPool::Impl {
     void worker_loop(int t) {
         uint64_t seen = 0;
         for (;;) {
-            seen = wait_change(generation, seen, worker_sleepers);
+            seen = wait_change(generation, seen, worker_sleepers, spins);
             if (stop.load(std::memory_order_acquire)) return;
             size_t index = 0;
             while (claim(index)) run_chunk(index, t);
@@ -116,6 +120,9 @@ struct ThreadPool::Impl {
 
 ThreadPool::ThreadPool(int n_threads) : impl_(std::make_unique<Impl>()) {
     impl_->n_threads = std::max(1, n_threads);
+    const unsigned cores = std::thread::hardware_concurrency();  // 0: unknown
+    if (cores > 0 && static_cast<unsigned>(impl_->n_threads) > cores)
+        impl_->spins = kOversubscribedSpinIterations;
     impl_->workers.reserve(static_cast<size_t>(impl_->n_threads - 1));
     for (int t = 1; t < impl_->n_threads; ++t)
         impl_->workers.emplace_back([this, t] { impl_->worker_loop(t); });
@@ -156,7 +163,7 @@ void ThreadPool::parallel_for(size_t n, size_t grain,
     while (p.claim(index)) p.run_chunk(index, 0);
     // Wait for the chunks other threads are still running.
     int left = p.remaining.load(std::memory_order_acquire);
-    while (left != 0) left = wait_change(p.remaining, left, p.caller_sleepers);
+    while (left != 0) left = wait_change(p.remaining, left, p.caller_sleepers, p.spins);
     p.fn = nullptr;
 }
 
