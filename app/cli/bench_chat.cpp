@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -23,6 +24,18 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
+
+// Process CPU time (all threads), ms: on a shared machine wall time mostly measures the other
+// programs; CPU time measures the work (spinning workers included).
+double cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return 1e3 * static_cast<double>(ts.tv_sec) + 1e-6 * static_cast<double>(ts.tv_nsec);
+}
+
+struct Timed {
+    double wall = -1, cpu = -1;  // ms; < 0: failed
+};
 
 struct Config {
     int turns = 10;
@@ -55,15 +68,16 @@ GenerateOptions first_token() {
     return o;
 }
 
-// Prefill + first sampled token on a fresh store (no reuse possible). Returns ms, or < 0.
-double cold_ttft(std::shared_ptr<Model> model, const Config& c, std::span<const int32_t> toks) {
+// Prefill + first sampled token on a fresh store (no reuse possible); wall and CPU ms.
+Timed cold_ttft(std::shared_ptr<Model> model, const Config& c, std::span<const int32_t> toks) {
     auto store = KvStore::create(model, {.kv_type = c.kv, .n_ctx = c.n_ctx});
-    if (!store) return -1;
+    if (!store) return {};
     auto s = Session::create(*store, {.n_threads = c.threads});
-    if (!s) return -1;
+    if (!s) return {};
     const auto t0 = Clock::now();
-    if (!(*s)->prefill(toks) || !(*s)->generate(first_token())) return -1;
-    return ms_since(t0);
+    const double c0 = cpu_ms();
+    if (!(*s)->prefill(toks) || !(*s)->generate(first_token())) return {};
+    return {ms_since(t0), cpu_ms() - c0};
 }
 
 // The restart column: the chat saved before this turn is restored by a new hearth-cli process
@@ -214,7 +228,8 @@ int run_bench_chat(const Args& args) {
                 c.user_tokens, c.reply_tokens);
     std::printf(
         "turn | context | new | TTFT reuse ms | TTFT restart ms | TTFT full ms | new-only ms "
-        "| full/reuse | restart/reuse | reuse/new-only\n");
+        "| full/reuse | restart/reuse | reuse/new-only | reuse CPU ms | new-only CPU ms | CPU "
+        "reuse/new-only\n");
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     const auto saved = std::filesystem::temp_directory_path() /
                        ("hearth_bench_restart_" + std::to_string(::getpid()) + ".hkv");
@@ -235,15 +250,16 @@ int run_bench_chat(const Args& args) {
         if (measure_full && turn > 1 && s.save(saved))
             restart = restart_ttft(self, *path, c, saved, parts);
         const auto t0 = Clock::now();
+        const double c0 = cpu_ms();
         auto rep = s.prefill(turns);
         if (!rep || !s.generate(first_token())) {
             std::fprintf(stderr, "hearth-cli bench: turn %d failed: %s\n", turn,
                          rep ? "generate" : rep.error_message().c_str());
             return 1;
         }
-        const double reuse = ms_since(t0);
-        const double full = measure_full ? cold_ttft(*model, c, flat) : -1;
-        const double new_only = cold_ttft(*model, c, parts.back());
+        const double reuse = ms_since(t0), reuse_cpu = cpu_ms() - c0;
+        const double full = measure_full ? cold_ttft(*model, c, flat).wall : -1;
+        const Timed new_only = cold_ttft(*model, c, parts.back());
         char restart_s[32] = "-", ratio_s[32] = "-", full_s[32] = "-", full_ratio_s[32] = "-";
         if (restart > 0) {
             std::snprintf(restart_s, sizeof restart_s, "%.1f", restart);
@@ -253,9 +269,12 @@ int run_bench_chat(const Args& args) {
             std::snprintf(full_s, sizeof full_s, "%.1f", full);
             std::snprintf(full_ratio_s, sizeof full_ratio_s, "%.2fx", full / reuse);
         }
-        std::printf("%4d | %7zu | %3lld | %13.1f | %15s | %12s | %11.1f | %10s | %13s | %14.2f\n",
-                    turn, flat.size(), static_cast<long long>(rep->n_computed), reuse, restart_s,
-                    full_s, new_only, full_ratio_s, ratio_s, reuse / new_only);
+        std::printf(
+            "%4d | %7zu | %3lld | %13.1f | %15s | %12s | %11.1f | %10s | %13s | %14.2f | %12.1f | "
+            "%15.1f | %18.2f\n",
+            turn, flat.size(), static_cast<long long>(rep->n_computed), reuse, restart_s, full_s,
+            new_only.wall, full_ratio_s, ratio_s, reuse / new_only.wall, reuse_cpu, new_only.cpu,
+            reuse_cpu / new_only.cpu);
         std::fflush(stdout);
         // The reply, as if generated: evaluated now, outside the timed part.
         parts.push_back(script(rng, c.reply_tokens, V));
@@ -278,7 +297,7 @@ int run_bench_chat(const Args& args) {
         auto rep = (*second)->prefill(turns);
         if (!rep || !(*second)->generate(first_token())) return 1;
         const double shared = ms_since(t0);
-        const double alone = cold_ttft(*model, c, user);
+        const double alone = cold_ttft(*model, c, user).wall;
         std::printf(
             "second chat, same system prompt (%d tokens): TTFT %.1f ms (reused %lld, computed "
             "%lld) | its message alone: %.1f ms | %.2fx\n",

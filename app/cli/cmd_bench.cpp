@@ -41,12 +41,15 @@ it barely moves when other programs share the cores, so it compares runs on a bu
 --chat: a scripted multi-turn chat (seeded random token ids) on one Session. Per turn it
 prints one table row:
   turn | context | new | TTFT reuse ms | TTFT restart ms | TTFT full ms | new-only ms
-       | full/reuse | restart/reuse | reuse/new-only
+       | full/reuse | restart/reuse | reuse/new-only | reuse CPU ms | new-only CPU ms
+       | CPU reuse/new-only
 where TTFT reuse is prefill (reusing the cached history) + first token, TTFT restart the
 same in a new hearth-cli process that restores the chat saved before the turn (restore +
 prefill + first token; its model load is not counted), TTFT full the same on a fresh cache
 (whole chat re-prefilled), new-only a fresh prefill of just the new message. Restart and full
 are measured on the turns --full-every selects (others print "-"; restart from turn 2).
+The CPU columns are the process CPU time of TTFT reuse and new-only: on a busy machine
+their ratio holds where the wall-clock one does not.
 Then: second chat, same system prompt (N tokens): TTFT X ms (reused, computed) | its message
 alone: Y ms | X/Y (a new Session on the same store, its first turn after the system prompt);
 restore N tokens (S MiB file): R ms | re-prefill: P ms | Kx

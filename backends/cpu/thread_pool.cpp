@@ -1,9 +1,13 @@
 // Persistent workers woken by a job generation counter. Workers spin a little after each job
 // (the next op usually follows within microseconds) and then sleep on the counter (futex).
+// A job is cut into a few chunks per thread that every thread, the caller included, claims
+// from one atomic word: on a busy machine a descheduled worker delays at most the chunk it
+// is running, instead of the caller waiting for the OS to run it (a convoy per op).
 #include "thread_pool.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -16,6 +20,11 @@ namespace hearth::cpu {
 namespace {
 
 constexpr int kSpinIterations = 4000;  // tens of microseconds of pause instructions
+// With more threads than cores a spinning thread takes the core from one that has work: spin
+// only briefly, then sleep.
+constexpr int kOversubscribedSpinIterations = 64;
+constexpr size_t kChunksPerThread = 4;  // balance when a thread is slow or descheduled
+constexpr size_t kMaxChunks = 0xFFFF;   // the claim word's count field
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -30,8 +39,8 @@ inline void cpu_relax() {
 // someone needs it; seq_cst on both sides makes either the sleeper see the new value or the
 // writer see the sleeper.
 template <typename T>
-T wait_change(const std::atomic<T>& value, T old, std::atomic<int>& sleepers) {
-    for (int i = 0; i < kSpinIterations; ++i) {
+T wait_change(const std::atomic<T>& value, T old, std::atomic<int>& sleepers, int spins) {
+    for (int i = 0; i < spins; ++i) {
         T v = value.load(std::memory_order_acquire);
         if (v != old) return v;
         cpu_relax();
@@ -49,16 +58,24 @@ T wait_change(const std::atomic<T>& value, T old, std::atomic<int>& sleepers) {
 
 struct ThreadPool::Impl {
     int n_threads = 1;
+    int spins = kSpinIterations;
     std::vector<std::thread> workers;
 
-    // The current job; written by the caller before `generation` is bumped.
+    // The current job; written by the caller before `claims` is published and unchanged until
+    // every chunk of it is done.
     const std::function<void(size_t, size_t, int)>* fn = nullptr;
     size_t n = 0;
-    size_t chunk = 0;  // items per thread, a multiple of grain
-    bool stop = false;
+    size_t chunk = 0;  // items per chunk, a multiple of grain
+    std::atomic<bool> stop{false};
+
+    // Claims: job number (32 bits) | chunk count (16) | next unclaimed chunk (16). One word,
+    // so a thread that read an older job's state fails its compare-exchange instead of
+    // claiming a chunk of a job that is no longer there.
+    std::atomic<uint64_t> claims{0};
+    uint32_t job = 0;
+    std::atomic<int> remaining{0};  // chunks of the current job not yet finished
 
     std::atomic<uint64_t> generation{0};
-    std::atomic<int> pending{0};
     std::atomic<int> worker_sleepers{0};
     std::atomic<int> caller_sleepers{0};
 
@@ -67,34 +84,52 @@ struct ThreadPool::Impl {
         if (worker_sleepers.load(std::memory_order_seq_cst) > 0) generation.notify_all();
     }
 
-    void run_chunk(int t) const {
-        const size_t begin = std::min(n, static_cast<size_t>(t) * chunk);
+    bool claim(size_t& index) {
+        uint64_t w = claims.load(std::memory_order_acquire);
+        for (;;) {
+            const uint64_t next = w & 0xFFFF, count = (w >> 16) & 0xFFFF;
+            if (next >= count) return false;
+            if (claims.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel,
+                                             std::memory_order_acquire)) {
+                index = static_cast<size_t>(next);
+                return true;
+            }
+        }
+    }
+
+    void run_chunk(size_t index, int t) {
+        const size_t begin = std::min(n, index * chunk);
         const size_t end = std::min(n, begin + chunk);
         if (begin < end) (*fn)(begin, end, t);
+        // Nothing of the job is touched after this: the caller may return at once.
+        if (remaining.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+            caller_sleepers.load(std::memory_order_seq_cst) > 0)
+            remaining.notify_one();
     }
 
     void worker_loop(int t) {
         uint64_t seen = 0;
         for (;;) {
-            seen = wait_change(generation, seen, worker_sleepers);
-            if (stop) return;
-            run_chunk(t);
-            if (pending.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-                caller_sleepers.load(std::memory_order_seq_cst) > 0)
-                pending.notify_one();
+            seen = wait_change(generation, seen, worker_sleepers, spins);
+            if (stop.load(std::memory_order_acquire)) return;
+            size_t index = 0;
+            while (claim(index)) run_chunk(index, t);
         }
     }
 };
 
 ThreadPool::ThreadPool(int n_threads) : impl_(std::make_unique<Impl>()) {
     impl_->n_threads = std::max(1, n_threads);
+    const unsigned cores = std::thread::hardware_concurrency();  // 0: unknown
+    if (cores > 0 && static_cast<unsigned>(impl_->n_threads) > cores)
+        impl_->spins = kOversubscribedSpinIterations;
     impl_->workers.reserve(static_cast<size_t>(impl_->n_threads - 1));
     for (int t = 1; t < impl_->n_threads; ++t)
         impl_->workers.emplace_back([this, t] { impl_->worker_loop(t); });
 }
 
 ThreadPool::~ThreadPool() {
-    impl_->stop = true;
+    impl_->stop.store(true, std::memory_order_release);
     impl_->generation.fetch_add(1, std::memory_order_seq_cst);
     impl_->generation.notify_all();
     for (auto& w : impl_->workers) w.join();
@@ -110,20 +145,25 @@ void ThreadPool::parallel_for(size_t n, size_t grain,
     grain = std::max<size_t>(grain, 1);
     Impl& p = *impl_;
     const size_t units = (n + grain - 1) / grain;
-    const size_t threads = std::min(units, static_cast<size_t>(p.n_threads));
-    if (threads <= 1) {
+    if (units <= 1 || p.n_threads <= 1) {
         fn(0, n, 0);
         return;
     }
+    const size_t want = std::min(kMaxChunks, kChunksPerThread * static_cast<size_t>(p.n_threads));
+    const size_t per_chunk = (units + std::min(units, want) - 1) / std::min(units, want);
+    const size_t chunks = (units + per_chunk - 1) / per_chunk;
     p.fn = &fn;
     p.n = n;
-    p.chunk = (units + threads - 1) / threads * grain;
-    p.pending.store(p.n_threads - 1, std::memory_order_relaxed);
+    p.chunk = per_chunk * grain;
+    p.remaining.store(static_cast<int>(chunks), std::memory_order_relaxed);
+    ++p.job;
+    p.claims.store((uint64_t{p.job} << 32) | (uint64_t{chunks} << 16), std::memory_order_release);
     p.wake_workers();
-    p.run_chunk(0);
-    // Wait for the workers; spin first, the chunks are usually equal in length.
-    int left = p.pending.load(std::memory_order_acquire);
-    while (left != 0) left = wait_change(p.pending, left, p.caller_sleepers);
+    size_t index = 0;
+    while (p.claim(index)) p.run_chunk(index, 0);
+    // Wait for the chunks other threads are still running.
+    int left = p.remaining.load(std::memory_order_acquire);
+    while (left != 0) left = wait_change(p.remaining, left, p.caller_sleepers, p.spins);
     p.fn = nullptr;
 }
 

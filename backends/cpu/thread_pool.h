@@ -10,19 +10,22 @@ namespace hearth::cpu {
 
 class ThreadPool {
 public:
-    explicit ThreadPool(int n_threads);   // n_threads >= 1, includes the calling thread
+    explicit ThreadPool(int n_threads);  // n_threads >= 1, includes the calling thread
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int size() const;
 
-    // Splits [0, n) into contiguous chunks of at least `grain` items and calls
-    // fn(begin, end, thread_index) on every thread, the caller included; returns when all
-    // chunks are done. Not reentrant: do not call parallel_for from inside fn.
-    // Details: at most one chunk per thread, chunk t starting at t * chunk where chunk is a
-    // multiple of grain (only the last one may be shorter); threads left without items are not
-    // called (n = 0 calls nothing); when everything fits one chunk the caller runs it alone.
+    // Splits [0, n) into contiguous chunks of a multiple of `grain` items (only the last one
+    // may be shorter), calls fn(begin, end, thread) once per chunk and returns when all chunks
+    // are done. Not reentrant: do not call parallel_for from inside fn.
+    // Chunks are claimed by whichever thread is free (the caller included), so a worker the OS
+    // has descheduled never holds up the others: its chunks go to the threads that run.
+    // `thread` (0 = the caller, < size()) names the thread running the chunk: two calls that
+    // run at the same time never have the same index, so it can pick per-thread scratch; one
+    // thread may run several chunks, one after the other. n = 0 calls nothing; when everything
+    // fits one chunk the caller runs it alone.
     void parallel_for(size_t n, size_t grain,
                       const std::function<void(size_t begin, size_t end, int thread)>& fn);
 

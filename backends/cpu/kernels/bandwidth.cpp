@@ -127,8 +127,9 @@ std::vector<ReadFn> read_patterns() {
     return fns;
 }
 
-// One timed pass of `fn` over the buffer, split into one contiguous share per thread (or, with
-// `interleaved`, in 256 KiB pieces handed round-robin, so the threads read neighbouring memory).
+// One timed pass of `fn` over the buffer, split into contiguous pieces the pool's threads claim
+// (or, with `interleaved`, in 256 KiB pieces handed round-robin to one share per thread, so the
+// threads read neighbouring memory).
 double timed_pass(ThreadPool& pool, const uint64_t* buf, size_t words, ReadFn fn, bool interleaved,
                   std::atomic<uint64_t>& sink) {
     const auto t0 = std::chrono::steady_clock::now();
