@@ -1,0 +1,88 @@
+// Element i of a weight row starting at byte `ro` of binding 1, in format FMT (a specialization
+// constant, so the driver keeps one branch). Each format's arithmetic follows the reference
+// decoder's order and is `precise` (no fused multiply-add), so GetRows is bit-exact.
+layout(constant_id = 0) const uint FMT = 0;
+
+// The 6-bit scale and min of sub-block j of a Q4_K/Q5_K block whose scales start at byte s.
+void scale_min_k4(uint s, uint j, out uint sc, out uint m) {
+    if (j < 4u) {
+        sc = LOAD_U8(buf1, s + j) & 63u;
+        m = LOAD_U8(buf1, s + j + 4u) & 63u;
+    } else {
+        sc = (LOAD_U8(buf1, s + j + 4u) & 15u) | ((LOAD_U8(buf1, s + j - 4u) >> 6) << 4);
+        m = (LOAD_U8(buf1, s + j + 4u) >> 4) | ((LOAD_U8(buf1, s + j) >> 6) << 4);
+    }
+}
+
+float weight_at(uint ro, uint i) {
+    if (FMT == T_F32) return LOAD_F32(buf1, ro + 4u * i);
+    if (FMT == T_F16) return half_to_float(LOAD_U16(buf1, ro + 2u * i));
+    if (FMT == T_BF16) return uintBitsToFloat(LOAD_U16(buf1, ro + 2u * i) << 16);
+    if (FMT == T_Q4_0 || FMT == T_Q4_1 || FMT == T_Q5_0 || FMT == T_Q5_1 || FMT == T_Q8_0) {
+        const uint j = i & 31u;
+        const uint blk = i >> 5;
+        if (FMT == T_Q8_0) {
+            const uint b = ro + 34u * blk;
+            const int q = int(LOAD_U8(buf1, b + 2u + j) << 24) >> 24;
+            precise float y = float(q) * half_to_float(LOAD_U16(buf1, b));
+            return y;
+        }
+        if (FMT == T_Q4_0) {
+            const uint b = ro + 18u * blk;
+            const uint byte = LOAD_U8(buf1, b + 2u + (j & 15u));
+            const int q = int(j < 16u ? byte & 15u : byte >> 4) - 8;
+            precise float y = float(q) * half_to_float(LOAD_U16(buf1, b));
+            return y;
+        }
+        if (FMT == T_Q4_1) {
+            const uint b = ro + 20u * blk;
+            const uint byte = LOAD_U8(buf1, b + 4u + (j & 15u));
+            const uint q = j < 16u ? byte & 15u : byte >> 4;
+            precise float y =
+                float(q) * half_to_float(LOAD_U16(buf1, b)) + half_to_float(LOAD_U16(buf1, b + 2u));
+            return y;
+        }
+        if (FMT == T_Q5_0) {
+            const uint b = ro + 22u * blk;
+            const uint qh = LOAD_U32U(buf1, b + 2u);
+            const uint byte = LOAD_U8(buf1, b + 6u + (j & 15u));
+            const int q = int((j < 16u ? byte & 15u : byte >> 4) | (((qh >> j) & 1u) << 4)) - 16;
+            precise float y = float(q) * half_to_float(LOAD_U16(buf1, b));
+            return y;
+        }
+        // Q5_1
+        const uint b = ro + 24u * blk;
+        const uint qh = LOAD_U32U(buf1, b + 4u);
+        const uint byte = LOAD_U8(buf1, b + 8u + (j & 15u));
+        const uint q = (j < 16u ? byte & 15u : byte >> 4) | (((qh >> j) & 1u) << 4);
+        precise float y =
+            float(q) * half_to_float(LOAD_U16(buf1, b)) + half_to_float(LOAD_U16(buf1, b + 2u));
+        return y;
+    }
+    const uint j = i & 255u;
+    const uint blk = i >> 8;
+    if (FMT == T_Q4_K || FMT == T_Q5_K) {
+        const uint b = ro + (FMT == T_Q4_K ? 144u : 176u) * blk;
+        const uint c = j >> 6, hi = (j >> 5) & 1u, l = j & 31u;
+        uint sc, m;
+        scale_min_k4(b + 4u, 2u * c + hi, sc, m);
+        const uint qs = b + (FMT == T_Q4_K ? 16u : 48u) + 32u * c + l;
+        uint q = hi == 1u ? LOAD_U8(buf1, qs) >> 4 : LOAD_U8(buf1, qs) & 15u;
+        if (FMT == T_Q5_K) q |= ((LOAD_U8(buf1, b + 16u + l) >> (2u * c + hi)) & 1u) << 4;
+        precise float d1 = half_to_float(LOAD_U16(buf1, b)) * float(sc);
+        precise float m1 = half_to_float(LOAD_U16(buf1, b + 2u)) * float(m);
+        precise float y = d1 * float(q) - m1;
+        return y;
+    }
+    // Q6_K: ql[128], qh[64], scales[16] (int8), d
+    const uint b = ro + 210u * blk;
+    const uint h = j >> 7, k = (j >> 5) & 3u, l = j & 31u;
+    const uint qlb = LOAD_U8(buf1, b + 64u * h + l + 32u * (k & 1u));
+    const uint nib = k < 2u ? qlb & 15u : qlb >> 4;
+    const uint qh = LOAD_U8(buf1, b + 128u + 32u * h + l);
+    const int q = int(nib | (((qh >> (2u * k)) & 3u) << 4)) - 32;
+    const int sc = int(LOAD_U8(buf1, b + 192u + (j >> 4)) << 24) >> 24;
+    precise float ds = half_to_float(LOAD_U16(buf1, b + 208u)) * float(sc);
+    precise float y = ds * float(q);
+    return y;
+}
