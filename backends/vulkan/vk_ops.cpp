@@ -7,7 +7,7 @@ namespace hearth::backend::vk {
 
 namespace {
 
-// The weight formats the kernels decode (decode.glsl).
+// The weight formats the kernels decode (decode.glsl): all 15 of the quant table.
 bool weight_supported(DType t) {
     switch (t) {
         case DType::F32:
@@ -21,6 +21,10 @@ bool weight_supported(DType t) {
         case DType::Q4_K:
         case DType::Q5_K:
         case DType::Q6_K:
+        case DType::Q2_K:
+        case DType::Q3_K:
+        case DType::IQ4_NL:
+        case DType::IQ4_XS:
             return true;
         default:
             return false;

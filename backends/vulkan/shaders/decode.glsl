@@ -14,13 +14,25 @@ void scale_min_k4(uint s, uint j, out uint sc, out uint m) {
     }
 }
 
+// The IQ4_NL / IQ4_XS code book.
+const float IQ4_VALUES[16] = float[16](-127.0, -104.0, -83.0, -65.0, -49.0, -35.0, -22.0, -10.0,
+                                      1.0, 13.0, 25.0, 38.0, 53.0, 69.0, 89.0, 113.0);
+
 float weight_at(uint ro, uint i) {
     if (FMT == T_F32) return LOAD_F32(buf1, ro + 4u * i);
     if (FMT == T_F16) return half_to_float(LOAD_U16(buf1, ro + 2u * i));
     if (FMT == T_BF16) return uintBitsToFloat(LOAD_U16(buf1, ro + 2u * i) << 16);
-    if (FMT == T_Q4_0 || FMT == T_Q4_1 || FMT == T_Q5_0 || FMT == T_Q5_1 || FMT == T_Q8_0) {
+    if (FMT == T_Q4_0 || FMT == T_Q4_1 || FMT == T_Q5_0 || FMT == T_Q5_1 || FMT == T_Q8_0 ||
+        FMT == T_IQ4_NL) {
         const uint j = i & 31u;
         const uint blk = i >> 5;
+        if (FMT == T_IQ4_NL) {
+            const uint b = ro + 18u * blk;
+            const uint byte = LOAD_U8(buf1, b + 2u + (j & 15u));
+            precise float y =
+                half_to_float(LOAD_U16(buf1, b)) * IQ4_VALUES[j < 16u ? byte & 15u : byte >> 4];
+            return y;
+        }
         if (FMT == T_Q8_0) {
             const uint b = ro + 34u * blk;
             const int q = int(LOAD_U8(buf1, b + 2u + j) << 24) >> 24;
@@ -72,6 +84,41 @@ float weight_at(uint ro, uint i) {
         precise float d1 = half_to_float(LOAD_U16(buf1, b)) * float(sc);
         precise float m1 = half_to_float(LOAD_U16(buf1, b + 2u)) * float(m);
         precise float y = d1 * float(q) - m1;
+        return y;
+    }
+    if (FMT == T_Q2_K || FMT == T_Q3_K) {
+        // Element 128h + 32s + 16p + l: bits 2s..2s+1 of qs[32h + 16p + l], scale 8h + 2s + p.
+        const uint h = j >> 7, s = (j >> 5) & 3u, p = (j >> 4) & 1u, l = j & 15u;
+        const uint sj = 8u * h + 2u * s + p;
+        if (FMT == T_Q2_K) {
+            const uint b = ro + 84u * blk;
+            const uint sc = LOAD_U8(buf1, b + sj);
+            const uint q = (LOAD_U8(buf1, b + 16u + 32u * h + 16u * p + l) >> (2u * s)) & 3u;
+            precise float dl = half_to_float(LOAD_U16(buf1, b + 80u)) * float(sc & 15u);
+            precise float ml = half_to_float(LOAD_U16(buf1, b + 82u)) * float(sc >> 4);
+            precise float y = dl * float(q) - ml;
+            return y;
+        }
+        const uint b = ro + 110u * blk;
+        const uint sb = b + 96u;
+        const uint low = sj < 8u ? LOAD_U8(buf1, sb + sj) & 15u : LOAD_U8(buf1, sb + sj - 8u) >> 4;
+        const uint high = (LOAD_U8(buf1, sb + 8u + (sj & 3u)) >> (2u * (sj >> 2))) & 3u;
+        const int sc = int(low | (high << 4)) - 32;
+        const int low2 = int((LOAD_U8(buf1, b + 32u + 32u * h + 16u * p + l) >> (2u * s)) & 3u);
+        const bool hb = ((LOAD_U8(buf1, b + 16u * p + l) >> (4u * h + s)) & 1u) != 0u;
+        precise float dl = half_to_float(LOAD_U16(buf1, b + 108u)) * float(sc);
+        precise float y = dl * float(hb ? low2 : low2 - 4);
+        return y;
+    }
+    if (FMT == T_IQ4_XS) {
+        const uint b = ro + 136u * blk;
+        const uint ib = j >> 5, jj = j & 31u;
+        const uint sh = LOAD_U16(buf1, b + 2u);
+        const uint ls = ((LOAD_U8(buf1, b + 4u + (ib >> 1)) >> (4u * (ib & 1u))) & 15u) |
+                        (((sh >> (2u * ib)) & 3u) << 4);
+        const uint byte = LOAD_U8(buf1, b + 8u + 16u * ib + (jj & 15u));
+        precise float dl = half_to_float(LOAD_U16(buf1, b)) * float(int(ls) - 32);
+        precise float y = dl * IQ4_VALUES[jj < 16u ? byte & 15u : byte >> 4];
         return y;
     }
     // Q6_K: ql[128], qh[64], scales[16] (int8), d
