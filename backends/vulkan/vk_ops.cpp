@@ -1,6 +1,7 @@
 #include "vk_ops.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 namespace hearth::backend::vk {
@@ -165,7 +166,22 @@ bool supports_node(const Context& ctx, const Node& n) {
     return unsupported_reason(ctx, n).empty();
 }
 
-Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope,
+uint32_t attention_splits(const Context& ctx, int64_t heads, int64_t tokens, int64_t cells,
+                          int64_t head_dim) {
+    int64_t s = 1;
+    if (const char* e = std::getenv("HEARTH_VULKAN_ATTN_SPLIT"); e && *e) {
+        s = std::atoll(e);
+    } else if (heads * tokens < 128) {  // too few workgroups to fill a GPU
+        s = std::min<int64_t>(cells / 512, 256 / std::max<int64_t>(heads * tokens, 1));
+    }
+    s = std::clamp<int64_t>(s, 1, 64);
+    // The partials must fit in one binding.
+    const int64_t per = heads * tokens * (head_dim + 2) * 4;
+    s = std::min<int64_t>(s, std::max<int64_t>(1, int64_t(room(ctx)) / std::max<int64_t>(per, 1)));
+    return static_cast<uint32_t>(s);
+}
+
+Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, const Scratch& scratch,
                    std::vector<Dispatch>& out) {
     const Tensor& d = n.dst;
     const Tensor& a = n.src[0];
@@ -345,6 +361,27 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope,
             x.pc.f[1] = n.kvp.softcap;
             x.groups[0] = u32(a.ne[1]);
             x.groups[1] = u32(a.ne[2]);
+            const uint32_t S = attention_splits(ctx, a.ne[1], a.ne[2], kc.ne[1], hd);
+            if (S > 1) {
+                const size_t bytes = size_t(S) * size_t(a.ne[1] * a.ne[2] * (hd + 2)) * 4;
+                auto part = scratch(bytes);
+                if (!part) return part.status();
+                x.pc.u[14] = S;
+                x.groups[2] = S;
+                x.b[7] = {*part, 0, bytes, true};
+                Dispatch& c = out.emplace_back();
+                c.kernel = "attention_combine";
+                c.b[0] = whole(d, true);
+                c.b[7] = {*part, 0, bytes, false};
+                c.pc.u[0] = u32(hd);
+                c.pc.u[1] = u32(a.ne[1]);
+                c.pc.u[2] = u32(a.ne[2]);
+                c.pc.u[8] = u32(d.nb[1]);
+                c.pc.u[9] = u32(d.nb[2]);
+                c.pc.u[14] = S;
+                c.groups[0] = u32(a.ne[1]);
+                c.groups[1] = u32(a.ne[2]);
+            }
             return Status::ok();
         }
         default:

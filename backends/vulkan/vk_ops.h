@@ -31,6 +31,8 @@ struct Dispatch {
 
 // The inverse frequencies of a RoPE node as (hi, lo) float pairs, in a buffer the stream owns.
 using RopeTable = std::function<Result<const VkBuf*>(const RopeParams&)>;
+// A device buffer of at least `bytes` the stream owns (split-K attention partials).
+using Scratch = std::function<Result<const VkBuf*>(size_t bytes)>;
 
 // Whether the node's op and types (and sizes against the binding limit) are implemented.
 bool supports_node(const Context& ctx, const Node& n);
@@ -38,7 +40,13 @@ bool supports_node(const Context& ctx, const Node& n);
 std::string unsupported_reason(const Context& ctx, const Node& n);
 
 // Appends the node's dispatches; the node is validated and supported.
-Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope,
+Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, const Scratch& scratch,
                    std::vector<Dispatch>& out);
+
+// How many shares split-K attention cuts the cells of each (head, token) into: 1 when there
+// are enough (head, token) workgroups to fill the device, more for long caches (decode over a
+// long context). HEARTH_VULKAN_ATTN_SPLIT forces a count (tests).
+uint32_t attention_splits(const Context& ctx, int64_t heads, int64_t tokens, int64_t cells,
+                          int64_t head_dim);
 
 }  // namespace hearth::backend::vk

@@ -68,7 +68,9 @@ public:
         if (Status s = validate_graph(graph); !s) return s;
         if (graph.nodes().empty()) return Status::ok();
         dispatches_.clear();
+        retired_.clear();
         const RopeTable rope = [this](const RopeParams& p) { return rope_table(p); };
+        const Scratch scratch = [this](size_t bytes) { return scratch_buffer(bytes); };
         for (const Node& n : graph.nodes()) {
             for (const Tensor* t : {&n.dst, &n.src[0], &n.src[1], &n.src[2], &n.kv.positions,
                                     &n.kv.block_table, &n.kv.seq_ids}) {
@@ -81,7 +83,7 @@ public:
             if (std::string why = unsupported_reason(*ctx_, n); !why.empty())
                 return Status::error(ctx_->physical().name + ": " + op_name(n.op) + " '" + n.label +
                                      "': " + why);
-            if (Status s = encode_node(*ctx_, n, rope, dispatches_); !s) return s;
+            if (Status s = encode_node(*ctx_, n, rope, scratch, dispatches_); !s) return s;
         }
         // Stale or too many cached sets: start the pool afresh (nothing is in flight here).
         if (generation_ != ctx_->block_generation() ||
@@ -226,7 +228,22 @@ private:
         return out;
     }
 
+    // Grown on demand, kept across steps (a decode step then binds the same range each time).
+    Result<const VkBuf*> scratch_buffer(size_t bytes) {
+        if (scratch_ && scratch_->size() >= bytes) return scratch_.get();
+        // Dispatches recorded earlier in this graph may name the old one: it goes at the next
+        // compute, when nothing refers to it.
+        if (scratch_) retired_.push_back(std::move(scratch_));
+        const size_t size = std::max(bytes, size_t(1) << 20);
+        auto a = ctx_->allocate(size);
+        if (!a) return a.status();
+        scratch_ = std::make_unique<VkBuf>(ctx_, *a, size, false);
+        return scratch_.get();
+    }
+
     std::shared_ptr<Context> ctx_;
+    std::unique_ptr<VkBuf> scratch_;
+    std::vector<std::unique_ptr<VkBuf>> retired_;
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer cb_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
