@@ -154,9 +154,28 @@ std::string unsupported_reason(const Context& ctx, const Node& n) {
             break;
         }
         case Op::MoeRoute:
-        case Op::MoeMatMul:
+            check(fits(ctx, a, "logits"));
+            check(fits(ctx, d, "weights"));
+            check(fits(ctx, n.aux, "ids"));
+            if (a.ne[0] > 256) check("more than 256 experts");
+            break;
+        case Op::MoeMatMul: {
+            check(weight_ok(ctx, a));
+            if (a.span_bytes() > room(ctx))
+                check("the expert weights span more than one storage binding");
+            if (a.nb[2] % 2 != 0) check("expert matrices are not aligned");
+            check(fits(ctx, b, "input"));
+            check(fits(ctx, n.src[2], "ids"));
+            check(fits(ctx, d, "destination"));
+            const Tensor& ids = n.src[2];
+            if (ids.ne[0] * ids.ne[1] > kMaxGroups) check("too many slots");
+            break;
+        }
         case Op::MoeCombine:
-            check("mixture-of-experts ops are not implemented on Vulkan yet");
+            check(fits(ctx, a, "a"));
+            check(fits(ctx, b, "w"));
+            check(fits(ctx, d, "destination"));
+            if (d.ne[1] > kMaxGroups) check("too many tokens");
             break;
     }
     return why;
@@ -384,8 +403,69 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             }
             return Status::ok();
         }
-        default:
-            break;
+        case Op::MoeMatMul: {
+            const Tensor& ids = n.src[2];
+            const int64_t m = a.ne[1], k = ids.ne[0], T = ids.ne[1];
+            Dispatch& x = out.emplace_back();
+            x.kernel = "moe_mat_mul";
+            x.fmt = static_cast<uint32_t>(a.type);
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[2] = whole(b);
+            x.b[3] = whole(ids);
+            x.pc.u[0] = u32(a.ne[0]);
+            x.pc.u[1] = u32(m);
+            x.pc.u[2] = u32(k);
+            x.pc.u[3] = u32(a.nb[1]);
+            x.pc.u[4] = u32(a.nb[2]);
+            x.pc.u[5] = u32(b.nb[1]);
+            x.pc.u[6] = u32(b.nb[2]);
+            x.pc.u[7] = b.ne[1] == k && k > 1 ? 1 : 0;
+            x.pc.u[8] = u32(d.nb[1]);
+            x.pc.u[9] = u32(d.nb[2]);
+            x.pc.u[10] = u32(ids.nb[1]);
+            x.pc.u[11] = u32(a.ne[2]);
+            x.pc.u[12] = kMatMulRowsPerZ;
+            x.groups[0] = u32(std::min<int64_t>(m, kMatMulRowsPerZ));
+            x.groups[1] = u32(k * T);
+            x.groups[2] = u32((m + kMatMulRowsPerZ - 1) / kMatMulRowsPerZ);
+            return Status::ok();
+        }
+        case Op::MoeCombine: {
+            Dispatch& x = out.emplace_back();
+            x.kernel = "moe";
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[2] = whole(b);
+            x.pc.u[0] = 0;
+            x.pc.u[1] = u32(a.ne[0]);
+            x.pc.u[2] = u32(d.ne[1]);
+            x.pc.u[3] = u32(a.ne[1]);
+            x.pc.u[4] = u32(a.nb[1]);
+            x.pc.u[5] = u32(a.nb[2]);
+            x.pc.u[6] = u32(b.nb[1]);
+            x.pc.u[7] = u32(d.nb[1]);
+            x.groups[0] = u32((a.ne[0] + 63) / 64);
+            x.groups[1] = u32(d.ne[1]);
+            return Status::ok();
+        }
+        case Op::MoeRoute: {
+            Dispatch& x = out.emplace_back();
+            x.kernel = "moe";
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[2] = whole(n.aux, true);
+            x.pc.u[0] = 1;
+            x.pc.u[1] = u32(a.ne[0]);
+            x.pc.u[2] = u32(a.ne[1]);
+            x.pc.u[3] = u32(int64_t(n.k));
+            x.pc.u[4] = u32(a.nb[1]);
+            x.pc.u[6] = u32(n.aux.nb[1]);
+            x.pc.u[7] = u32(d.nb[1]);
+            x.pc.u[8] = n.renorm ? 1 : 0;
+            x.groups[0] = u32((a.ne[1] + 63) / 64);
+            return Status::ok();
+        }
     }
     return Status::error(std::string("vulkan: ") + op_name(n.op) + " is not implemented");
 }

@@ -73,7 +73,7 @@ public:
         const Scratch scratch = [this](size_t bytes) { return scratch_buffer(bytes); };
         for (const Node& n : graph.nodes()) {
             for (const Tensor* t : {&n.dst, &n.src[0], &n.src[1], &n.src[2], &n.kv.positions,
-                                    &n.kv.block_table, &n.kv.seq_ids}) {
+                                    &n.kv.block_table, &n.kv.seq_ids, &n.aux}) {
                 if (!t->valid()) continue;
                 const auto* b = dynamic_cast<const VkBuf*>(t->buffer);
                 if (!b || b->context() != ctx_.get())

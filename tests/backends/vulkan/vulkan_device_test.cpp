@@ -117,21 +117,27 @@ TEST(VulkanDevice, OutOfMemoryIsAnErrorNotACrash) {
 TEST(VulkanDevice, UnsupportedNodesAreRefusedHonestly) {
     REQUIRE_VULKAN(reg);
     auto dev = std::move(reg.create("vulkan").value());
-    auto w = std::move(dev->allocate(32 * 8 * 4 * 4).value());
-    auto x = std::move(dev->allocate(32 * 4).value());
-    auto ids = std::move(dev->allocate(2 * 4).value());
-    auto y = std::move(dev->allocate(8 * 2 * 4).value());
+    // Attention with heads wider than the kernel's 256 stays on the CPU.
+    const int64_t hd = 512;
+    auto q = std::move(dev->allocate(hd * 4).value());
+    auto kc = std::move(dev->allocate(hd * 16 * 4).value());
+    auto vc = std::move(dev->allocate(hd * 16 * 4).value());
+    auto y = std::move(dev->allocate(hd * 4).value());
+    auto idx = std::move(dev->allocate(8).value());
+    const KvIndex kv{Tensor::dense(idx.get(), 0, DType::I32, {1}),
+                     Tensor::dense(idx.get(), 4, DType::I32, {1, 1}), Tensor{}};
     Graph g;
-    g.moe_mat_mul(Tensor::dense(y.get(), 0, DType::F32, {8, 2, 1}),
-                  Tensor::dense(w.get(), 0, DType::F32, {32, 8, 4}),
-                  Tensor::dense(x.get(), 0, DType::F32, {32, 1, 1}),
-                  Tensor::dense(ids.get(), 0, DType::I32, {2, 1}), "moe");
+    g.attention(Tensor::dense(y.get(), 0, DType::F32, {hd, 1, 1}),
+                Tensor::dense(q.get(), 0, DType::F32, {hd, 1, 1}),
+                Tensor::dense(kc.get(), 0, DType::F32, {hd, 16}),
+                Tensor::dense(vc.get(), 0, DType::F32, {hd, 16}), kv, {16, 1.f}, "attn");
     EXPECT_FALSE(dev->supports(g.nodes()[0]));
     auto s = dev->create_stream({});
     ASSERT_TRUE(s.is_ok());
     const Status st = (*s)->compute(g);
     EXPECT_FALSE(st.is_ok());
-    EXPECT_NE(st.message().find("not implemented on Vulkan"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("head size above 256"), std::string::npos) << st.message();
+    auto x = std::move(dev->allocate(32 * 4).value());
     // A tensor in another device's memory is refused, not read.
     auto cpu = make_cpu_device();
     auto host = std::move(cpu->allocate(32 * 4).value());
