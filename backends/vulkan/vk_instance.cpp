@@ -197,8 +197,9 @@ std::vector<PhysicalDevice> list_physical_devices(const Instance& instance) {
         vkGetPhysicalDeviceProperties2(d.handle, &p2);
         d.props = p2.properties;
         d.subgroup_size = sg.subgroupSize;
-        d.subgroup_arithmetic = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                                (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+        d.subgroup_shuffle = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                             (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
+                             sg.subgroupSize >= 8;
         d.memory_budget = has_device_extension(d.handle, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
         switch (d.props.deviceType) {
             case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -244,7 +245,7 @@ std::vector<PhysicalDevice> list_physical_devices(const Instance& instance) {
                         std::to_string(VK_API_VERSION_MAJOR(api)) + "." +
                         std::to_string(VK_API_VERSION_MINOR(api)) + " · heaps " + heaps +
                         " · subgroup " + std::to_string(d.subgroup_size) + " · uses " +
-                        (d.subgroup_arithmetic ? "subgroup arithmetic" : "shared-memory sums") +
+                        (d.subgroup_shuffle ? "subgroup shuffles" : "shared-memory sums") +
                         (d.memory_budget ? ", memory budget" : "");
         if (api < VK_API_VERSION_1_1) {
             d.usable = false;

@@ -74,7 +74,7 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
     const uint64_t test_range = env_bytes("HEARTH_VULKAN_MAX_RANGE", 0);
     if (test_range) c->max_range_ = std::min<VkDeviceSize>(c->max_range_, test_range);
     c->max_range_ = c->max_range_ / 4 * 4;
-    c->use_subgroups_ = pd.subgroup_arithmetic && !env_on("HEARTH_VULKAN_NO_SUBGROUPS");
+    c->use_subgroups_ = pd.subgroup_shuffle && !env_on("HEARTH_VULKAN_NO_SUBGROUPS");
     c->force_staging_ = env_on("HEARTH_VULKAN_STAGING");
 
     // Memory types: device-local for blocks (mappable on UMA/lavapipe: used directly unless

@@ -33,9 +33,10 @@ bool weight_supported(DType t) {
 }
 
 constexpr uint32_t kMaxGroups = 65535;
-constexpr uint32_t kMatMulCols = 8;  // columns per workgroup (mul_mat.comp NC)
-constexpr uint32_t kMatMulRowsPerZ = 32768;
-constexpr uint32_t kMaxHeadDim = 256;  // attention.comp MAX_HD
+constexpr uint32_t kMatMulCols = 8;          // columns per workgroup (mul_mat.comp NC)
+constexpr uint32_t kMatMulRowsPerZ = 32768;  // workgroups (mul_mat) or rows per z slice
+constexpr uint32_t kMatMulRowsPerGroup = 8;  // mul_mat.comp RPW
+constexpr uint32_t kMaxHeadDim = 256;        // attention.comp MAX_HD
 
 // Bytes one binding may hold for a tensor, leaving room to align its start down.
 VkDeviceSize room(const Context& ctx) {
@@ -249,10 +250,11 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
                     x.pc.u[4] = u32(b.nb[1]);
                     x.pc.u[5] = u32(d.nb[1]);
                     x.pc.u[6] = u32(r0);
+                    const int64_t wgs = (nr + kMatMulRowsPerGroup - 1) / kMatMulRowsPerGroup;
                     x.pc.u[7] = kMatMulRowsPerZ;
-                    x.groups[0] = u32(std::min<int64_t>(nr, kMatMulRowsPerZ));
+                    x.groups[0] = u32(std::min<int64_t>(wgs, kMatMulRowsPerZ));
                     x.groups[1] = u32((nc + kMatMulCols - 1) / kMatMulCols);
-                    x.groups[2] = u32((nr + kMatMulRowsPerZ - 1) / kMatMulRowsPerZ);
+                    x.groups[2] = u32((wgs + kMatMulRowsPerZ - 1) / kMatMulRowsPerZ);
                 }
             }
             return Status::ok();

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <string>
 #include <tuple>
 
 #include "vk_device.h"
@@ -35,6 +38,10 @@ public:
         }
         if (pool_) vkDestroyCommandPool(dev, pool_, nullptr);
         if (dpool_) vkDestroyDescriptorPool(dev, dpool_, nullptr);
+        if (queries_) {
+            print_profile();
+            vkDestroyQueryPool(dev, queries_, nullptr);
+        }
     }
 
     Status init() {
@@ -61,6 +68,13 @@ public:
         if (VkResult r = vkCreateDescriptorPool(dev, &dp, nullptr, &dpool_); r)
             return Status::error(vk_error("vkCreateDescriptorPool", r));
         generation_ = ctx_->block_generation();
+        const char* prof = std::getenv("HEARTH_VULKAN_PROFILE");
+        if (prof && *prof && std::string(prof) != "0") {
+            VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+            qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+            qi.queryCount = kMaxSets + 1;
+            if (vkCreateQueryPool(dev, &qi, nullptr, &queries_) == VK_SUCCESS) profiling_ = true;
+        }
         return Status::ok();
     }
 
@@ -102,6 +116,7 @@ public:
         vkEndCommandBuffer(cb_);
         if (!st) return st;
         if (Status s = ctx_->submit_and_wait(cb_, fence_); !s) return s;
+        if (profiling_) collect_profile();
         return ctx_->check_validation("compute");
     }
 
@@ -123,8 +138,29 @@ private:
         buf = a.block->buffer;
     }
 
+    void collect_profile() {
+        const auto n = static_cast<uint32_t>(dispatches_.size() + 1);
+        std::vector<uint64_t> ts(n);
+        if (vkGetQueryPoolResults(ctx_->device(), queries_, 0, n, n * sizeof(uint64_t), ts.data(),
+                                  sizeof(uint64_t), VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+            return;
+        const double ns = ctx_->physical().props.limits.timestampPeriod;
+        for (size_t i = 0; i + 1 < n; ++i) {
+            const Dispatch& d = dispatches_[i];
+            auto& e = profile_[std::string(d.kernel) + " " + std::to_string(d.groups[0]) + "x" +
+                               std::to_string(d.groups[1]) + "x" + std::to_string(d.groups[2])];
+            e.first += double(ts[i + 1] - ts[i]) * ns * 1e-6;
+            ++e.second;
+        }
+    }
+
     Status record() {
         VkPipeline bound = VK_NULL_HANDLE;
+        if (profiling_) {
+            vkCmdResetQueryPool(cb_, queries_, 0, kMaxSets + 1);
+            vkCmdWriteTimestamp(cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 0);
+        }
+        uint32_t query = 1;
         std::vector<Range> written, read;
         for (Dispatch& x : dispatches_) {
             auto pipe = ctx_->pipelines().get(x.kernel, x.fmt);
@@ -200,6 +236,8 @@ private:
             vkCmdPushConstants(cb_, ctx_->pipelines().layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                sizeof(Push), &x.pc);
             vkCmdDispatch(cb_, x.groups[0], x.groups[1], x.groups[2]);
+            if (profiling_)
+                vkCmdWriteTimestamp(cb_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, query++);
         }
         return Status::ok();
     }
@@ -241,7 +279,20 @@ private:
         return scratch_.get();
     }
 
+    // HEARTH_VULKAN_PROFILE=1: a timestamp after every dispatch; the time per kernel is printed
+    // to stderr when the stream goes (for tuning, not for tests).
+    void print_profile() const {
+        double total = 0;
+        for (const auto& [k, v] : profile_) total += v.first;
+        for (const auto& [k, v] : profile_)
+            std::fprintf(stderr, "vulkan profile: %-30s %6d dispatches %9.3f ms (%4.1f%%)\n",
+                         k.c_str(), v.second, v.first, total > 0 ? 100 * v.first / total : 0.0);
+    }
+
     std::shared_ptr<Context> ctx_;
+    bool profiling_ = false;
+    VkQueryPool queries_ = VK_NULL_HANDLE;
+    std::map<std::string, std::pair<double, int>> profile_;  // kernel -> (ms, dispatches)
     std::unique_ptr<VkBuf> scratch_;
     std::vector<std::unique_ptr<VkBuf>> retired_;
     VkCommandPool pool_ = VK_NULL_HANDLE;

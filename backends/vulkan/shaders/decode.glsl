@@ -133,3 +133,33 @@ float weight_at(uint ro, uint i) {
     precise float y = ds * float(q);
     return y;
 }
+
+// Elements i..i+3 of a weight row (i a multiple of 4) for the matrix kernels: one scale and one
+// 32-bit word of quants for the common formats (the others decode element by element).
+vec4 weight_at4(uint ro, uint i) {
+    if (FMT == T_F32) {
+        const uint o = (ro + 4u * i) >> 2;
+        return vec4(uintBitsToFloat(buf1.w[o]), uintBitsToFloat(buf1.w[o + 1u]),
+                    uintBitsToFloat(buf1.w[o + 2u]), uintBitsToFloat(buf1.w[o + 3u]));
+    }
+    if (FMT == T_F16) {
+        const uint o = ro + 2u * i;
+        return vec4(unpackHalf2x16(LOAD_U32U(buf1, o)), unpackHalf2x16(LOAD_U32U(buf1, o + 4u)));
+    }
+    if (FMT == T_Q8_0) {
+        const uint j = i & 31u;
+        const uint b = ro + 34u * (i >> 5);
+        const uint q = LOAD_U32U(buf1, b + 2u + j);
+        const ivec4 v = ivec4(int(q << 24) >> 24, int(q << 16) >> 24, int(q << 8) >> 24, int(q) >> 24);
+        return vec4(v) * half_to_float(LOAD_U16(buf1, b));
+    }
+    if (FMT == T_Q4_0) {
+        const uint j = i & 31u;
+        const uint b = ro + 18u * (i >> 5);
+        uint q = LOAD_U32U(buf1, b + 2u + (j & 15u));
+        if (j >= 16u) q >>= 4;
+        const vec4 v = vec4(ivec4(q & 15u, (q >> 8) & 15u, (q >> 16) & 15u, (q >> 24) & 15u) - 8);
+        return v * half_to_float(LOAD_U16(buf1, b));
+    }
+    return vec4(weight_at(ro, i), weight_at(ro, i + 1u), weight_at(ro, i + 2u), weight_at(ro, i + 3u));
+}
