@@ -700,6 +700,8 @@ private slots:
                                 (b.reason.empty() || b.reason.rfind("usable when", 0) == 0));
         if (!vulkan) QSKIP("no usable Vulkan device");
         QTemporaryDir dir;
+        // The pipeline cache goes to the test's folder, not the user's cache.
+        qputenv("HEARTH_CACHE_DIR", QDir(dir.path()).filePath(QStringLiteral("cache")).toUtf8());
         auto c = hearth::test::openController(dir.path());
         QVERIFY(c);
         c->settings()->insert(QStringLiteral("backend"), QStringLiteral("vulkan"));
