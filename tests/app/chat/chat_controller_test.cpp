@@ -12,10 +12,10 @@
 #include <algorithm>
 
 #include "chat_store.h"
-#include "hearth/engine.h"
 #include "controller_fixture.h"
 #include "demo_chat.h"
 #include "engine_worker.h"
+#include "hearth/engine.h"
 #include "message_model.h"
 #include "model/synthetic_model.h"
 
