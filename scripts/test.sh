@@ -3,7 +3,7 @@
 # installs missing Debian packages, builds with warnings as errors, runs every test, then
 # runs the engine tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then a
 # short fuzz smoke (scripts/fuzz.sh 15: every libFuzzer target for 15 s on its seed corpus).
-# Pass a CTest label to run a subset: scripts/test.sh engine   (labels: engine backends server
+# Pass a CTest label to run a subset: scripts/test.sh engine   (labels: engine backends vulkan server
 # app ui)
 # Modes that are not part of the default run:
 #   scripts/test.sh fuzz         only the fuzz smoke (FUZZ_SECONDS per target, default 15)

@@ -21,6 +21,18 @@ QString backendLabel(const QString& name) {
     return QStringLiteral("CPU");
 }
 
+// The badge: "Vulkan · llvmpipe (LLVM 15.0.6, 256 bits)" for an accelerator, the backend's name
+// and the hardware part of the engine's device description (text before the first " · ", which
+// then names the driver, heaps and features; " + " joins the CPU's description with a split).
+QString badgeLabel(const QString& used, const QString& device) {
+    const QString label = backendLabel(used);
+    if (!used.startsWith(QLatin1String("vulkan")) && !used.startsWith(QLatin1String("cuda")))
+        return label;
+    const QString hardware =
+        device.section(QStringLiteral(" + "), 0, 0).section(QStringLiteral(" · "), 0, 0).trimmed();
+    return hardware.isEmpty() ? label : label + QStringLiteral(" · ") + hardware;
+}
+
 // The engine's fit check refused the model before reading it (it can be loaded anyway).
 bool isFitRefusal(const QString& message) {
     return message.contains(QLatin1String(" available; try INT4 weights or a shorter context"));
@@ -189,7 +201,8 @@ void ChatController::applyModelInfo(const QVariantMap& info) {
     const qint64 bytes = info.value(QStringLiteral("fileBytes")).toLongLong();
     m_modelInfo[QStringLiteral("sizeText")] = ModelPicker::formatBytes(bytes);
     const QString used = info.value(QStringLiteral("backend")).toString();
-    m_modelInfo[QStringLiteral("backendLabel")] = backendLabel(used);
+    m_modelInfo[QStringLiteral("backendLabel")] =
+        badgeLabel(used, info.value(QStringLiteral("device")).toString());
     QStringList why;
     QVariantMap available;
     for (const QVariant& v : info.value(QStringLiteral("backends")).toList()) {

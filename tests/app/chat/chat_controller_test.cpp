@@ -15,6 +15,7 @@
 #include "controller_fixture.h"
 #include "demo_chat.h"
 #include "engine_worker.h"
+#include "hearth/engine.h"
 #include "message_model.h"
 #include "model/synthetic_model.h"
 
@@ -687,6 +688,29 @@ private slots:
         QFile f(file);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.readAll().contains("std::reverse"));
+    }
+
+    // With a Vulkan device (lavapipe here, usable by name) the badge names the backend and the
+    // hardware: "Vulkan · llvmpipe (LLVM ...)".
+    void vulkanBadgeNamesTheDevice() {
+        REQUIRE_MODEL();
+        bool vulkan = false;
+        for (const auto& b : hearth::available_backends())
+            vulkan = vulkan || (b.name.rfind("vulkan", 0) == 0 &&
+                                (b.reason.empty() || b.reason.rfind("usable when", 0) == 0));
+        if (!vulkan) QSKIP("no usable Vulkan device");
+        QTemporaryDir dir;
+        // The pipeline cache goes to the test's folder, not the user's cache.
+        qputenv("HEARTH_CACHE_DIR", QDir(dir.path()).filePath(QStringLiteral("cache")).toUtf8());
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("backend"), QStringLiteral("vulkan"));
+        c->settings()->insert(QStringLiteral("gpuLayers"), QStringLiteral("all"));
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        const QString label = c->modelInfo().value("backendLabel").toString();
+        QVERIFY2(label.startsWith(QStringLiteral("Vulkan · ")) && label.size() > 9,
+                 qPrintable(label));
+        QVERIFY2(!label.contains(QStringLiteral(" + ")), qPrintable(label));
     }
 
     void int4SwitchConvertsThenReusesTheCache() {

@@ -200,6 +200,36 @@ TEST(OpParityFamiliesOnCpu, MoeRouteTopKAndRenormalisation) {
     }
 }
 
+// Routing on every device: top-k of the softmax with an exact tie (lower id first), with and
+// without renormalisation; the ids are compared as floats after the weights.
+TEST_P(OpParityFamilies, MoeRouteTopK) {
+    const int64_t X = 8, T = 5;
+    for (int32_t k : {1, 2, 8}) {
+        for (bool renorm : {true, false}) {
+            SCOPED_TRACE("k " + std::to_string(k) + (renorm ? " renorm" : ""));
+            Case c = [&](Device& d, Stream& s) {
+                std::mt19937 rng(8);
+                auto lf = random_floats(rng, size_t(X * T), 2.f);
+                lf[3] = lf[5] = 9.f;
+                auto l = upload(d, DType::F32, {X, T}, lf.data());
+                auto w = upload(d, DType::F32, {k, T}, nullptr);
+                auto ids = upload(d, DType::I32, {k, T}, nullptr);
+                Graph g;
+                g.moe_route(w.t, ids.t, l.t, k, renorm, "route");
+                auto out = run(s, g, w.t);
+                std::vector<int32_t> iv(size_t(k * T));
+                (void)ids.buffer->read(0, std::as_writable_bytes(std::span(iv)));
+                for (int32_t v : iv) out.push_back(float(v));
+                return out;
+            };
+            const auto r = run_both(GetParam(), c, 2);
+            ASSERT_EQ(r.dev.size(), r.ref.size());
+            for (size_t i = size_t(k * T); i < r.ref.size(); ++i) EXPECT_EQ(r.dev[i], r.ref[i]);
+            EXPECT_LT(max_rel(r.dev, r.ref), 1e-6);
+        }
+    }
+}
+
 const quant::Type kWeightTypes[] = {
     quant::Type::F32,  quant::Type::F16,    quant::Type::BF16,   quant::Type::Q4_0,
     quant::Type::Q4_1, quant::Type::Q5_0,   quant::Type::Q5_1,   quant::Type::Q8_0,

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -23,12 +25,21 @@
 namespace hearth::backend::test {
 
 // Every usable device the registry finds (plugins through HEARTH_BACKEND_PATH, which CTest
-// sets): the op tests run on each of them, not on a fixed list.
+// sets): the op tests run on each of them, not on a fixed list. HEARTH_TEST_DEVICES (a comma-
+// separated list of device or backend names) keeps only those, so each backend has its own
+// CTest entry and label (backends_vulkan_op_parity_test runs the suite on vulkan devices only).
 inline std::vector<std::string> registry_devices() {
     std::vector<std::string> names;
+    const char* filter = std::getenv("HEARTH_TEST_DEVICES");
+    const std::string wanted = filter ? "," + std::string(filter) + "," : "";
     const Registry registry = Registry::probe();  // outlives the loop over its devices
-    for (const auto& d : registry.devices())
-        if (d.usable) names.push_back(d.name);
+    for (const auto& d : registry.devices()) {
+        if (!d.usable) continue;
+        if (filter && wanted.find("," + d.name + ",") == std::string::npos &&
+            wanted.find("," + d.backend + ",") == std::string::npos)
+            continue;
+        names.push_back(d.name);
+    }
     return names;
 }
 
@@ -45,13 +56,43 @@ struct Compared {
     std::vector<float> ref, dev;  // the reference ops, the device under test
 };
 
-// The case on the reference ops and on `device`, a device the registry found.
+// Runs graphs on a device's stream unless a node is one the device does not support (an
+// accelerator leaves such nodes to the CPU in a model): then nothing runs and the op is noted.
+class SupportedOnly final : public Stream {
+public:
+    SupportedOnly(const Device& d, Stream& s) : d_(d), s_(s) {}
+    Status compute(const Graph& g) override {
+        for (const Node& n : g.nodes()) {
+            if (!d_.supports(n)) {
+                unsupported = std::string(op_name(n.op)) + " (" + dtype_name(n.src[0].type) + ", " +
+                              dtype_name(n.dst.type) + ")";
+                return Status::ok();
+            }
+        }
+        return s_.compute(g);
+    }
+    std::string unsupported;
+
+private:
+    const Device& d_;
+    Stream& s_;
+};
+
+// The case on the reference ops and on `device`, a device the registry found. A case the
+// device does not support is reported and compared as equal (it would run on the CPU).
 inline Compared run_both(const std::string& device, const Case& c, int threads) {
     auto ref = make_ref_device();
     auto dev = create_device(device);
     auto rs = ref->create_stream({1});
     auto ds = dev->create_stream({threads});
-    return {c(*ref, **rs), c(*dev, **ds)};
+    SupportedOnly guarded(*dev, **ds);
+    Compared r{c(*ref, **rs), c(*dev, guarded)};
+    if (!guarded.unsupported.empty()) {
+        std::printf("[ skip ] %s does not support %s: left to the CPU\n", device.c_str(),
+                    guarded.unsupported.c_str());
+        r.dev = r.ref;
+    }
+    return r;
 }
 
 // A dense tensor in its own device buffer, filled from host bytes.

@@ -1,0 +1,50 @@
+// Shared by every kernel: one descriptor set of eight storage buffers seen as 32-bit words
+// (weights in any block format are read byte by byte from them), and one push-constant block.
+// off[i] is the byte offset of binding i's tensor inside the bound range; u and f are the op's
+// sizes, strides and factors (vk_ops.cpp documents each kernel's use).
+#extension GL_EXT_control_flow_attributes : require
+
+layout(push_constant) uniform PushConstants {
+    uint off[8];
+    uint u[16];
+    float f[8];
+} pc;
+
+layout(std430, set = 0, binding = 0) buffer Buf0 { uint w[]; } buf0;
+layout(std430, set = 0, binding = 1) buffer Buf1 { uint w[]; } buf1;
+layout(std430, set = 0, binding = 2) buffer Buf2 { uint w[]; } buf2;
+layout(std430, set = 0, binding = 3) buffer Buf3 { uint w[]; } buf3;
+layout(std430, set = 0, binding = 4) buffer Buf4 { uint w[]; } buf4;
+layout(std430, set = 0, binding = 5) buffer Buf5 { uint w[]; } buf5;
+layout(std430, set = 0, binding = 6) buffer Buf6 { uint w[]; } buf6;
+layout(std430, set = 0, binding = 7) buffer Buf7 { uint w[]; } buf7;
+
+// Byte-addressed loads. 16-bit loads must be 2-aligned (every block format keeps its halves
+// 2-aligned), 32-bit ones 4-aligned; U32U reads a 2-aligned 32-bit value.
+#define LOAD_U8(B, o) ((B.w[(o) >> 2] >> (((o) & 3u) * 8u)) & 0xFFu)
+#define LOAD_U16(B, o) ((B.w[(o) >> 2] >> (((o) & 2u) * 8u)) & 0xFFFFu)
+#define LOAD_U32U(B, o) (LOAD_U16(B, o) | (LOAD_U16(B, (o) + 2u) << 16))
+#define LOAD_F32(B, o) uintBitsToFloat(B.w[(o) >> 2])
+#define LOAD_I32(B, o) int(B.w[(o) >> 2])
+#define STORE_F32(B, o, v) B.w[(o) >> 2] = floatBitsToUint(v)
+
+float half_to_float(uint h) {
+    return unpackHalf2x16(h).x;
+}
+
+// Type ids: the GGUF ids of hearth::backend::DType.
+const uint T_F32 = 0u;
+const uint T_F16 = 1u;
+const uint T_Q4_0 = 2u;
+const uint T_Q4_1 = 3u;
+const uint T_Q5_0 = 6u;
+const uint T_Q5_1 = 7u;
+const uint T_Q8_0 = 8u;
+const uint T_Q2_K = 10u;
+const uint T_Q3_K = 11u;
+const uint T_Q4_K = 12u;
+const uint T_Q5_K = 13u;
+const uint T_Q6_K = 14u;
+const uint T_IQ4_NL = 20u;
+const uint T_IQ4_XS = 23u;
+const uint T_BF16 = 30u;

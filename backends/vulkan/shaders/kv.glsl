@@ -1,0 +1,28 @@
+// KV cache addressing and decoding. Bindings: 4 positions [T], 5 block table [blocks, seqs]
+// (row stride u12), 6 sequence ids [T] (when u13 != 0). KVFMT is the cache type.
+layout(constant_id = 0) const uint KVFMT = 0;
+
+// The cell of position p of sequence s, or 0xFFFFFFFF when the table has no such block.
+uint kv_cell(uint s, uint p, uint bs, uint max_blocks, uint bt_stride) {
+    const uint blk = p / bs;
+    if (blk >= max_blocks) return 0xFFFFFFFFu;
+    const int b = LOAD_I32(buf5, pc.off[5] + s * bt_stride + 4u * blk);
+    if (b < 0) return 0xFFFFFFFFu;
+    return uint(b) * bs + p % bs;
+}
+
+// Element i of a cache row at byte ro of binding B (F32, F16, Q8_0, Q4_0).
+#define KV_GETTER(NAME, B)                                                          \
+    float NAME(uint ro, uint i) {                                                   \
+        if (KVFMT == T_F32) return LOAD_F32(B, ro + 4u * i);                        \
+        if (KVFMT == T_F16) return half_to_float(LOAD_U16(B, ro + 2u * i));         \
+        const uint j = i & 31u;                                                     \
+        if (KVFMT == T_Q8_0) {                                                      \
+            const uint b = ro + 34u * (i >> 5);                                     \
+            const int q = int(LOAD_U8(B, b + 2u + j) << 24) >> 24;                  \
+            return float(q) * half_to_float(LOAD_U16(B, b));                        \
+        }                                                                           \
+        const uint b = ro + 18u * (i >> 5);                                         \
+        const uint byte = LOAD_U8(B, b + 2u + (j & 15u));                           \
+        return float(int(j < 16u ? byte & 15u : byte >> 4) - 8) * half_to_float(LOAD_U16(B, b)); \
+    }

@@ -1,0 +1,475 @@
+#include "vk_ops.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace hearth::backend::vk {
+
+namespace {
+
+// The weight formats the kernels decode (decode.glsl): all 15 of the quant table.
+bool weight_supported(DType t) {
+    switch (t) {
+        case DType::F32:
+        case DType::F16:
+        case DType::BF16:
+        case DType::Q4_0:
+        case DType::Q4_1:
+        case DType::Q5_0:
+        case DType::Q5_1:
+        case DType::Q8_0:
+        case DType::Q4_K:
+        case DType::Q5_K:
+        case DType::Q6_K:
+        case DType::Q2_K:
+        case DType::Q3_K:
+        case DType::IQ4_NL:
+        case DType::IQ4_XS:
+            return true;
+        default:
+            return false;
+    }
+}
+
+constexpr uint32_t kMaxGroups = 65535;
+constexpr uint32_t kMatMulCols = 8;          // columns per workgroup (mul_mat.comp NC)
+constexpr uint32_t kMatMulRowsPerZ = 32768;  // workgroups (mul_mat) or rows per z slice
+constexpr uint32_t kMatMulRowsPerGroup = 8;  // mul_mat.comp RPW
+constexpr uint32_t kMaxHeadDim = 256;        // attention.comp MAX_HD
+
+// Bytes one binding may hold for a tensor, leaving room to align its start down.
+VkDeviceSize room(const Context& ctx) {
+    return ctx.max_range() - ctx.offset_alignment();
+}
+
+bool aligned4(const Tensor& t) {
+    return t.offset % 4 == 0 && t.nb[1] % 4 == 0 && t.nb[2] % 4 == 0 && t.nb[3] % 4 == 0;
+}
+
+uint32_t u32(int64_t v) {
+    return static_cast<uint32_t>(v);
+}
+uint32_t u32(size_t v) {
+    return static_cast<uint32_t>(v);
+}
+
+Binding whole(const Tensor& t, bool write = false) {
+    const auto* b = static_cast<const VkBuf*>(t.buffer);
+    return {b, t.offset, t.offset + t.span_bytes(), write};
+}
+
+// Rows [first, first + count) of dimension 1 of a flat tensor.
+Binding rows(const Tensor& t, int64_t first, int64_t count, bool write = false) {
+    const auto* b = static_cast<const VkBuf*>(t.buffer);
+    const VkDeviceSize begin = t.offset + size_t(first) * t.nb[1];
+    return {b, begin, begin + size_t(count - 1) * t.nb[1] + t.row_bytes(), write};
+}
+
+// A tensor that must fit in one binding: F32/I32, 4-byte aligned, small enough.
+std::string fits(const Context& ctx, const Tensor& t, const char* what) {
+    if (!aligned4(t)) return std::string(what) + " is not 4-byte aligned";
+    if (t.span_bytes() > room(ctx))
+        return std::string(what) + " spans more than one storage binding (maxStorageBufferRange " +
+               std::to_string(ctx.max_range()) + ")";
+    return "";
+}
+
+std::string weight_ok(const Context& ctx, const Tensor& w) {
+    if (!weight_supported(w.type))
+        return std::string("weight type ") + dtype_name(w.type) + " is not implemented on Vulkan";
+    if (w.offset % 4 != 0 || w.nb[1] % 2 != 0 || (w.type == DType::F32 && w.nb[1] % 4 != 0))
+        return "weight rows are not aligned";
+    if (w.row_bytes() > room(ctx)) return "one weight row is larger than a storage binding";
+    return "";
+}
+
+}  // namespace
+
+std::string unsupported_reason(const Context& ctx, const Node& n) {
+    const Tensor& d = n.dst;
+    const Tensor& a = n.src[0];
+    const Tensor& b = n.src[1];
+    std::string why;
+    auto check = [&](const std::string& w) {
+        if (why.empty()) why = w;
+    };
+    switch (n.op) {
+        case Op::GetRows:
+            check(weight_ok(ctx, a));
+            check(fits(ctx, b, "ids"));
+            check(fits(ctx, d, "destination"));
+            if (b.ne[0] > kMaxGroups) check("too many tokens");
+            break;
+        case Op::MatMul:
+            check(weight_ok(ctx, a));
+            check(aligned4(b) ? "" : "input is not aligned");
+            check(aligned4(d) ? "" : "destination is not aligned");
+            if (size_t(b.nb[1]) > room(ctx) || size_t(d.nb[1]) > room(ctx))
+                check("one column is larger than a storage binding");
+            break;
+        case Op::Add:
+        case Op::SwiGlu:
+        case Op::GeGlu:
+            check(fits(ctx, b, "b"));
+            [[fallthrough]];
+        case Op::Scale:
+        case Op::SoftCap:
+            check(fits(ctx, a, "a"));
+            check(fits(ctx, d, "destination"));
+            if (d.ne[1] > kMaxGroups) check("too many rows");
+            break;
+        case Op::RmsNorm:
+            check(fits(ctx, a, "a"));
+            check(fits(ctx, b, "weight"));
+            check(fits(ctx, d, "destination"));
+            break;
+        case Op::Rope:
+            check(fits(ctx, a, "a"));
+            check(fits(ctx, d, "destination"));
+            check(fits(ctx, b, "positions"));
+            if (n.src[2].valid()) check(fits(ctx, n.src[2], "freq_factors"));
+            if (a.ne[1] > kMaxGroups || a.ne[2] > kMaxGroups) check("too many heads or tokens");
+            break;
+        case Op::KvAppend:
+        case Op::Attention: {
+            const Tensor& cache = n.op == Op::KvAppend ? d : b;
+            if (!is_kv_dtype(cache.type))
+                check(std::string("cache type ") + dtype_name(cache.type));
+            if (cache.offset % 4 != 0 || cache.nb[1] % 2 != 0) check("cache rows are not aligned");
+            if (cache.span_bytes() > room(ctx))
+                check("the KV cache spans more than one storage binding");
+            check(fits(ctx, a, n.op == Op::KvAppend ? "new rows" : "q"));
+            check(fits(ctx, n.kv.positions, "positions"));
+            check(fits(ctx, n.kv.block_table, "block table"));
+            if (n.kv.seq_ids.valid()) check(fits(ctx, n.kv.seq_ids, "seq ids"));
+            if (n.op == Op::Attention) {
+                check(fits(ctx, d, "destination"));
+                if (n.src[2].span_bytes() > room(ctx))
+                    check("the KV cache spans more than one storage binding");
+                if (a.ne[0] > kMaxHeadDim) check("head size above 256");
+                if (a.ne[1] > kMaxGroups || a.ne[2] > kMaxGroups) check("too many heads or tokens");
+            } else if (a.ne[1] > kMaxGroups) {
+                check("too many tokens");
+            }
+            break;
+        }
+        case Op::MoeRoute:
+            check(fits(ctx, a, "logits"));
+            check(fits(ctx, d, "weights"));
+            check(fits(ctx, n.aux, "ids"));
+            if (a.ne[0] > 256) check("more than 256 experts");
+            break;
+        case Op::MoeMatMul: {
+            check(weight_ok(ctx, a));
+            if (a.span_bytes() > room(ctx))
+                check("the expert weights span more than one storage binding");
+            if (a.nb[2] % 2 != 0) check("expert matrices are not aligned");
+            check(fits(ctx, b, "input"));
+            check(fits(ctx, n.src[2], "ids"));
+            check(fits(ctx, d, "destination"));
+            const Tensor& ids = n.src[2];
+            if (ids.ne[0] * ids.ne[1] > kMaxGroups) check("too many slots");
+            break;
+        }
+        case Op::MoeCombine:
+            check(fits(ctx, a, "a"));
+            check(fits(ctx, b, "w"));
+            check(fits(ctx, d, "destination"));
+            if (d.ne[1] > kMaxGroups) check("too many tokens");
+            break;
+    }
+    return why;
+}
+
+bool supports_node(const Context& ctx, const Node& n) {
+    return unsupported_reason(ctx, n).empty();
+}
+
+uint32_t attention_splits(const Context& ctx, int64_t heads, int64_t tokens, int64_t cells,
+                          int64_t head_dim) {
+    int64_t s = 1;
+    if (const char* e = std::getenv("HEARTH_VULKAN_ATTN_SPLIT"); e && *e) {
+        s = std::atoll(e);
+    } else if (heads * tokens < 128) {  // too few workgroups to fill a GPU
+        s = std::min<int64_t>(cells / 512, 256 / std::max<int64_t>(heads * tokens, 1));
+    }
+    s = std::clamp<int64_t>(s, 1, 64);
+    // The partials must fit in one binding.
+    const int64_t per = heads * tokens * (head_dim + 2) * 4;
+    s = std::min<int64_t>(s, std::max<int64_t>(1, int64_t(room(ctx)) / std::max<int64_t>(per, 1)));
+    return static_cast<uint32_t>(s);
+}
+
+Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, const Scratch& scratch,
+                   std::vector<Dispatch>& out) {
+    const Tensor& d = n.dst;
+    const Tensor& a = n.src[0];
+    const Tensor& b = n.src[1];
+    switch (n.op) {
+        case Op::GetRows: {
+            const int64_t V = a.ne[1], T = b.ne[0];
+            const int64_t per = std::max<int64_t>(1, int64_t(room(ctx) / a.nb[1]));
+            for (int64_t r0 = 0; r0 < V; r0 += per) {
+                const int64_t nr = std::min(per, V - r0);
+                Dispatch& x = out.emplace_back();
+                x.kernel = "get_rows";
+                x.fmt = static_cast<uint32_t>(a.type);
+                x.b[0] = whole(d, true);
+                x.b[1] = rows(a, r0, nr);
+                x.b[2] = whole(b);
+                x.pc.u[0] = u32(a.ne[0]);
+                x.pc.u[1] = u32(T);
+                x.pc.u[2] = u32(r0);
+                x.pc.u[3] = u32(nr);
+                x.pc.u[4] = u32(a.nb[1]);
+                x.pc.u[5] = u32(d.nb[1]);
+                x.groups[0] = u32(T);
+            }
+            return Status::ok();
+        }
+        case Op::MatMul: {
+            const int64_t m = a.ne[1], T = b.ne[1];
+            const int64_t wper = std::max<int64_t>(1, int64_t(room(ctx) / a.nb[1]));
+            int64_t cper = int64_t(room(ctx) / std::max(b.nb[1], d.nb[1]));
+            cper = std::clamp<int64_t>(cper, 1, int64_t(kMaxGroups) * kMatMulCols);
+            for (int64_t c0 = 0; c0 < T; c0 += cper) {
+                const int64_t nc = std::min(cper, T - c0);
+                for (int64_t r0 = 0; r0 < m; r0 += wper) {
+                    const int64_t nr = std::min(wper, m - r0);
+                    Dispatch& x = out.emplace_back();
+                    x.kernel = ctx.use_subgroups() ? "mul_mat_sg" : "mul_mat";
+                    x.fmt = static_cast<uint32_t>(a.type);
+                    x.b[0] = rows(d, c0, nc, true);
+                    x.b[1] = rows(a, r0, nr);
+                    x.b[2] = rows(b, c0, nc);
+                    x.pc.u[0] = u32(a.ne[0]);
+                    x.pc.u[1] = u32(nr);
+                    x.pc.u[2] = u32(nc);
+                    x.pc.u[3] = u32(a.nb[1]);
+                    x.pc.u[4] = u32(b.nb[1]);
+                    x.pc.u[5] = u32(d.nb[1]);
+                    x.pc.u[6] = u32(r0);
+                    const int64_t wgs = (nr + kMatMulRowsPerGroup - 1) / kMatMulRowsPerGroup;
+                    x.pc.u[7] = kMatMulRowsPerZ;
+                    x.groups[0] = u32(std::min<int64_t>(wgs, kMatMulRowsPerZ));
+                    x.groups[1] = u32((nc + kMatMulCols - 1) / kMatMulCols);
+                    x.groups[2] = u32((wgs + kMatMulRowsPerZ - 1) / kMatMulRowsPerZ);
+                }
+            }
+            return Status::ok();
+        }
+        case Op::Add:
+        case Op::SwiGlu:
+        case Op::GeGlu:
+        case Op::Scale:
+        case Op::SoftCap: {
+            Dispatch& x = out.emplace_back();
+            x.kernel = "elementwise";
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            const bool binary = n.op == Op::Add || n.op == Op::SwiGlu || n.op == Op::GeGlu;
+            if (binary) x.b[2] = whole(b);
+            x.pc.u[0] = u32(a.ne[0]);
+            x.pc.u[1] = u32(a.ne[1]);
+            x.pc.u[2] = n.op == Op::Add      ? 0
+                        : n.op == Op::SwiGlu ? 1
+                        : n.op == Op::GeGlu  ? 2
+                        : n.op == Op::Scale  ? 3
+                                             : 4;
+            x.pc.u[3] = u32(a.nb[1]);
+            x.pc.u[4] = binary && b.ne[1] > 1 ? u32(b.nb[1]) : 0;
+            x.pc.u[5] = u32(d.nb[1]);
+            x.pc.f[0] = n.alpha;
+            x.groups[0] = u32((a.ne[0] + 63) / 64);
+            x.groups[1] = u32(a.ne[1]);
+            return Status::ok();
+        }
+        case Op::RmsNorm: {
+            Dispatch& x = out.emplace_back();
+            x.kernel = "rms_norm";
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[2] = whole(b);
+            const int64_t R = a.ne[1];
+            x.pc.u[0] = u32(a.ne[0]);
+            x.pc.u[1] = u32(R);
+            x.pc.u[2] = u32(a.nb[1]);
+            x.pc.u[3] = u32(d.nb[1]);
+            x.pc.f[0] = n.eps;
+            x.groups[0] = u32(std::min<int64_t>(R, kMaxGroups));
+            x.groups[1] = u32((R + kMaxGroups - 1) / kMaxGroups);
+            return Status::ok();
+        }
+        case Op::Rope: {
+            auto table = rope(n.rope);
+            if (!table) return table.status();
+            Dispatch& x = out.emplace_back();
+            x.kernel = "rope";
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[2] = whole(b);
+            if (n.src[2].valid()) x.b[3] = whole(n.src[2]);
+            x.b[4] = {*table, 0, (*table)->size(), false};
+            x.pc.u[0] = u32(a.ne[0]);
+            x.pc.u[1] = u32(a.ne[1]);
+            x.pc.u[2] = u32(a.ne[2]);
+            x.pc.u[3] = u32(int64_t(n.rope.n_rot));
+            x.pc.u[4] = n.rope.mode == RopeMode::Adjacent ? 0 : 1;
+            x.pc.u[5] = n.src[2].valid() ? 1 : 0;
+            x.pc.u[6] = u32(a.nb[1]);
+            x.pc.u[7] = u32(a.nb[2]);
+            x.pc.u[8] = u32(d.nb[1]);
+            x.pc.u[9] = u32(d.nb[2]);
+            x.pc.f[0] = n.rope.attn_factor;
+            x.groups[0] = u32(a.ne[1]);
+            x.groups[1] = u32(a.ne[2]);
+            return Status::ok();
+        }
+        case Op::KvAppend: {
+            const KvIndex& kv = n.kv;
+            Dispatch& x = out.emplace_back();
+            x.kernel = "kv_append";
+            x.fmt = static_cast<uint32_t>(d.type);
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[4] = whole(kv.positions);
+            x.b[5] = whole(kv.block_table);
+            if (kv.seq_ids.valid()) x.b[6] = whole(kv.seq_ids);
+            x.pc.u[0] = u32(d.ne[0]);
+            x.pc.u[1] = u32(a.ne[1]);
+            x.pc.u[2] = u32(d.nb[1]);
+            x.pc.u[3] = u32(a.nb[1]);
+            x.pc.u[4] = u32(int64_t(n.kvp.block_size));
+            x.pc.u[5] = u32(kv.block_table.ne[0]);
+            x.pc.u[6] = u32(d.ne[1]);
+            x.pc.u[12] = u32(kv.block_table.nb[1]);
+            x.pc.u[13] = kv.seq_ids.valid() ? 1 : 0;
+            x.groups[0] = u32(a.ne[1]);
+            return Status::ok();
+        }
+        case Op::Attention: {
+            const KvIndex& kv = n.kv;
+            const Tensor& kc = b;
+            const Tensor& vc = n.src[2];
+            Dispatch& x = out.emplace_back();
+            x.kernel = "attention";
+            x.fmt = static_cast<uint32_t>(kc.type);
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[2] = whole(kc);
+            x.b[3] = whole(vc);
+            x.b[4] = whole(kv.positions);
+            x.b[5] = whole(kv.block_table);
+            if (kv.seq_ids.valid()) x.b[6] = whole(kv.seq_ids);
+            const int64_t hd = a.ne[0];
+            x.pc.u[0] = u32(hd);
+            x.pc.u[1] = u32(a.ne[1]);
+            x.pc.u[2] = u32(kc.ne[0] / hd);
+            x.pc.u[3] = u32(kc.ne[1]);
+            x.pc.u[4] = u32(kc.nb[1]);
+            x.pc.u[5] = u32(vc.nb[1]);
+            x.pc.u[6] = u32(a.nb[1]);
+            x.pc.u[7] = u32(a.nb[2]);
+            x.pc.u[8] = u32(d.nb[1]);
+            x.pc.u[9] = u32(d.nb[2]);
+            x.pc.u[10] = u32(int64_t(n.kvp.block_size));
+            x.pc.u[11] = u32(kv.block_table.ne[0]);
+            x.pc.u[12] = u32(kv.block_table.nb[1]);
+            x.pc.u[13] = kv.seq_ids.valid() ? 1 : 0;
+            x.pc.u[15] = u32(int64_t(n.kvp.window));
+            x.pc.f[0] = n.kvp.scale;
+            x.pc.f[1] = n.kvp.softcap;
+            x.groups[0] = u32(a.ne[1]);
+            x.groups[1] = u32(a.ne[2]);
+            const uint32_t S = attention_splits(ctx, a.ne[1], a.ne[2], kc.ne[1], hd);
+            if (S > 1) {
+                const size_t bytes = size_t(S) * size_t(a.ne[1] * a.ne[2] * (hd + 2)) * 4;
+                auto part = scratch(bytes);
+                if (!part) return part.status();
+                x.pc.u[14] = S;
+                x.groups[2] = S;
+                x.b[7] = {*part, 0, bytes, true};
+                Dispatch& c = out.emplace_back();
+                c.kernel = "attention_combine";
+                c.b[0] = whole(d, true);
+                c.b[7] = {*part, 0, bytes, false};
+                c.pc.u[0] = u32(hd);
+                c.pc.u[1] = u32(a.ne[1]);
+                c.pc.u[2] = u32(a.ne[2]);
+                c.pc.u[8] = u32(d.nb[1]);
+                c.pc.u[9] = u32(d.nb[2]);
+                c.pc.u[14] = S;
+                c.groups[0] = u32(a.ne[1]);
+                c.groups[1] = u32(a.ne[2]);
+            }
+            return Status::ok();
+        }
+        case Op::MoeMatMul: {
+            const Tensor& ids = n.src[2];
+            const int64_t m = a.ne[1], k = ids.ne[0], T = ids.ne[1];
+            Dispatch& x = out.emplace_back();
+            x.kernel = "moe_mat_mul";
+            x.fmt = static_cast<uint32_t>(a.type);
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[2] = whole(b);
+            x.b[3] = whole(ids);
+            x.pc.u[0] = u32(a.ne[0]);
+            x.pc.u[1] = u32(m);
+            x.pc.u[2] = u32(k);
+            x.pc.u[3] = u32(a.nb[1]);
+            x.pc.u[4] = u32(a.nb[2]);
+            x.pc.u[5] = u32(b.nb[1]);
+            x.pc.u[6] = u32(b.nb[2]);
+            x.pc.u[7] = b.ne[1] == k && k > 1 ? 1 : 0;
+            x.pc.u[8] = u32(d.nb[1]);
+            x.pc.u[9] = u32(d.nb[2]);
+            x.pc.u[10] = u32(ids.nb[1]);
+            x.pc.u[11] = u32(a.ne[2]);
+            x.pc.u[12] = kMatMulRowsPerZ;
+            x.groups[0] = u32(std::min<int64_t>(m, kMatMulRowsPerZ));
+            x.groups[1] = u32(k * T);
+            x.groups[2] = u32((m + kMatMulRowsPerZ - 1) / kMatMulRowsPerZ);
+            return Status::ok();
+        }
+        case Op::MoeCombine: {
+            Dispatch& x = out.emplace_back();
+            x.kernel = "moe";
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[2] = whole(b);
+            x.pc.u[0] = 0;
+            x.pc.u[1] = u32(a.ne[0]);
+            x.pc.u[2] = u32(d.ne[1]);
+            x.pc.u[3] = u32(a.ne[1]);
+            x.pc.u[4] = u32(a.nb[1]);
+            x.pc.u[5] = u32(a.nb[2]);
+            x.pc.u[6] = u32(b.nb[1]);
+            x.pc.u[7] = u32(d.nb[1]);
+            x.groups[0] = u32((a.ne[0] + 63) / 64);
+            x.groups[1] = u32(d.ne[1]);
+            return Status::ok();
+        }
+        case Op::MoeRoute: {
+            Dispatch& x = out.emplace_back();
+            x.kernel = "moe";
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.b[2] = whole(n.aux, true);
+            x.pc.u[0] = 1;
+            x.pc.u[1] = u32(a.ne[0]);
+            x.pc.u[2] = u32(a.ne[1]);
+            x.pc.u[3] = u32(int64_t(n.k));
+            x.pc.u[4] = u32(a.nb[1]);
+            x.pc.u[6] = u32(n.aux.nb[1]);
+            x.pc.u[7] = u32(d.nb[1]);
+            x.pc.u[8] = n.renorm ? 1 : 0;
+            x.groups[0] = u32((a.ne[1] + 63) / 64);
+            return Status::ok();
+        }
+    }
+    return Status::error(std::string("vulkan: ") + op_name(n.op) + " is not implemented");
+}
+
+}  // namespace hearth::backend::vk
