@@ -73,7 +73,7 @@
     </message>
     <message>
         <location filename="../ui/Settings/ApiServerSection.qml" line="24"/>
-        <location filename="../ui/Settings/ApiServerSection.qml" line="72"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="74"/>
         <source>Off</source>
         <translation>关</translation>
     </message>
@@ -89,7 +89,7 @@
     </message>
     <message>
         <location filename="../ui/Settings/ApiServerSection.qml" line="39"/>
-        <location filename="../ui/Settings/ApiServerSection.qml" line="50"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="52"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
@@ -99,37 +99,37 @@
         <translation>可选。设置后，程序必须以“Authorization: Bearer KEY”发送它。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml" line="47"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="49"/>
         <source>No key</source>
         <translation>无密钥</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml" line="65"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="67"/>
         <source>Running at %1 · 1 active request</source>
         <translation>运行于 %1 · 1 个活动请求</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml" line="66"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="68"/>
         <source>Running at %1 · %2 active requests</source>
         <translation>运行于 %1 · %2 个活动请求</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml" line="69"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="71"/>
         <source>Not running: %1</source>
         <translation>未运行：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml" line="71"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="73"/>
         <source>Starts when a model is loaded.</source>
         <translation>加载模型后启动。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml" line="77"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="79"/>
         <source>Copy base URL</source>
         <translation>复制基础 URL</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/ApiServerSection.qml" line="78"/>
+        <location filename="../ui/Settings/ApiServerSection.qml" line="80"/>
         <source>Copy the API server&apos;s base URL</source>
         <translation>复制 API 服务器的基础 URL</translation>
     </message>
@@ -571,6 +571,197 @@
     </message>
 </context>
 <context>
+    <name>ConnectionsDialog</name>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="52"/>
+        <source>Saved. Testing…</source>
+        <translation>已保存。正在测试…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="57"/>
+        <source>Servers</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="66"/>
+        <source>Connected: %1.</source>
+        <translation>已连接：%1。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="78"/>
+        <source>Chat with models served by vLLM, LMDeploy, llama.cpp&apos;s server or another Hearth through their OpenAI API. Chats stay on this computer; each message is sent to the server.</source>
+        <translation>通过 OpenAI API 与 vLLM、LMDeploy、llama.cpp 服务器或另一个 Hearth 提供的模型聊天。聊天记录保存在本机；每条消息都会发送到服务器。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="107"/>
+        <source>%1 at %2: %3</source>
+        <translation>%2 上的 %1：%3</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="108"/>
+        <source>%n model(s)</source>
+        <translation>
+            <numerusform>%n 个模型</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="131"/>
+        <source>Testing…</source>
+        <translation>正在测试…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="132"/>
+        <source>Serves: %1</source>
+        <translation>提供：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="134"/>
+        <source>Not tested yet</source>
+        <translation>尚未测试</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="142"/>
+        <source>Trusted certificate: %1</source>
+        <translation>已信任的证书：%1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="148"/>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="149"/>
+        <source>Edit %1</source>
+        <translation>编辑 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="153"/>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="154"/>
+        <source>Test the connection to %1</source>
+        <translation>测试与 %1 的连接</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="161"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="162"/>
+        <source>Remove %1</source>
+        <translation>移除 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="173"/>
+        <source>Add a server</source>
+        <translation>添加服务器</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="173"/>
+        <source>Edit the server</source>
+        <translation>编辑服务器</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="183"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="188"/>
+        <source>e.g. Lab GPU server (the host if empty)</source>
+        <translation>例如：实验室 GPU 服务器（留空则使用主机名）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="190"/>
+        <source>Server name</source>
+        <translation>服务器名称</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="192"/>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="199"/>
+        <source>Base URL of the server&apos;s OpenAI API</source>
+        <translation>服务器 OpenAI API 的基础 URL</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="201"/>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="215"/>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="212"/>
+        <source>Unchanged (type to replace)</source>
+        <translation>未更改（输入以替换）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="212"/>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="223"/>
+        <source>Remove key</source>
+        <translation>移除密钥</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="224"/>
+        <source>Remove the stored API key</source>
+        <translation>移除已保存的 API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="227"/>
+        <source>Timeout (s)</source>
+        <translation>超时（秒）</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="231"/>
+        <source>Seconds to wait for the server before giving up</source>
+        <translation>放弃前等待服务器的秒数</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="251"/>
+        <source>Trust this certificate</source>
+        <translation>信任此证书</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="252"/>
+        <source>Trust this server&apos;s certificate for this connection only</source>
+        <translation>仅对此连接信任该服务器的证书</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="258"/>
+        <source>New</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="259"/>
+        <source>Add another server</source>
+        <translation>添加另一台服务器</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="264"/>
+        <source>Add and test</source>
+        <translation>添加并测试</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="264"/>
+        <source>Save and test</source>
+        <translation>保存并测试</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ConnectionsDialog.qml" line="269"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
     <name>DropOverlay</name>
     <message>
         <location filename="../ui/Model/DropOverlay.qml" line="12"/>
@@ -680,17 +871,17 @@
         <translation>Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="247"/>
+        <location filename="../ui/Main.qml" line="252"/>
         <source>Assistant is writing a reply…</source>
         <translation>助手正在回复…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="235"/>
+        <location filename="../ui/Main.qml" line="236"/>
         <source>Assistant: %1</source>
         <translation>助手：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="237"/>
+        <location filename="../ui/Main.qml" line="238"/>
         <source>The reply is empty.</source>
         <translation>回复为空。</translation>
     </message>
@@ -806,121 +997,121 @@
         <translation>Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="72"/>
+        <location filename="../ui/Model/ModelBar.qml" line="74"/>
         <source>Loading %1…</source>
         <translation>正在加载 %1…</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="73"/>
+        <location filename="../ui/Model/ModelBar.qml" line="75"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="76"/>
+        <location filename="../ui/Model/ModelBar.qml" line="78"/>
         <source>Model: %1</source>
         <translation>模型：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="98"/>
+        <location filename="../ui/Model/ModelBar.qml" line="100"/>
         <source>Backend %1. %2</source>
         <translation>后端 %1。%2</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="116"/>
+        <location filename="../ui/Model/ModelBar.qml" line="118"/>
         <source>Load model…</source>
         <translation>加载模型…</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="117"/>
+        <location filename="../ui/Model/ModelBar.qml" line="119"/>
         <source>Choose a .gguf model file</source>
         <translation>选择 .gguf 模型文件</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="122"/>
+        <location filename="../ui/Model/ModelBar.qml" line="124"/>
         <source>Recent ▾</source>
         <translation>最近 ▾</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="123"/>
+        <location filename="../ui/Model/ModelBar.qml" line="125"/>
         <source>Recently used models</source>
         <translation>最近使用的模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="134"/>
+        <location filename="../ui/Model/ModelBar.qml" line="136"/>
         <source>Load %1</source>
         <translation>加载 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="143"/>
+        <location filename="../ui/Model/ModelBar.qml" line="145"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="144"/>
+        <location filename="../ui/Model/ModelBar.qml" line="146"/>
         <source>Unload the model and free its memory</source>
         <translation>卸载模型并释放内存</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="151"/>
-        <location filename="../ui/Model/ModelBar.qml" line="194"/>
+        <location filename="../ui/Model/ModelBar.qml" line="153"/>
+        <location filename="../ui/Model/ModelBar.qml" line="196"/>
         <source>Switch to light theme</source>
         <translation>切换到浅色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="151"/>
-        <location filename="../ui/Model/ModelBar.qml" line="194"/>
+        <location filename="../ui/Model/ModelBar.qml" line="153"/>
+        <location filename="../ui/Model/ModelBar.qml" line="196"/>
         <source>Switch to dark theme</source>
         <translation>切换到深色主题</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="158"/>
+        <location filename="../ui/Model/ModelBar.qml" line="160"/>
         <source>Settings (Ctrl+,)</source>
         <translation>设置（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="165"/>
-        <location filename="../ui/Model/ModelBar.qml" line="204"/>
+        <location filename="../ui/Model/ModelBar.qml" line="167"/>
+        <location filename="../ui/Model/ModelBar.qml" line="206"/>
         <source>Keyboard shortcuts (F1)</source>
         <translation>键盘快捷键 (F1)</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="171"/>
+        <location filename="../ui/Model/ModelBar.qml" line="173"/>
         <source>About</source>
         <translation>关于</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="172"/>
-        <location filename="../ui/Model/ModelBar.qml" line="209"/>
+        <location filename="../ui/Model/ModelBar.qml" line="174"/>
+        <location filename="../ui/Model/ModelBar.qml" line="211"/>
         <source>About Hearth</source>
         <translation>关于 Hearth</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="179"/>
+        <location filename="../ui/Model/ModelBar.qml" line="181"/>
         <source>More: theme, settings, keyboard shortcuts, About</source>
         <translation>更多：主题、设置、键盘快捷键、关于</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="189"/>
+        <location filename="../ui/Model/ModelBar.qml" line="191"/>
         <source>Unload model</source>
         <translation>卸载模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="199"/>
+        <location filename="../ui/Model/ModelBar.qml" line="201"/>
         <source>Settings… (Ctrl+,)</source>
         <translation>设置… (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="220"/>
+        <location filename="../ui/Model/ModelBar.qml" line="222"/>
         <source>Choose a model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="221"/>
+        <location filename="../ui/Model/ModelBar.qml" line="223"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelBar.qml" line="221"/>
+        <location filename="../ui/Model/ModelBar.qml" line="223"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
@@ -941,102 +1132,143 @@
 <context>
     <name>ModelLibraryDialog</name>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="17"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="18"/>
         <source>Fits</source>
         <translation>可运行</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="18"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="19"/>
         <source>Tight</source>
         <translation>内存紧张</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="19"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="20"/>
         <source>Won&apos;t fit</source>
         <translation>内存不足</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="23"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="24"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="38"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="39"/>
         <source>Folders: %1</source>
         <translation>文件夹：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="39"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="40"/>
         <source>Add a folder with .gguf files; recent models are always listed.</source>
         <translation>添加包含 .gguf 文件的文件夹；最近使用的模型总会列出。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="51"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="52"/>
         <source>Add folder…</source>
         <translation>添加文件夹…</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="72"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="57"/>
+        <source>Servers…</source>
+        <translation>服务器…</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="58"/>
+        <source>Models on a server: vLLM, LMDeploy, llama.cpp&apos;s server or another Hearth</source>
+        <translation>服务器上的模型：vLLM、LMDeploy、llama.cpp 服务器或另一个 Hearth</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="79"/>
         <source>%1: cannot be used</source>
         <translation>%1：无法使用</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="73"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="80"/>
         <source>%1, %2, %3, %4</source>
         <translation>%1，%2，%3，%4</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="85"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="92"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="195"/>
         <source>(in use)</source>
         <translation>（使用中）</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="95"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="102"/>
         <source>Cannot be used: %1</source>
         <translation>无法使用：%1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="96"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="103"/>
         <source>%1 · %2 · %3 · context %4 · needs about %5</source>
         <translation>%1 · %2 · %3 · 上下文 %4 · 约需 %5</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="120"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="127"/>
         <source>Needs about %1; %2 is free now.</source>
         <translation>约需 %1；当前可用 %2。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="129"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="136"/>
         <source>Load</source>
         <translation>加载</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="131"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="138"/>
         <source>Load %1</source>
         <translation>加载 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="142"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="149"/>
         <source>No models found yet.</source>
         <translation>还没有找到模型。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="153"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="156"/>
+        <source>On servers</source>
+        <translation>服务器上</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="184"/>
+        <source>%1, remote, on %2</source>
+        <translation>%1，远程，位于 %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="204"/>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="211"/>
+        <source>Remote · %1</source>
+        <translation>远程 · %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="217"/>
+        <source>Use</source>
+        <translation>使用</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="219"/>
+        <source>Use %1 on %2</source>
+        <translation>使用 %2 上的 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="234"/>
         <source>Remove %1</source>
         <translation>移除 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="154"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="235"/>
         <source>Stop listing the models in %1</source>
         <translation>不再列出 %1 中的模型</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="160"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="241"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../ui/Model/ModelLibraryDialog.qml" line="168"/>
+        <location filename="../ui/Model/ModelLibraryDialog.qml" line="255"/>
         <source>A folder with models</source>
         <translation>包含模型的文件夹</translation>
     </message>
@@ -1111,6 +1343,51 @@
         <location filename="../app/chat/app_settings.cpp" line="90"/>
         <source>The settings file %1 could not be read, so the defaults are in use.</source>
         <translation>无法读取设置文件 %1，已使用默认设置。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_http.cpp" line="73"/>
+        <source>The secure connection to %1 was refused: %2.</source>
+        <translation>与 %1 的安全连接被拒绝：%2。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_http.cpp" line="76"/>
+        <source>If this is your own server with a self-signed certificate, check that its SHA-256 fingerprint is %1 and trust it in the connection&apos;s settings.</source>
+        <translation>如果这是你自己的使用自签名证书的服务器，请确认其 SHA-256 指纹为 %1，然后在连接设置中信任它。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_http.cpp" line="87"/>
+        <source>Nothing answers at %1 (connection refused). Is the server running, and is the port right?</source>
+        <translation>%1 没有响应（连接被拒绝）。服务器是否在运行？端口是否正确？</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_http.cpp" line="92"/>
+        <source>The server name “%1” could not be found (DNS). Check the URL and your network.</source>
+        <translation>找不到服务器名称“%1”（DNS）。请检查 URL 和网络。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_http.cpp" line="98"/>
+        <source>%1 did not answer in time.</source>
+        <translation>%1 未及时响应。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_http.cpp" line="100"/>
+        <source>%1 closed the connection.</source>
+        <translation>%1 关闭了连接。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_http.cpp" line="102"/>
+        <source>The secure (TLS) connection to %1 failed: %2. Is it an https server?</source>
+        <translation>与 %1 的安全（TLS）连接失败：%2。它是 https 服务器吗？</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_http.cpp" line="107"/>
+        <source>“%1” is not an http:// or https:// URL.</source>
+        <translation>“%1”不是 http:// 或 https:// URL。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_http.cpp" line="109"/>
+        <source>The connection to %1 failed: %2</source>
+        <translation>与 %1 的连接失败：%2</translation>
     </message>
 </context>
 <context>
@@ -1262,338 +1539,343 @@
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="34"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="40"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="36"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="42"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="48"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="61"/>
         <source>Backend</source>
         <translation>后端</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="49"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="58"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="97"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="62"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="115"/>
         <source>Applies when the model is loaded again.</source>
         <translation>重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="51"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="62"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="64"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="76"/>
         <source>Auto</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="89"/>
         <source>KV cache</source>
         <translation>KV 缓存</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="73"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="90"/>
         <source>Applies from the next message. Q8 and Q4 hold longer chats in less memory.</source>
         <translation>从下一条消息起生效。Q8 和 Q4 能用更少的内存容纳更长的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="75"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="92"/>
         <source>Q4 changes the model&apos;s answers noticeably on small models (it agrees with F16 far less often than Q8).</source>
         <translation>Q4 会明显改变小模型的回答（与 F16 的一致程度远低于 Q8）。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="95"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="113"/>
         <source>4-bit weights</source>
         <translation>4 位权重</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="96"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="114"/>
         <source>Converts 16/8-bit models to 4-bit when loading: about a quarter of the memory, faster replies; the first load takes longer, then it is cached.</source>
         <translation>加载时将 16/8 位模型转换为 4 位：内存约为原来的四分之一，回复更快；首次加载较慢，之后会使用缓存。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="87"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="100"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="104"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="118"/>
         <source>On</source>
         <translation>开</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="56"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="52"/>
+        <source>The model in use runs on %1: its backend, memory, context and 4-bit settings are the server&apos;s, so they are not shown here. Sampling and the system prompt are sent with every message.</source>
+        <translation>当前模型运行在 %1 上：其后端、内存、上下文和 4 位设置由服务器决定，因此这里不显示。采样设置和系统提示词会随每条消息发送。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="70"/>
         <source>GPU layers</source>
         <translation>GPU 层数</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="57"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="71"/>
         <source>Layers run on the GPU, the rest on the CPU. Auto puts as many as fit in its free memory.</source>
         <translation>这些层在 GPU 上运行，其余在 CPU 上运行。“自动”会放入其空闲显存能容纳的最多层数。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="66"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="82"/>
         <source>GPU layers (empty for automatic)</source>
         <translation>GPU 层数（留空为自动）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="83"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="90"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="100"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="107"/>
         <source>Reload the last model at start</source>
         <translation>启动时重新加载上次的模型</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="84"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="101"/>
         <source>Hearth loads the model you used last when it starts.</source>
         <translation>Hearth 启动时会加载你上次使用的模型。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="87"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="100"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="166"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="104"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="118"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="189"/>
         <source>Off</source>
         <translation>关</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="103"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="121"/>
         <source>Convert weights to 4-bit when loading</source>
         <translation>加载时将权重转换为 4 位</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="108"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="126"/>
         <source>Clear 4-bit cache</source>
         <translation>清除 4 位缓存</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="109"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="127"/>
         <source>Delete the cached 4-bit conversions</source>
         <translation>删除已缓存的 4 位转换结果</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="123"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="142"/>
         <source>Context length (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="124"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="143"/>
         <source>0 uses the model&apos;s own length, at most 4096. Applies from the next message.</source>
         <translation>0 表示使用模型自身的长度，最多 4096。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="131"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="151"/>
         <source>KV memory (MB)</source>
         <translation>KV 内存（MB）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="132"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="152"/>
         <source>Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory, at most eight full contexts. Applies from the next message.</source>
         <translation>所有打开的对话共用的上下文内存；用满时，最久未使用的对话会保存到磁盘。0 表示使用空闲内存的四分之一，最多八个完整上下文。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="138"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="159"/>
         <source>Saved context</source>
         <translation>已保存的上下文</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="139"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="160"/>
         <source>Chats&apos; context is kept on disk so they continue at once after a restart. Oldest are deleted past the limit (MB).</source>
         <translation>对话的上下文保存在磁盘上，重启后可立即继续。超过上限（MB）时删除最旧的。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="144"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="165"/>
         <source>Saved context limit in megabytes</source>
         <translation>已保存上下文的上限（MB）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="149"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="170"/>
         <source>Clear saved context (%1)</source>
         <translation>清除已保存的上下文（%1）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="150"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="171"/>
         <source>Delete the chats&apos; saved context</source>
         <translation>删除对话已保存的上下文</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="155"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="177"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="156"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="178"/>
         <source>0 uses all cores. Applies from the next message.</source>
         <translation>0 表示使用全部核心。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="163"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="186"/>
         <source>Speculative decoding</source>
         <translation>推测解码</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="164"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="187"/>
         <source>Drafts several tokens and lets the model check them in one step: the same replies, faster when the drafts are right. Prompt lookup drafts from the chat&apos;s own text (code being edited, quotes); a draft model is a smaller model with the same vocabulary. Applies from the next message.</source>
         <translation>先草拟几个词元，再让模型一步内核对：回复完全相同，草稿正确时更快。提示词查找从对话自身的文本（正在编辑的代码、引用）中草拟；草稿模型是词表相同的较小模型。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="166"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="189"/>
         <source>Prompt lookup</source>
         <translation>提示词查找</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="167"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="190"/>
         <source>Draft model</source>
         <translation>草稿模型</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="172"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="179"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="195"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="202"/>
         <source>Draft model file</source>
         <translation>草稿模型文件</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="177"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="200"/>
         <source>A GGUF file with the same vocabulary</source>
         <translation>词表相同的 GGUF 文件</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="183"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="206"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="184"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="207"/>
         <source>Choose the draft model file</source>
         <translation>选择草稿模型文件</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="190"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="213"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="191"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="214"/>
         <source>0 always picks the most likely word. Applies from the next message.</source>
         <translation>0 表示总是选择可能性最大的词。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="197"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="220"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="203"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="226"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="209"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="232"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="215"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="238"/>
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="221"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="244"/>
         <source>Longest reply (tokens)</source>
         <translation>最长回复（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="227"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="241"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="250"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="264"/>
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="228"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="251"/>
         <source>Used by new chats.</source>
         <translation>用于新建的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="238"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="261"/>
         <source>e.g. You are a concise assistant.</source>
         <translation>例如：你是一个简洁的助手。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="247"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="270"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="248"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="266"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="271"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="289"/>
         <source>Applies at once.</source>
         <translation>立即生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="250"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="273"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="250"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="273"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="251"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="274"/>
         <source>Follow system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="256"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="279"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="257"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="280"/>
         <source>Applies after Hearth is restarted.</source>
         <translation>重新启动 Hearth 后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="259"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="282"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="265"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="288"/>
         <source>Text size</source>
         <translation>文字大小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="268"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="291"/>
         <source>Small</source>
         <translation>小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="268"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="291"/>
         <source>Normal</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="269"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="292"/>
         <source>Large</source>
         <translation>大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="269"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="292"/>
         <source>Larger</source>
         <translation>更大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="278"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="301"/>
         <source>Restore defaults</source>
         <translation>恢复默认设置</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="293"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="316"/>
         <source>Choose a draft model</source>
         <translation>选择草稿模型</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="294"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="317"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="294"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="317"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
@@ -2021,55 +2303,60 @@
 <context>
     <name>hearth::app::ChatController</name>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="106"/>
+        <location filename="../app/chat/chat_controller.cpp" line="108"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="110"/>
+        <location filename="../app/chat/chat_controller.cpp" line="112"/>
         <source>Freed %1.</source>
         <translation>已释放 %1。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="190"/>
-        <location filename="../app/chat/chat_controller.cpp" line="481"/>
+        <location filename="../app/chat/chat_controller.cpp" line="193"/>
+        <location filename="../app/chat/chat_controller.cpp" line="491"/>
         <source>Saving the chat failed: %1</source>
         <translation>保存对话失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="256"/>
-        <location filename="../app/chat/chat_controller.cpp" line="736"/>
+        <location filename="../app/chat/chat_controller.cpp" line="259"/>
+        <location filename="../app/chat/chat_controller.cpp" line="746"/>
         <source>The chat could not be opened: %1</source>
         <translation>无法打开对话：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="353"/>
+        <location filename="../app/chat/chat_controller.cpp" line="356"/>
         <source>The message could not be saved: %1</source>
         <translation>无法保存消息：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="420"/>
+        <location filename="../app/chat/chat_controller.cpp" line="417"/>
+        <source>The reply was cut off: %1 What arrived is kept; Continue writes on from it.</source>
+        <translation>回复被中断：%1 已收到的内容会保留；“继续”会从这里接着写。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller.cpp" line="430"/>
         <source>The reply could not be generated: %1</source>
         <translation>无法生成回复：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="487"/>
+        <location filename="../app/chat/chat_controller.cpp" line="497"/>
         <source>Stopped before the reply began, so there is nothing to keep.</source>
         <translation>在回复开始前已停止，没有可保留的内容。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="490"/>
+        <location filename="../app/chat/chat_controller.cpp" line="500"/>
         <source>This chat fills the model&apos;s whole context, so there was no room for a reply. Start a new chat or raise the context length in Settings.</source>
         <translation>此对话占满了模型的全部上下文，没有空间生成回复。请新建对话，或在设置中增大上下文长度。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="493"/>
+        <location filename="../app/chat/chat_controller.cpp" line="503"/>
         <source>The model ended its reply without writing anything. Try Regenerate.</source>
         <translation>模型没有写出任何内容就结束了回复。请尝试重新生成。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="613"/>
-        <location filename="../app/chat/chat_controller.cpp" line="663"/>
+        <location filename="../app/chat/chat_controller.cpp" line="623"/>
+        <location filename="../app/chat/chat_controller.cpp" line="673"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -2106,86 +2393,116 @@
         <translation>参考设备</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="34"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="46"/>
         <source>It needs more memory than this computer has available.</source>
         <translation>它需要的内存超过这台电脑的可用内存。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="36"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="48"/>
         <source>This model&apos;s architecture is not supported yet.</source>
         <translation>暂不支持此模型的架构。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="38"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="50"/>
         <source>There is not enough memory to load this model.</source>
         <translation>内存不足，无法加载此模型。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="40"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="52"/>
         <source>The file may be damaged or incomplete.</source>
         <translation>文件可能已损坏或不完整。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="41"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="53"/>
         <source>“%1” could not be loaded. %2
 Details: %3</source>
         <translation>无法加载“%1”。%2
 详细信息：%3</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="86"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="98"/>
+        <source>Connecting to %1…</source>
+        <translation>正在连接 %1…</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="100"/>
         <source>Converting to 4-bit… %1%</source>
         <translation>正在转换为 4 位… %1%</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="87"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="101"/>
         <source>Loading… %1%</source>
         <translation>正在加载… %1%</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="194"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="214"/>
         <source>%1: in use (%2)</source>
         <translation>%1：正在使用（%2）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="197"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="217"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="198"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="218"/>
         <source>available, not chosen</source>
         <translation>可用，但未选用</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="202"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="222"/>
         <source>%1 of %2 layers on %3, the rest on the CPU</source>
         <translation>%2 层中有 %1 层在 %3 上，其余在 CPU 上</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="211"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="231"/>
         <source>4-bit (converted)</source>
         <translation>4 位（已转换）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="211"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="231"/>
         <source>4-bit (converted from %1)</source>
         <translation>4 位（由 %1 转换）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="237"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="236"/>
+        <source>Remote · %1</source>
+        <translation>远程 · %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="238"/>
+        <source>Runs on the server “%1” (%2); each message is sent there.</source>
+        <translation>运行在服务器“%1”（%2）上；每条消息都会发送到那里。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="266"/>
         <source>This model has no separate place for a system prompt, so Hearth puts it at the start of your first message.</source>
         <translation>此模型没有单独放置系统提示词的位置，因此 Hearth 会把它放在你第一条消息的开头。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="241"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="270"/>
         <source>This model&apos;s own chat format could not be used, so Hearth uses a standard one. Replies may be a little off; a newer file of this model may fix it.</source>
         <translation>无法使用此模型自带的对话格式，Hearth 改用标准格式。回复可能略有偏差；此模型的较新文件可能会解决这个问题。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="244"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="273"/>
         <source>Hearth adjusted this model&apos;s chat format.</source>
         <translation>Hearth 调整了此模型的对话格式。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_remote.cpp" line="24"/>
+        <source>That connection no longer exists.</source>
+        <translation>该连接已不存在。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_remote.cpp" line="55"/>
+        <source>The server does not serve a model of that name any more.</source>
+        <translation>服务器已不再提供该名称的模型。</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_remote.cpp" line="56"/>
+        <source>“%1” on %2 could not be used. %3</source>
+        <translation>无法使用 %2 上的“%1”。%3</translation>
     </message>
 </context>
 <context>
@@ -2212,31 +2529,85 @@ Details: %3</source>
     </message>
 </context>
 <context>
+    <name>hearth::app::Connections</name>
+    <message>
+        <location filename="../app/remote/connections.cpp" line="55"/>
+        <source>No credential store is available, so API keys are kept in %1 (readable by anyone who can read your files).</source>
+        <translation>没有可用的凭据存储，因此 API 密钥保存在 %1 中（任何能读取你文件的人都能读取）。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/connections.cpp" line="73"/>
+        <source>The API key could not be read from the credential store: %1. Enter it again in the connection&apos;s settings.</source>
+        <translation>无法从凭据存储读取 API 密钥：%1。请在连接设置中重新输入。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/connections.cpp" line="126"/>
+        <source>Enter the server&apos;s base URL.</source>
+        <translation>请输入服务器的基础 URL。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/connections.cpp" line="128"/>
+        <source>“%1” is not a URL such as http://192.168.1.20:8000/v1.</source>
+        <translation>“%1”不是类似 http://192.168.1.20:8000/v1 的 URL。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/connections.cpp" line="130"/>
+        <source>The URL must start with http:// or https://.</source>
+        <translation>URL 必须以 http:// 或 https:// 开头。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/connections.cpp" line="226"/>
+        <source>No credential store is available (%1), so API keys are kept in %2 (readable by anyone who can read your files).</source>
+        <translation>没有可用的凭据存储（%1），因此 API 密钥保存在 %2 中（任何能读取你文件的人都能读取）。</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/connections.cpp" line="274"/>
+        <source>The server serves no models.</source>
+        <translation>服务器没有提供任何模型。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/remote/connections.cpp" line="282"/>
+        <source>%n model(s) served</source>
+        <translation>
+            <numerusform>提供 %n 个模型</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>hearth::app::EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="118"/>
+        <location filename="../app/engine/engine_worker.cpp" line="119"/>
         <source>not enough memory: it needs about %1, this computer has %2</source>
         <translation>内存不足：约需 %1，这台电脑只有 %2</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="244"/>
+        <location filename="../app/engine/engine_worker.cpp" line="247"/>
         <source>no draft model is chosen</source>
         <translation>尚未选择草稿模型</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="253"/>
+        <location filename="../app/engine/engine_worker.cpp" line="256"/>
         <source>the draft model could not be loaded: %1</source>
         <translation>无法加载草稿模型：%1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="283"/>
+        <location filename="../app/engine/engine_worker.cpp" line="286"/>
         <source>The KV cache type “%1” in Settings is not known (f16, f32, q8_0, q4_0).</source>
         <translation>“设置”中的 KV 缓存类型“%1”无法识别（f16、f32、q8_0、q4_0）。</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="373"/>
+        <location filename="../app/engine/engine_worker.cpp" line="377"/>
         <source>No model is loaded.</source>
         <translation>未加载模型。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::KeyStore</name>
+    <message>
+        <location filename="../app/remote/key_store.cpp" line="45"/>
+        <location filename="../app/remote/key_store.cpp" line="65"/>
+        <source>Hearth was built without a credential store</source>
+        <translation>Hearth 构建时未包含凭据存储</translation>
     </message>
 </context>
 <context>
@@ -2255,6 +2626,19 @@ Details: %3</source>
         <location filename="../app/chat/message_model.cpp" line="28"/>
         <source>first token %1 ms</source>
         <translation>首个词元 %1 毫秒</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::RemoteEngine</name>
+    <message>
+        <location filename="../app/remote/remote_engine.cpp" line="180"/>
+        <source>The server reported an error: %1</source>
+        <translation>服务器报告了错误：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_engine.cpp" line="184"/>
+        <source>The stream from %1 ended before the reply was complete.</source>
+        <translation>来自 %1 的数据流在回复完成前结束了。</translation>
     </message>
 </context>
 <context>
