@@ -33,6 +33,7 @@ namespace hearth::app {
 
 class ChatSession;
 class SavedContexts;
+struct RenderedChat;
 
 class EngineWorker : public QObject {
     Q_OBJECT
@@ -102,6 +103,12 @@ private:
     struct ApiServerState;  // engine_worker_api.h
     void startApiServer();
     void stopApiServer();
+    // A chat turn as a request of the API server's scheduler (while the server is on), in the
+    // same batched steps as the API clients' requests. Returns false, having sent nothing, when
+    // the scheduler's queue is full: the turn then runs on the chat's own session.
+    bool generateOnScheduler(const GenerationRequest& request, const RenderedChat& chat,
+                             GenerationReport& report, const CancelToken& token,
+                             const QElapsedTimer& sinceStart);
     struct SessionSlot {
         qint64 chatId = 0;
         std::unique_ptr<ChatSession> session;
