@@ -64,8 +64,9 @@ public slots:
     // Deletes the saved KV files; answers with savedContextCleared.
     void clearSavedContext();
     // The local API server (server/, OpenAI-compatible) over the loaded model, with its own
-    // scheduler and KV memory: started now when a model is loaded, else with the next one;
-    // stopped while a model is replaced. Answers with apiServerChanged.
+    // scheduler and KV memory, which the chats' turns use too while it runs: started now when a
+    // model is loaded, else with the next one; stopped while a model is replaced. Answers with
+    // apiServerChanged.
     void setApiServer(bool enabled, int port, const QString& key);
 
 public:
