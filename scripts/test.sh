@@ -28,7 +28,7 @@ if [ "$label" = sanitizers ]; then
   tsan_tests=(cpu_thread_pool_test kv_cache_test runtime_session_test runtime_api_test
     runtime_scheduler_test
     app_storage_chat_store_test app_storage_crash_test app_storage_fault_test
-    app_chat_session_test app_chat_controller_test app_chat_models_test)
+    app_chat_session_test app_chat_controller_test app_chat_models_test app_api_server_test)
   tsan_targets=("${tsan_tests[@]}" app_storage_crash_helper)
   cmake --preset tsan
   cmake --build --preset tsan -j "$jobs" --target "${tsan_targets[@]}"

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -296,35 +297,47 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     res.set_header("Cache-Control", "no-cache");
     if (pr.stream) {
         const bool usage = pr.include_usage;
+        // Every event queued when the writer wakes goes out in one write; false when the
+        // client went away or the server stops.
+        const auto wait_events =
+            [this, stream](httplib::DataSink& sink) -> std::optional<std::deque<StreamEvent>> {
+            for (;;) {
+                if (stopping) return std::nullopt;
+                if (auto evs = stream->take_all(100ms); !evs.empty()) return evs;
+                if (!sink.is_writable()) return std::nullopt;
+            }
+        };
         res.set_chunked_content_provider(
             "text/event-stream",
-            [head, wait_event, usage, cancel, first = true](size_t,
-                                                            httplib::DataSink& sink) mutable {
-                auto ev = wait_event(sink);
-                if (!ev) {
+            [head, wait_events, usage, cancel, text = TextChunkWriter(head), out = std::string(),
+             first = true](size_t, httplib::DataSink& sink) mutable {
+                auto evs = wait_events(sink);
+                if (!evs) {
                     cancel->store(true);
                     return false;
                 }
-                std::string out;
-                if (first && head.chat) out += sse_event(stream_chunk(head, "", true, nullptr));
-                if (!ev->text.empty())
-                    out += sse_event(stream_chunk(head, ev->text, false, nullptr));
-                first = false;
-                if (ev->done) {
-                    if (!ev->error.empty()) {
-                        out +=
-                            sse_event(ApiError{500, ev->error, "server_error", {}, {}}.to_json());
+                out.clear();  // keeps its capacity from one write to the next
+                bool done = false;
+                for (const StreamEvent& ev : *evs) {
+                    if (first && head.chat) out += sse_event(stream_chunk(head, "", true, nullptr));
+                    first = false;
+                    if (!ev.text.empty()) text.append(out, ev.text);
+                    if (!ev.done) continue;
+                    if (!ev.error.empty()) {
+                        out += sse_event(ApiError{500, ev.error, "server_error", {}, {}}.to_json());
                     } else {
-                        out += sse_event(stream_chunk(head, "", false, finish_reason(ev->reason)));
-                        if (usage) out += sse_event(usage_chunk(head, ev->usage));
+                        out += sse_event(stream_chunk(head, "", false, finish_reason(ev.reason)));
+                        if (usage) out += sse_event(usage_chunk(head, ev.usage));
                     }
                     out += kSseDone;
+                    done = true;
+                    break;  // nothing follows a request's last event
                 }
                 if (!out.empty() && !sink.write(out.data(), out.size())) {
                     cancel->store(true);
                     return false;
                 }
-                if (ev->done) sink.done();
+                if (done) sink.done();
                 return true;
             },
             release);

@@ -86,6 +86,23 @@ std::string sse_event(const std::string& data) {
     return "data: " + data + "\n\n";
 }
 
+TextChunkWriter::TextChunkWriter(const ResponseHeader& h) {
+    // The chunk of an empty text, split around the text's empty JSON string. Keys are
+    // written in order, so "choices" (holding the text) comes before the header's values and
+    // the first match is the text's (a quote inside a value would be escaped anyway).
+    const std::string whole = stream_chunk(h, "", false, nullptr);
+    const std::string key = h.chat ? "\"content\":\"\"" : "\"text\":\"\"";
+    const size_t at = whole.find(key);
+    prefix_ = "data: " + whole.substr(0, at + key.size() - 2);
+    suffix_ = whole.substr(at + key.size()) + "\n\n";
+}
+
+void TextChunkWriter::append(std::string& out, const std::string& text) const {
+    out += prefix_;
+    out += dump(json(text));
+    out += suffix_;
+}
+
 std::string new_response_id(const char* prefix) {
     static thread_local std::mt19937_64 rng{std::random_device{}()};
     static const char* kHex = "0123456789abcdef";

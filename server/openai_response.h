@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "hearth/scheduler.h"
 
@@ -30,6 +31,18 @@ std::string usage_chunk(const ResponseHeader& h, const RequestUsage& usage);
 
 std::string sse_event(const std::string& data);  // "data: " + data + "\n\n"
 inline constexpr const char* kSseDone = "data: [DONE]\n\n";
+
+// The SSE events of a stream's text chunks, the same bytes as sse_event(stream_chunk(h, text,
+// false, nullptr)) but made from a template rendered once per response: only the text is
+// encoded per token (a chunk's other fields never change within a response).
+class TextChunkWriter {
+public:
+    explicit TextChunkWriter(const ResponseHeader& h);
+    void append(std::string& out, const std::string& text) const;
+
+private:
+    std::string prefix_, suffix_;
+};
 
 std::string new_response_id(const char* prefix);
 

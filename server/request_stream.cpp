@@ -18,4 +18,11 @@ std::optional<StreamEvent> RequestStream::next(std::chrono::milliseconds wait) {
     return e;
 }
 
+std::deque<StreamEvent> RequestStream::take_all(std::chrono::milliseconds wait) {
+    std::deque<StreamEvent> out;
+    std::unique_lock lock(mu_);
+    if (cv_.wait_for(lock, wait, [&] { return !events_.empty(); })) out.swap(events_);
+    return out;
+}
+
 }  // namespace hearth::server

@@ -19,6 +19,9 @@ public:
     void push(const StreamEvent& e);
     // The next event, or nullopt after `wait` without one.
     std::optional<StreamEvent> next(std::chrono::milliseconds wait);
+    // Every event queued now (waiting up to `wait` for the first): a writer that fell behind
+    // sends them in one write.
+    std::deque<StreamEvent> take_all(std::chrono::milliseconds wait);
 
 private:
     std::mutex mu_;

@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -11,6 +13,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -27,15 +30,26 @@ double seconds(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
 }
 
+// CPU time of the whole process (every thread): on a shared machine the wall clock measures
+// the neighbours too, the CPU time mostly this program (with -t 1 nothing spins).
+double process_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 struct ClientResult {
     double ttft = 0;   // submit to the first token (direct) / the first streamed chunk (HTTP)
     double total = 0;  // submit to the last event
     int64_t generated = 0;
+    std::vector<Clock::time_point> token_times;  // arrival of each token (HTTP: each chunk)
+    std::vector<double> token_cpu;               // process CPU seconds at each arrival
     std::string error;
 };
 
 struct RunResult {
     double wall = 0;
+    double cpu = 0;  // process CPU seconds
     std::vector<ClientResult> clients;
     int64_t generated() const {
         int64_t n = 0;
@@ -56,6 +70,31 @@ struct RunResult {
         for (const auto& c : clients)
             if (!c.error.empty()) return c.error;
         return {};
+    }
+    // Aggregate tokens/s while every client decodes: from the last client's first token to the
+    // first client's last token, tokens that arrived in between over its length (the prompts
+    // are all computed by then). 0 when the clients never decoded at the same time.
+    // cpu: the same tokens per process CPU second.
+    double decode_tok_s(bool cpu = false) const {
+        Clock::time_point from{}, to = Clock::time_point::max();
+        double cpu_from = 0, cpu_to = 0;
+        for (const auto& c : clients) {
+            if (c.token_times.size() < 2) return 0;
+            if (c.token_times.front() > from) {
+                from = c.token_times.front();
+                cpu_from = c.token_cpu.front();
+            }
+            if (c.token_times.back() < to) {
+                to = c.token_times.back();
+                cpu_to = c.token_cpu.back();
+            }
+        }
+        if (to <= from) return 0;
+        int64_t n = 0;
+        for (const auto& c : clients)
+            for (const auto t : c.token_times) n += t > from && t <= to ? 1 : 0;
+        const double span = cpu ? cpu_to - cpu_from : seconds(from, to);
+        return span > 0 ? double(n) / span : 0;
     }
 };
 
@@ -92,7 +131,11 @@ GenerationRequest direct_request(const std::vector<int32_t>& prompt, int32_t n_g
             c.r.ttft = seconds(c.started, now);
             c.first = false;
         }
-        if (e.token >= 0) ++c.r.generated;
+        if (e.token >= 0) {
+            ++c.r.generated;
+            c.r.token_times.push_back(now);
+            c.r.token_cpu.push_back(process_cpu_seconds());
+        }
         if (e.done) {
             c.r.total = seconds(c.started, now);
             c.r.error = e.error;
@@ -107,6 +150,7 @@ RunResult run_direct(Scheduler& s, const std::vector<std::vector<int32_t>>& prom
                      int32_t n_gen) {
     std::vector<std::unique_ptr<DirectClient>> cs;
     const auto t0 = Clock::now();
+    const double c0 = process_cpu_seconds();
     for (const auto& p : prompts) {
         cs.push_back(std::make_unique<DirectClient>());
         cs.back()->started = Clock::now();
@@ -123,6 +167,7 @@ RunResult run_direct(Scheduler& s, const std::vector<std::vector<int32_t>>& prom
         out.clients.push_back(c->r);
     }
     out.wall = seconds(t0, Clock::now());
+    out.cpu = process_cpu_seconds() - c0;
     return out;
 }
 
@@ -146,22 +191,31 @@ ClientResult http_request(int port, const std::string& model, const std::vector<
     req.set_header("Content-Type", "application/json");
     std::string buffer;
     bool first = true;
+    r.token_times.reserve(static_cast<size_t>(n_gen) + 2);
     const auto t0 = Clock::now();
     req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+        const auto now = Clock::now();
         if (first) {
-            r.ttft = seconds(t0, Clock::now());
+            r.ttft = seconds(t0, now);
             first = false;
         }
         buffer.append(data, len);
-        for (size_t end; (end = buffer.find("\n\n")) != std::string::npos;) {
-            const std::string ev = buffer.substr(0, end);
-            buffer.erase(0, end + 2);
+        size_t begin = 0;
+        for (size_t end; (end = buffer.find("\n\n", begin)) != std::string::npos; begin = end + 2) {
+            const std::string_view ev(buffer.data() + begin, end - begin);
             if (ev.rfind("data: {", 0) != 0) continue;
+            // A token's chunk (finish_reason still null) needs no parsing; the last ones do.
+            if (ev.find("\"finish_reason\":null") != std::string_view::npos) {
+                r.token_times.push_back(now);
+                r.token_cpu.push_back(process_cpu_seconds());
+                continue;
+            }
             const auto j = nlohmann::json::parse(ev.substr(6), nullptr, false);
             if (j.is_object() && j.contains("usage") && j["usage"].is_object())
                 r.generated = j["usage"].value("completion_tokens", int64_t(0));
             if (j.is_object() && j.contains("error")) r.error = j["error"].value("message", "");
         }
+        buffer.erase(0, begin);
         return true;
     };
     const auto res = cli.send(req);
@@ -179,11 +233,13 @@ RunResult run_http(int port, const std::string& model,
     out.clients.resize(prompts.size());
     std::vector<std::thread> threads;
     const auto t0 = Clock::now();
+    const double c0 = process_cpu_seconds();
     for (size_t i = 0; i < prompts.size(); ++i)
         threads.emplace_back(
             [&, i] { out.clients[i] = http_request(port, model, prompts[i], n_gen); });
     for (auto& t : threads) t.join();
     out.wall = seconds(t0, Clock::now());
+    out.cpu = process_cpu_seconds() - c0;
     return out;
 }
 
@@ -204,9 +260,12 @@ std::vector<int> parse_list(const std::string& s) {
 
 void print_row(const char* mode, int n, int64_t p, int32_t g, const RunResult& r) {
     const double agg = double(r.generated()) / r.wall;
-    std::printf("| %-6s | %7d | %6lld | %4d | %7.2f | %6.3f | %9.2f | %13.2f | %12.1f | %11.1f |\n",
-                mode, n, static_cast<long long>(p), g, r.wall, double(r.clients.size()) / r.wall,
-                agg, agg / double(n), r.ttft_mean() * 1e3, r.ttft_max() * 1e3);
+    std::printf(
+        "| %-6s | %7d | %6lld | %4d | %7.2f | %6.3f | %9.2f | %13.2f | %13.2f | %12.1f | "
+        "%11.1f | %9.2f | %12.2f |\n",
+        mode, n, static_cast<long long>(p), g, r.wall, double(r.clients.size()) / r.wall, agg,
+        agg / double(n), r.decode_tok_s(), r.ttft_mean() * 1e3, r.ttft_max() * 1e3,
+        double(r.generated()) / r.cpu, r.decode_tok_s(true));
     std::fflush(stdout);
 }
 
@@ -247,13 +306,14 @@ int run_bench_parallel(const Args& args) {
         static_cast<long long>(batch));
     std::printf(
         "| mode   | clients | prompt | gen  | wall s  | req/s  | agg tok/s | tok/s per seq | "
-        "TTFT mean ms | TTFT max ms |\n");
+        "decode tok/s  | TTFT mean ms | TTFT max ms | tok/cpu-s | decode/cpu-s |\n");
     std::printf(
         "|--------|---------|--------|------|---------|--------|-----------|---------------|"
-        "--------------|-------------|\n");
+        "---------------|--------------|-------------|-----------|--------------|\n");
     std::mt19937_64 rng(42);
-    double agg1 = 0, agg_max = 0;
-    std::vector<std::pair<double, double>> direct_vs_http;
+    double agg1 = 0, agg_max = 0, dec1 = 0, dec_max = 0, cdec1 = 0, cdec_max = 0;
+    double cagg1 = 0, cagg_max = 0;
+    std::vector<std::pair<double, double>> direct_vs_http, direct_vs_http_cpu;
     for (int n : list) {
         SchedulerOptions so;
         so.n_threads = threads;
@@ -281,8 +341,18 @@ int run_bench_parallel(const Args& args) {
         }
         print_row("direct", n, n_prompt, n_gen, d);
         const double agg = double(d.generated()) / d.wall;
-        if (n == 1) agg1 = agg;
-        if (n == max_n) agg_max = agg;
+        if (n == 1) {
+            agg1 = agg;
+            dec1 = d.decode_tok_s();
+            cagg1 = double(d.generated()) / d.cpu;
+            cdec1 = d.decode_tok_s(true);
+        }
+        if (n == max_n) {
+            agg_max = agg;
+            dec_max = d.decode_tok_s();
+            cagg_max = double(d.generated()) / d.cpu;
+            cdec_max = d.decode_tok_s(true);
+        }
         if (http) {
             server::ServerOptions opt;
             opt.port = 0;
@@ -302,6 +372,8 @@ int run_bench_parallel(const Args& args) {
             }
             print_row("http", n, n_prompt, n_gen, h);
             direct_vs_http.emplace_back(agg, double(h.generated()) / h.wall);
+            direct_vs_http_cpu.emplace_back(double(d.generated()) / d.cpu,
+                                            double(h.generated()) / h.cpu);
         }
         if (n == max_n && n > 1) {
             // TTFT of a new request while n-1 others decode, against an idle scheduler.
@@ -333,11 +405,22 @@ int run_bench_parallel(const Args& args) {
         }
         s->stop();
     }
-    if (agg1 > 0 && max_n > 1)
-        std::printf("aggregate tok/s with %d sequences / with 1: %.2fx\n", max_n, agg_max / agg1);
+    if (agg1 > 0 && max_n > 1) {
+        std::printf(
+            "aggregate tok/s with %d sequences / with 1: %.2fx for whole requests (prompts "
+            "included), %.2fx while all decode\n",
+            max_n, agg_max / agg1, dec1 > 0 ? dec_max / dec1 : 0.0);
+        std::printf(
+            "the same per process CPU second (shared machine; exact with -t 1): %.2fx whole, "
+            "%.2fx decode\n",
+            cagg1 > 0 ? cagg_max / cagg1 : 0.0, cdec1 > 0 ? cdec_max / cdec1 : 0.0);
+    }
     for (size_t i = 0; i < direct_vs_http.size(); ++i)
-        std::printf("HTTP overhead at %d clients: %.1f%% of the direct aggregate tok/s\n", list[i],
-                    100.0 * (1.0 - direct_vs_http[i].second / direct_vs_http[i].first));
+        std::printf(
+            "HTTP overhead at %d clients: %.1f%% of the direct aggregate tok/s (%.1f%% per "
+            "process CPU second, the in-process client's parsing included)\n",
+            list[i], 100.0 * (1.0 - direct_vs_http[i].second / direct_vs_http[i].first),
+            100.0 * (1.0 - direct_vs_http_cpu[i].second / direct_vs_http_cpu[i].first));
     return 0;
 }
 

@@ -70,11 +70,16 @@ setup and the load average (other processes sharing the CPU skew the numbers).
 clients each send a -p token prompt (seeded random ids, no shared prefix) and generate -n
 tokens greedily, all at once, to one scheduler allowing N sequences per step. One table row
 per N: wall time from the first submit to the last token, requests/s, aggregate generated
-tokens/s (all clients), that per sequence, time to first token (mean, max). --http repeats
-each run through the API server (hearth-cli serve's, on 127.0.0.1, one HTTP connection per
-client streaming /v1/completions). After the largest N: the TTFT of a new request while N-1
-others decode against the TTFT on an idle scheduler, the aggregate ratio largest N / 1, and
-the HTTP overhead per N.
+tokens/s (all clients, prompts included), that per sequence, decode tok/s (the aggregate while
+every client decodes: from the last client's first token to the first client's last one),
+time to first token (mean, max), then generated tokens per process CPU second for the whole
+run and for the decode window (on a shared machine the wall clock also measures the other
+programs; with -t 1 no worker spins, so these are the machine-independent figures). --http
+repeats each run through the API server (hearth-cli serve's, on 127.0.0.1, one HTTP connection
+per client streaming /v1/completions; the clients run in this process). After the largest N:
+the TTFT of a new request while N-1 others decode against the TTFT on an idle scheduler, the
+ratios largest N / 1 (whole requests and decode, by wall clock and per CPU second), and the
+HTTP overhead per N (by wall clock and per CPU second).
 
 Options:
   -m, --model FILE         GGUF model file

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <random>
 
 #include "chat_session.h"
 #include "engine_worker_api.h"
@@ -16,26 +15,11 @@
 #include "model_probe.h"
 #include "remote_engine.h"
 #include "saved_contexts.h"
+#include "scheduled_chat.h"
 
 namespace hearth::app {
 
 namespace {
-
-QString stopReasonText(StopReason reason) {
-    switch (reason) {
-        case StopReason::MaxTokens:
-            return QStringLiteral("length");
-        case StopReason::EndOfGeneration:
-            return QStringLiteral("eos");
-        case StopReason::StopString:
-            return QStringLiteral("stop");
-        case StopReason::ContextFull:
-            return QStringLiteral("context-full");
-        case StopReason::Cancelled:
-            return QStringLiteral("stopped");
-    }
-    return QStringLiteral("eos");
-}
 
 template <class T>
 void raiseTo(std::atomic<T>& value, T to) {
@@ -441,6 +425,9 @@ void EngineWorker::generate(const GenerationRequest& request) {
         chat->n_tokens += static_cast<int64_t>(more->size());
     }
 
+    // While the API server is on, chats are requests of its scheduler.
+    if (m_api->scheduler && generateOnScheduler(request, *chat, report, token, sinceStart)) return;
+
     SessionSlot* slot = slotFor(request.chatId, keys, token, report.restoredTokens, error);
     if (!slot) {
         clearActive();
@@ -510,12 +497,7 @@ void EngineWorker::generate(const GenerationRequest& request) {
     GenerateOptions options;
     const SamplingConfig& s = request.sampling;
     options.max_tokens = std::max(1, s.maxTokens);
-    options.sampling.temperature = static_cast<float>(s.temperature);
-    options.sampling.top_k = s.topK;
-    options.sampling.top_p = static_cast<float>(s.topP);
-    options.sampling.min_p = static_cast<float>(s.minP);
-    options.sampling.repeat_penalty = static_cast<float>(s.repeatPenalty);
-    options.sampling.seed = s.seed != 0 ? s.seed : std::random_device{}();
+    options.sampling = samplingParams(s);
     options.stop_strings = turn->stopStrings;
 
     std::string pending;

@@ -36,6 +36,7 @@ namespace hearth::app {
 class ChatSession;
 class RemoteEngine;
 class SavedContexts;
+struct RenderedChat;
 
 class EngineWorker : public QObject {
     Q_OBJECT
@@ -73,8 +74,9 @@ public slots:
     // Deletes the saved KV files; answers with savedContextCleared.
     void clearSavedContext();
     // The local API server (server/, OpenAI-compatible) over the loaded model, with its own
-    // scheduler and KV memory: started now when a model is loaded, else with the next one;
-    // stopped while a model is replaced. Answers with apiServerChanged.
+    // scheduler and KV memory, which the chats' turns use too while it runs: started now when a
+    // model is loaded, else with the next one; stopped while a model is replaced. Answers with
+    // apiServerChanged.
     void setApiServer(bool enabled, int port, const QString& key);
 
 public:
@@ -112,6 +114,12 @@ private:
     struct ApiServerState;  // engine_worker_api.h
     void startApiServer();
     void stopApiServer();
+    // A chat turn as a request of the API server's scheduler (while the server is on), in the
+    // same batched steps as the API clients' requests. Returns false, having sent nothing, when
+    // the scheduler's queue is full: the turn then runs on the chat's own session.
+    bool generateOnScheduler(const GenerationRequest& request, const RenderedChat& chat,
+                             GenerationReport& report, const CancelToken& token,
+                             const QElapsedTimer& sinceStart);
     struct SessionSlot {
         qint64 chatId = 0;
         std::unique_ptr<ChatSession> session;

@@ -1,8 +1,11 @@
 // EngineWorker's local API server: hearth::server::ApiServer over its own Scheduler on the
-// loaded model (the weights are shared; the server's sequences have their own KV memory).
+// loaded model (the weights are shared; the server's sequences have their own KV memory), and
+// the chats' turns on that scheduler while it runs (scheduled_chat.h).
 #include <algorithm>
 
+#include "chat_session.h"
 #include "engine_worker_api.h"
+#include "scheduled_chat.h"
 
 namespace hearth::app {
 
@@ -75,6 +78,114 @@ void EngineWorker::stopApiServer() {
     srv->stop();
     scheduler->stop();
     send(&EngineWorker::apiServerChanged, false, {}, {});
+}
+
+bool EngineWorker::generateOnScheduler(const GenerationRequest& request, const RenderedChat& chat,
+                                       GenerationReport& report, const CancelToken& token,
+                                       const QElapsedTimer& sinceStart) {
+    Scheduler& scheduler = *m_api->scheduler;
+    const qint64 id = request.requestId;
+    const auto clearActive = [this] {
+        std::lock_guard lock(m_activeMutex);
+        m_activeToken.reset();
+    };
+    const SamplingConfig& s = request.sampling;
+    const int64_t n_ctx = scheduler.n_ctx();
+    // The same room for the reply as a chat's own session keeps.
+    auto prompt = fitScheduledPrompt(chat, n_ctx, std::clamp<int64_t>(n_ctx / 8, 16, 256));
+    if (!prompt) {
+        clearActive();
+        send(&EngineWorker::failed, id, QString::fromStdString(prompt.error_message()));
+        return true;
+    }
+    auto events = std::make_shared<ScheduledEvents>();
+    hearth::GenerationRequest g;
+    g.prompt = prompt->tokens;
+    g.max_tokens = std::max(1, s.maxTokens);
+    g.sampling = samplingParams(s);
+    g.stop_strings = chat.stopStrings;
+    g.cancel = token;
+    g.on_event = [events](const StreamEvent& e) { events->push(e); };
+    const SubmitResult sub = scheduler.submit(std::move(g));
+    if (sub.error == SubmitError::QueueFull) return false;
+    if (!sub.ok()) {
+        clearActive();
+        send(&EngineWorker::failed, id, QString::fromStdString(sub.message));
+        return true;
+    }
+    report.promptTokens = static_cast<qint64>(prompt->tokens.size());
+    for (size_t i : prompt->droppedMessages) report.droppedMessages.append(static_cast<int>(i));
+    report.contextSize = n_ctx;
+    if (m_config.speculative != QLatin1String("off"))
+        report.speculativeNote =
+            tr("Speculative decoding is not used while the local API server is on: chats and "
+               "API requests share the server's batched steps.");
+
+    std::string text, pending;
+    int64_t generated = 0;
+    QElapsedTimer generateClock, sinceFlush;
+    sinceFlush.start();
+    bool flushedOnce = false;
+    const auto fillLive = [&] {
+        report.generatedTokens = generated;
+        report.contextUsed = report.promptTokens + generated;
+        const double seconds =
+            generateClock.isValid() ? static_cast<double>(generateClock.nsecsElapsed()) / 1e9 : 0;
+        report.tokensPerSecond = seconds > 0 ? static_cast<double>(generated) / seconds : 0;
+    };
+    const auto flush = [&] {
+        if (pending.empty()) return;
+        flushedOnce = true;
+        send(&EngineWorker::tokens, id, QString::fromStdString(pending));
+        pending.clear();
+        fillLive();
+        send(&EngineWorker::progress, id, report);
+        sinceFlush.restart();
+    };
+    for (;;) {
+        // Stop is read from the token by the scheduler; the wait only bounds the flush delay.
+        auto ev = events->next(std::chrono::milliseconds(kFlushMs));
+        if (stopRequested(id)) token->store(true);
+        if (!ev) {
+            if (sinceFlush.elapsed() >= kFlushMs) flush();
+            continue;
+        }
+        if (ev->token >= 0) {
+            if (generated == 0) {
+                report.timeToFirstTokenMs = static_cast<double>(sinceStart.nsecsElapsed()) / 1e6;
+                generateClock.start();
+            }
+            ++generated;
+        }
+        pending += ev->text;
+        text += ev->text;
+        if (!ev->done) {
+            // The first text is shown at once, later text in batches (as with a session).
+            if (!flushedOnce || sinceFlush.elapsed() >= kFlushMs) flush();
+            continue;
+        }
+        flush();
+        clearActive();
+        if (!ev->error.empty()) {
+            send(&EngineWorker::failed, id, QString::fromStdString(ev->error));
+            return true;
+        }
+        const RequestUsage& u = ev->usage;
+        fillLive();
+        report.promptTokens = u.prompt_tokens;
+        report.reusedTokens = u.cached_tokens;
+        report.computedTokens = u.prompt_tokens - u.cached_tokens;
+        report.generatedTokens = u.completion_tokens;
+        report.tokensComputedTotal = static_cast<quint64>(report.computedTokens + generated);
+        const double prefill = u.ttft_seconds - u.queue_seconds;
+        report.promptTokensPerSecond =
+            prefill > 0 ? static_cast<double>(report.computedTokens) / prefill : 0;
+        report.memoryBytes = residentMemoryBytes();
+        report.stopReason = token->load() || stopRequested(id) ? QStringLiteral("stopped")
+                                                               : stopReasonText(ev->reason);
+        send(&EngineWorker::finished, id, QString::fromStdString(text), report);
+        return true;
+    }
 }
 
 int EngineWorker::apiActiveRequests() const {

@@ -83,6 +83,28 @@ TEST(ServerResponses, ChunksAndBodies) {
     EXPECT_EQ(new_response_id("cmpl-").size(), 5u + 24u);
 }
 
+TEST(ServerResponses, TextChunkWriterMatchesStreamChunk) {
+    // The template-made chunk is byte for byte the one stream_chunk renders, for chat and
+    // completions, with text that needs escaping, invalid UTF-8, and a model id that looks
+    // like the text's key.
+    const std::string texts[] = {"", "hi", " \"quoted\"\n\ttab\\", "a\xff", "\xe4\xb8\xad"};
+    for (const bool chat : {true, false})
+        for (const std::string model : {"m", R"(x","text":"","content":"")"}) {
+            const ResponseHeader h{chat ? "chatcmpl-1" : "cmpl-1", 1700000000, model, chat};
+            const TextChunkWriter w(h);
+            std::string all, expect;
+            for (const std::string& t : texts) {
+                std::string one;
+                w.append(one, t);
+                EXPECT_EQ(one, sse_event(stream_chunk(h, t, false, nullptr)))
+                    << (chat ? "chat" : "completion") << ", text " << t;
+                all += one;
+                expect += sse_event(stream_chunk(h, t, false, nullptr));
+            }
+            EXPECT_EQ(all, expect);  // appends, never overwrites
+        }
+}
+
 class ServerRequests : public ::testing::Test {
 protected:
     void SetUp() override {

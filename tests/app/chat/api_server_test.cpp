@@ -1,6 +1,8 @@
 // Settings → Local API server with the real engine on stories260K: off by default; switched on
 // it serves the loaded model on 127.0.0.1 (models, a chat completion, the key), the chat keeps
-// working beside it, and switching it off closes the port.
+// working beside it, and switching it off closes the port. While it is on, a chat is a request
+// of the server's scheduler: it streams while an API client generates, in the same steps, and
+// both replies equal their greedy replies alone.
 #include <QEventLoop>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,6 +15,7 @@
 #include <QTimer>
 
 #include "controller_fixture.h"
+#include "message_model.h"
 
 using hearth::app::ChatController;
 
@@ -44,6 +47,64 @@ Reply request(const QString& url, const QByteArray& key, const QJsonObject* post
     out.body = QJsonDocument::fromJson(r->readAll()).object();
     r->deleteLater();
     return out;
+}
+
+// A streamed /v1/completions request, read as it arrives: the text of its chunks.
+class StreamedCompletion {
+public:
+    void start(const QString& url, const QByteArray& key, const QJsonObject& body) {
+        QNetworkRequest req{QUrl(url)};
+        req.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+        req.setRawHeader("Authorization", "Bearer " + key);
+        m_reply = m_nam.post(req, QJsonDocument(body).toJson());
+        QObject::connect(m_reply, &QNetworkReply::readyRead, m_reply, [this] { read(); });
+        QObject::connect(m_reply, &QNetworkReply::finished, m_reply, [this] {
+            read();
+            m_finished = true;
+        });
+    }
+    int chunks() const { return m_chunks; }
+    bool finished() const { return m_finished; }
+    const QString& text() const { return m_text; }
+    bool sawDone() const { return m_done; }
+
+private:
+    void read() {
+        m_buffer += m_reply->readAll();
+        for (qsizetype end; (end = m_buffer.indexOf("\n\n")) >= 0;) {
+            const QByteArray event = m_buffer.left(end);
+            m_buffer.remove(0, end + 2);
+            if (event == "data: [DONE]") m_done = true;
+            if (!event.startsWith("data: {")) continue;
+            const QJsonObject j = QJsonDocument::fromJson(event.mid(6)).object();
+            const QJsonArray choices = j["choices"].toArray();
+            if (choices.isEmpty()) continue;
+            m_text += choices.at(0).toObject()["text"].toString();
+            ++m_chunks;
+        }
+    }
+
+    QNetworkAccessManager m_nam;
+    QNetworkReply* m_reply = nullptr;
+    QByteArray m_buffer;
+    QString m_text;
+    int m_chunks = 0;
+    bool m_finished = false;
+    bool m_done = false;
+};
+
+QString messageText(ChatController& c, int row) {
+    return c.messages()
+        ->data(c.messages()->index(row), hearth::app::MessageModel::ContentRole)
+        .toString();
+}
+
+bool switchServer(ChatController& c, bool on, int port = 0) {
+    if (port > 0) c.settings()->insert("apiServerPort", port);
+    c.settings()->insert("apiServerKey", QStringLiteral("sk-app"));
+    c.settings()->insert("apiServerEnabled", on);
+    emit c.settings()->settingChanged("apiServerEnabled");
+    return QTest::qWaitFor([&] { return c.apiServerRunning() == on; }, 20000);
 }
 
 }  // namespace
@@ -97,6 +158,63 @@ private slots:
         emit c->settings()->settingChanged("apiServerEnabled");
         QTRY_VERIFY_WITH_TIMEOUT(!c->apiServerRunning(), 20000);
         QCOMPARE(request(base + "/models", "sk-app").status, 0);  // nothing listens
+    }
+
+    void chatStreamsWhileAnApiClientGenerates() {
+        if (hearth::test::tinyModelPath().isEmpty())
+            QSKIP("../shared/models/stories260K.gguf not found (set HEARTH_SHARED_DIR)");
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        const QString message = QStringLiteral("Once upon a time");
+
+        // Alone: the chat on its own session (server off), then the API request alone.
+        QVERIFY(c->send(message));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const QString chatAlone = messageText(*c, 1);
+        QVERIFY(!chatAlone.isEmpty());
+        QVERIFY(switchServer(*c, true, freePort()));
+        const QString base = c->apiServerUrl();
+        // Long enough (ignore_eos, most of the 512-token context) to outlast the chat's reply.
+        const QJsonObject body{{"model", "stories260K"}, {"prompt", "Lily and Max"},
+                               {"max_tokens", 480},      {"temperature", 0},
+                               {"ignore_eos", true},     {"stream", true}};
+        StreamedCompletion alone;
+        alone.start(base + "/completions", "sk-app", body);
+        QTRY_VERIFY_WITH_TIMEOUT(alone.finished(), 120000);
+        QVERIFY(alone.sawDone());
+        QVERIFY(alone.chunks() > 100);
+        const int doneBefore =
+            request(base.chopped(3) + "/health", "sk-app").body["requests_done"].toInt();
+
+        // Together: the API request streams; the chat is sent once its first chunk is in.
+        StreamedCompletion busy;
+        busy.start(base + "/completions", "sk-app", body);
+        QTRY_VERIFY_WITH_TIMEOUT(busy.chunks() > 0, 60000);
+        c->newChat();
+        QVERIFY(c->send(message));
+        QSignalSpy streamed(c->messages(), &QAbstractItemModel::dataChanged);
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QVERIFY(!streamed.isEmpty());
+        QVERIFY2(!busy.finished(),
+                 "the API request ended before the chat's reply: they did not run together");
+        // The chat was a request of the server's scheduler: it is counted done there while the
+        // API request still runs (a chat on its own session would leave the count alone until
+        // the API request ends, and then nothing runs).
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                const QJsonObject h = request(base.chopped(3) + "/health", "sk-app").body;
+                return h["requests_done"].toInt() == doneBefore + 1 && h["running"].toInt() == 1;
+            }(),
+            5000);
+        QTRY_VERIFY_WITH_TIMEOUT(busy.finished(), 120000);
+
+        // Each reply is its greedy reply alone.
+        QCOMPARE(messageText(*c, 1), chatAlone);
+        QCOMPARE(busy.text(), alone.text());
+        QVERIFY(busy.sawDone());
+        QVERIFY(switchServer(*c, false));
     }
 };
 
