@@ -2576,29 +2576,34 @@ Details: %3</source>
 <context>
     <name>hearth::app::EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="119"/>
+        <location filename="../app/engine/engine_worker.cpp" line="103"/>
         <source>not enough memory: it needs about %1, this computer has %2</source>
         <translation>内存不足：约需 %1，这台电脑只有 %2</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="247"/>
+        <location filename="../app/engine/engine_worker.cpp" line="231"/>
         <source>no draft model is chosen</source>
         <translation>尚未选择草稿模型</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="256"/>
+        <location filename="../app/engine/engine_worker.cpp" line="240"/>
         <source>the draft model could not be loaded: %1</source>
         <translation>无法加载草稿模型：%1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="286"/>
+        <location filename="../app/engine/engine_worker.cpp" line="270"/>
         <source>The KV cache type “%1” in Settings is not known (f16, f32, q8_0, q4_0).</source>
         <translation>“设置”中的 KV 缓存类型“%1”无法识别（f16、f32、q8_0、q4_0）。</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="377"/>
+        <location filename="../app/engine/engine_worker.cpp" line="361"/>
         <source>No model is loaded.</source>
         <translation>未加载模型。</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker_api.cpp" line="121"/>
+        <source>Speculative decoding is not used while the local API server is on: chats and API requests share the server&apos;s batched steps.</source>
+        <translation>本地 API 服务器开启时不使用推测解码：聊天和 API 请求共用服务器的批处理步骤。</translation>
     </message>
 </context>
 <context>
