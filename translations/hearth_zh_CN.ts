@@ -2388,104 +2388,104 @@
         <translation>对话已导入。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="20"/>
+        <location filename="../app/chat/backend_label.cpp" line="12"/>
         <source>Reference device</source>
         <translation>参考设备</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="46"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="27"/>
         <source>It needs more memory than this computer has available.</source>
         <translation>它需要的内存超过这台电脑的可用内存。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="48"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="29"/>
         <source>This model&apos;s architecture is not supported yet.</source>
         <translation>暂不支持此模型的架构。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="50"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="31"/>
         <source>There is not enough memory to load this model.</source>
         <translation>内存不足，无法加载此模型。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="52"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="33"/>
         <source>The file may be damaged or incomplete.</source>
         <translation>文件可能已损坏或不完整。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="53"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="34"/>
         <source>“%1” could not be loaded. %2
 Details: %3</source>
         <translation>无法加载“%1”。%2
 详细信息：%3</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="98"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="79"/>
         <source>Connecting to %1…</source>
         <translation>正在连接 %1…</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="100"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="81"/>
         <source>Converting to 4-bit… %1%</source>
         <translation>正在转换为 4 位… %1%</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="101"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="82"/>
         <source>Loading… %1%</source>
         <translation>正在加载… %1%</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="214"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="195"/>
         <source>%1: in use (%2)</source>
         <translation>%1：正在使用（%2）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="217"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="198"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="218"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="199"/>
         <source>available, not chosen</source>
         <translation>可用，但未选用</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="222"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="203"/>
         <source>%1 of %2 layers on %3, the rest on the CPU</source>
         <translation>%2 层中有 %1 层在 %3 上，其余在 CPU 上</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="231"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="212"/>
         <source>4-bit (converted)</source>
         <translation>4 位（已转换）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="231"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="212"/>
         <source>4-bit (converted from %1)</source>
         <translation>4 位（由 %1 转换）</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="236"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="217"/>
         <source>Remote · %1</source>
         <translation>远程 · %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="238"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="219"/>
         <source>Runs on the server “%1” (%2); each message is sent there.</source>
         <translation>运行在服务器“%1”（%2）上；每条消息都会发送到那里。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="266"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="247"/>
         <source>This model has no separate place for a system prompt, so Hearth puts it at the start of your first message.</source>
         <translation>此模型没有单独放置系统提示词的位置，因此 Hearth 会把它放在你第一条消息的开头。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="270"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="251"/>
         <source>This model&apos;s own chat format could not be used, so Hearth uses a standard one. Replies may be a little off; a newer file of this model may fix it.</source>
         <translation>无法使用此模型自带的对话格式，Hearth 改用标准格式。回复可能略有偏差；此模型的较新文件可能会解决这个问题。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="273"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="254"/>
         <source>Hearth adjusted this model&apos;s chat format.</source>
         <translation>Hearth 调整了此模型的对话格式。</translation>
     </message>

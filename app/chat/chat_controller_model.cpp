@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QLocale>
 
+#include "backend_label.h"
 #include "chat_controller.h"
 #include "engine_worker.h"
 #include "model_picker.h"
@@ -12,26 +13,6 @@
 namespace hearth::app {
 
 namespace {
-
-// A backend or device name ("cuda", "vulkan1", "ref") as people read it.
-QString backendLabel(const QString& name) {
-    if (name.startsWith(QLatin1String("cuda"))) return QStringLiteral("CUDA");
-    if (name.startsWith(QLatin1String("vulkan"))) return QStringLiteral("Vulkan");
-    if (name == QLatin1String("ref")) return ChatController::tr("Reference device");
-    return QStringLiteral("CPU");
-}
-
-// The badge: "Vulkan · llvmpipe (LLVM 15.0.6, 256 bits)" for an accelerator, the backend's name
-// and the hardware part of the engine's device description (text before the first " · ", which
-// then names the driver, heaps and features; " + " joins the CPU's description with a split).
-QString badgeLabel(const QString& used, const QString& device) {
-    const QString label = backendLabel(used);
-    if (!used.startsWith(QLatin1String("vulkan")) && !used.startsWith(QLatin1String("cuda")))
-        return label;
-    const QString hardware =
-        device.section(QStringLiteral(" + "), 0, 0).section(QStringLiteral(" · "), 0, 0).trimmed();
-    return hardware.isEmpty() ? label : label + QStringLiteral(" · ") + hardware;
-}
 
 // The engine's fit check refused the model before reading it (it can be loaded anyway).
 bool isFitRefusal(const QString& message) {

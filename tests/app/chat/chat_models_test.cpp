@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include "app_settings.h"
+#include "backend_label.h"
 #include "chat_export.h"
 #include "chat_list_model.h"
 #include "message_model.h"
@@ -42,6 +43,23 @@ class ChatModelsTest : public QObject {
     Q_OBJECT
 
 private slots:
+    // The badge names the backend and, for an accelerator, its hardware from the engine's
+    // device description: the GPU and its memory for CUDA, the device for Vulkan, never the
+    // CPU half of a split.
+    void backendBadges() {
+        QCOMPARE(badgeLabel("cpu", "Intel Xeon · 2 threads"), QStringLiteral("CPU"));
+        QCOMPARE(badgeLabel("ref", "reference"), QStringLiteral("Reference device"));
+        QCOMPARE(badgeLabel("cuda0",
+                            "NVIDIA H200 · 139.8 GiB · sm_90 · 132 SMs · CUDA driver 13.0 + "
+                            "Intel Xeon · 2 threads"),
+                 QStringLiteral("CUDA · NVIDIA H200 · 139.8 GiB"));
+        QCOMPARE(badgeLabel("vulkan0",
+                            "llvmpipe (LLVM 15.0.6, 256 bits) · llvmpipe Mesa 22.3.6 · Vulkan 1.3"),
+                 QStringLiteral("Vulkan · llvmpipe (LLVM 15.0.6, 256 bits)"));
+        QCOMPARE(badgeLabel("cuda0", ""), QStringLiteral("CUDA"));
+        QCOMPARE(backendLabel("vulkan2"), QStringLiteral("Vulkan"));
+    }
+
     void chatListGroupsByDate() {
         ChatListModel model;
         QAbstractItemModelTester tester(&model);
