@@ -35,15 +35,6 @@ std::string no_vulkan() {
             GTEST_SKIP() << "no usable Vulkan device: " << why; \
     } while (0)
 
-double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
-    double mx = 0, ref = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        mx = std::max(mx, double(std::fabs(a[i] - b[i])));
-        ref = std::max(ref, double(std::fabs(b[i])));
-    }
-    return mx / ref;
-}
-
 GenerateOptions greedy(int32_t n) {
     GenerateOptions o;
     o.max_tokens = n;
@@ -155,39 +146,6 @@ TEST(VulkanModel, SessionReusesItsCacheAcrossTurns) {
     }
 }
 
-struct SplitRun {
-    std::vector<int32_t> tokens;
-    std::vector<std::vector<float>> logits;
-};
-
-// Prompt, then greedy steps, with layers [0, n) (and the head when `head`) on `accel`.
-SplitRun run_split(const SyntheticModel& m, backend::Device& cpu, backend::Device* accel, int64_t n,
-                   bool head, const std::vector<int32_t>& prompt, int steps) {
-    Placement pl{&cpu, accel, n, head};
-    auto w = bind_weights(m.params, m.source, pl);
-    EXPECT_TRUE(w.is_ok()) << (w ? "" : w.error_message());
-    if (!w) return {};
-    std::vector<backend::Device*> layer_dev;
-    for (int64_t l = 0; l < m.params.n_layer; ++l)
-        layer_dev.push_back(&w->placement.layer_device(l));
-    auto kv = KvCache::create(cpu, m.params, 64, DType::F16, layer_dev);
-    EXPECT_TRUE(kv.is_ok());
-    auto fw = Forward::create(cpu, m.params, *w, 64, 8, 2);
-    EXPECT_TRUE(fw.is_ok());
-    SplitRun r;
-    auto out = (*fw)->step(prompt, **kv);
-    for (int i = 0; out && i <= steps; ++i) {
-        r.logits.emplace_back(out->begin(), out->end());
-        if (i == steps) break;
-        const int32_t next =
-            static_cast<int32_t>(std::max_element(out->begin(), out->end()) - out->begin());
-        r.tokens.push_back(next);
-        out = (*fw)->step(std::span(&next, 1), **kv);
-    }
-    EXPECT_TRUE(out.is_ok()) << (out ? "" : out.error_message());
-    return r;
-}
-
 // The reference device computes with float activations as the Vulkan kernels do (the CPU
 // quantizes activations to 8 bits for quantized weights), so it is the yardstick here.
 class VulkanSynthetic : public ::testing::TestWithParam<quant::Type> {};
@@ -202,13 +160,14 @@ TEST_P(VulkanSynthetic, EveryLayerAndSplitMatchesTheReference) {
     auto cpu = backend::make_cpu_device();
     const auto m = make_synthetic(Arch::Llama, GetParam(), 11);
     const std::vector<int32_t> prompt = {1, 17, 299, 42, 42, 5, 128, 0, 250, 77, 3};
-    const SplitRun base = run_split(m, *cpu, ref->get(), m.params.n_layer, true, prompt, 8);
+    const SplitRun base =
+        run_split(m, *cpu, ref->get(), m.params.n_layer, true, prompt, 8, DType::F16);
     ASSERT_EQ(base.tokens.size(), 8u);
     for (int64_t n = 0; n <= m.params.n_layer; ++n) {
         for (bool head : {false, true}) {
             if (head && n != m.params.n_layer) continue;
             SCOPED_TRACE("vulkan layers " + std::to_string(n) + (head ? " + output" : ""));
-            const SplitRun r = run_split(m, *cpu, vk->get(), n, head, prompt, 8);
+            const SplitRun r = run_split(m, *cpu, vk->get(), n, head, prompt, 8, DType::F16);
             if (n == m.params.n_layer && head) {
                 EXPECT_EQ(r.tokens, base.tokens);
                 ASSERT_EQ(r.logits.size(), base.logits.size());

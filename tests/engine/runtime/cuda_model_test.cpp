@@ -30,47 +30,6 @@ using backend::DType;
     if (!dev##_result) GTEST_SKIP() << "no CUDA device: " << dev##_result.error_message(); \
     std::unique_ptr<backend::Device> dev = std::move(dev##_result.value())
 
-struct StepRun {
-    std::vector<int32_t> tokens;
-    std::vector<std::vector<float>> logits;
-};
-
-StepRun run_split(const SyntheticModel& m, backend::Device& cpu, backend::Device* accel, int64_t n,
-                  bool head, const std::vector<int32_t>& prompt, int steps, DType kv_type) {
-    Placement pl{&cpu, accel, n, head};
-    auto w = bind_weights(m.params, m.source, pl);
-    EXPECT_TRUE(w.is_ok()) << (w ? "" : w.error_message());
-    if (!w) return {};
-    std::vector<backend::Device*> layer_dev;
-    for (int64_t l = 0; l < m.params.n_layer; ++l)
-        layer_dev.push_back(&w->placement.layer_device(l));
-    auto kv = KvCache::create(cpu, m.params, 64, kv_type, layer_dev);
-    EXPECT_TRUE(kv.is_ok());
-    auto fw = Forward::create(cpu, m.params, *w, 64, 8, 2);
-    EXPECT_TRUE(fw.is_ok());
-    StepRun r;
-    auto out = (*fw)->step(prompt, **kv);
-    for (int i = 0; out && i <= steps; ++i) {
-        r.logits.emplace_back(out->begin(), out->end());
-        if (i == steps) break;
-        const int32_t next =
-            static_cast<int32_t>(std::max_element(out->begin(), out->end()) - out->begin());
-        r.tokens.push_back(next);
-        out = (*fw)->step(std::span(&next, 1), **kv);
-    }
-    EXPECT_TRUE(out.is_ok()) << (out ? "" : out.error_message());
-    return r;
-}
-
-double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
-    double mx = 0, ref = 0;
-    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-        mx = std::max(mx, double(std::fabs(a[i] - b[i])));
-        ref = std::max(ref, double(std::fabs(b[i])));
-    }
-    return a.size() == b.size() ? mx / ref : 1e9;
-}
-
 const std::vector<int32_t> kPrompt = {1, 17, 299, 42, 42, 5, 128, 0, 250, 77, 3};
 
 class CudaSplit : public ::testing::TestWithParam<Arch> {};
@@ -79,13 +38,13 @@ TEST_P(CudaSplit, EverySplitPointMatchesTheCpu) {
     REQUIRE_CUDA(gpu);
     const auto m = make_synthetic(GetParam(), quant::Type::F32, 7);
     auto cpu = backend::make_cpu_device();
-    const StepRun base = run_split(m, *cpu, nullptr, 0, false, kPrompt, 8, DType::F32);
+    const SplitRun base = run_split(m, *cpu, nullptr, 0, false, kPrompt, 8, DType::F32);
     ASSERT_EQ(base.tokens.size(), 8u);
     for (int64_t n = 0; n <= m.params.n_layer; ++n) {
         for (bool head : {false, true}) {
             if (head && n != m.params.n_layer) continue;
             SCOPED_TRACE("layers on cuda: " + std::to_string(n) + (head ? " + output" : ""));
-            const StepRun r = run_split(m, *cpu, gpu.get(), n, head, kPrompt, 8, DType::F32);
+            const SplitRun r = run_split(m, *cpu, gpu.get(), n, head, kPrompt, 8, DType::F32);
             EXPECT_EQ(r.tokens, base.tokens);
             ASSERT_EQ(r.logits.size(), base.logits.size());
             for (size_t i = 0; i < r.logits.size(); ++i)
@@ -108,8 +67,9 @@ TEST(CudaModel, QuantizedModelsStayWithinToleranceOfTheCpu) {
         for (DType kv : {DType::F16, DType::Q8_0}) {
             SCOPED_TRACE(std::string(quant::traits(t).name) + " kv " + backend::dtype_name(kv));
             const auto m = make_synthetic(Arch::Llama, t, 11);
-            const StepRun base = run_split(m, *cpu, nullptr, 0, false, kPrompt, 4, kv);
-            const StepRun r = run_split(m, *cpu, gpu.get(), m.params.n_layer, true, kPrompt, 4, kv);
+            const SplitRun base = run_split(m, *cpu, nullptr, 0, false, kPrompt, 4, kv);
+            const SplitRun r =
+                run_split(m, *cpu, gpu.get(), m.params.n_layer, true, kPrompt, 4, kv);
             ASSERT_EQ(r.logits.size(), base.logits.size());
             // The prompt's logits (the same input on both): within the 8-bit activation error.
             // Later steps may follow other tokens, so only the first is compared.
@@ -123,10 +83,10 @@ TEST(CudaModel, GraphReplayEqualsEagerSteps) {
     auto cpu = backend::make_cpu_device();
     const auto m = make_synthetic(Arch::Qwen2, quant::Type::Q4_0, 5);
     setenv("HEARTH_CUDA_GRAPHS", "0", 1);
-    const StepRun eager =
+    const SplitRun eager =
         run_split(m, *cpu, gpu.get(), m.params.n_layer, true, kPrompt, 12, DType::F16);
     unsetenv("HEARTH_CUDA_GRAPHS");
-    const StepRun replay =
+    const SplitRun replay =
         run_split(m, *cpu, gpu.get(), m.params.n_layer, true, kPrompt, 12, DType::F16);
     EXPECT_EQ(replay.tokens, eager.tokens);
     ASSERT_EQ(replay.logits.size(), eager.logits.size());

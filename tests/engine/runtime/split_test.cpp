@@ -50,48 +50,6 @@ private:
     std::optional<std::string> old_;
 };
 
-struct SplitRun {
-    std::vector<int32_t> tokens;
-    std::vector<std::vector<float>> logits;  // after the prompt, then after each generated token
-};
-
-// Prompt, then greedy steps, on one placement.
-SplitRun run_split(const SyntheticModel& m, backend::Device& cpu, backend::Device* accel, int64_t n,
-                   bool output_on_accel, const std::vector<int32_t>& prompt, int steps) {
-    Placement pl{&cpu, accel, n, output_on_accel};
-    auto w = bind_weights(m.params, m.source, pl);
-    EXPECT_TRUE(w.is_ok()) << (w ? "" : w.error_message());
-    if (!w) return {};
-    std::vector<backend::Device*> layer_dev;
-    for (int64_t l = 0; l < m.params.n_layer; ++l)
-        layer_dev.push_back(&w->placement.layer_device(l));
-    auto kv = KvCache::create(cpu, m.params, 64, DType::F32, layer_dev);
-    EXPECT_TRUE(kv.is_ok());
-    auto fw = Forward::create(cpu, m.params, *w, 64, 8, 2);
-    EXPECT_TRUE(fw.is_ok());
-    SplitRun r;
-    auto out = (*fw)->step(prompt, **kv);
-    for (int i = 0; out && i <= steps; ++i) {
-        r.logits.emplace_back(out->begin(), out->end());
-        if (i == steps) break;
-        const int32_t next =
-            static_cast<int32_t>(std::max_element(out->begin(), out->end()) - out->begin());
-        r.tokens.push_back(next);
-        out = (*fw)->step(std::span(&next, 1), **kv);
-    }
-    EXPECT_TRUE(out.is_ok()) << (out ? "" : out.error_message());
-    return r;
-}
-
-double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
-    double mx = 0, ref = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        mx = std::max(mx, double(std::fabs(a[i] - b[i])));
-        ref = std::max(ref, double(std::fabs(b[i])));
-    }
-    return mx / ref;
-}
-
 class SplitByArch : public ::testing::TestWithParam<Arch> {};
 
 TEST_P(SplitByArch, EverySplitPointMatchesTheCpu) {

@@ -1,7 +1,14 @@
 #include "synthetic_model.h"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+
+#include "runtime/forward.h"
+#include "runtime/kv_cache.h"
+#include "runtime/placement.h"
 
 namespace hearth::runtime::test {
 
@@ -222,6 +229,45 @@ std::vector<std::vector<double>> reference_forward(const SyntheticModel& m,
     for (size_t t = 0; t < T; ++t) xn[t] = rms_norm(x[t], W.at("output_norm.weight"), p.rms_eps);
     const auto& out = W.count("output.weight") ? W.at("output.weight") : W.at("token_embd.weight");
     return matmul(out, xn, size_t(p.n_vocab));
+}
+
+SplitRun run_split(const SyntheticModel& m, backend::Device& cpu, backend::Device* accel, int64_t n,
+                   bool head, const std::vector<int32_t>& prompt, int steps,
+                   backend::DType kv_type) {
+    Placement pl{&cpu, accel, n, head};
+    auto w = bind_weights(m.params, m.source, pl);
+    EXPECT_TRUE(w.is_ok()) << (w ? "" : w.error_message());
+    if (!w) return {};
+    std::vector<backend::Device*> layer_dev;
+    for (int64_t l = 0; l < m.params.n_layer; ++l)
+        layer_dev.push_back(&w->placement.layer_device(l));
+    auto kv = KvCache::create(cpu, m.params, 64, kv_type, layer_dev);
+    EXPECT_TRUE(kv.is_ok());
+    auto fw = Forward::create(cpu, m.params, *w, 64, 8, 2);
+    EXPECT_TRUE(fw.is_ok());
+    if (!kv || !fw) return {};
+    SplitRun r;
+    auto out = (*fw)->step(prompt, **kv);
+    for (int i = 0; out && i <= steps; ++i) {
+        r.logits.emplace_back(out->begin(), out->end());
+        if (i == steps) break;
+        const int32_t next =
+            static_cast<int32_t>(std::max_element(out->begin(), out->end()) - out->begin());
+        r.tokens.push_back(next);
+        out = (*fw)->step(std::span(&next, 1), **kv);
+    }
+    EXPECT_TRUE(out.is_ok()) << (out ? "" : out.error_message());
+    return r;
+}
+
+double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return 1e9;
+    double mx = 0, ref = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        mx = std::max(mx, double(std::fabs(a[i] - b[i])));
+        ref = std::max(ref, double(std::fabs(b[i])));
+    }
+    return mx / ref;
 }
 
 }  // namespace hearth::runtime::test

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hearth/backend/device.h"
 #include "quant/quant_ref.h"
 #include "runtime/config_support.h"
 #include "runtime/model_weights.h"
@@ -30,5 +31,20 @@ SyntheticModel make_synthetic(Arch arch, quant::Type wtype, uint32_t seed,
 // Float64 forward pass over the decoded values: logits of every position [T][n_vocab].
 std::vector<std::vector<double>> reference_forward(const SyntheticModel& m,
                                                    const std::vector<int32_t>& tokens);
+
+// A prompt, then `steps` greedy steps, on one placement: layers [0, n) (and the output head
+// when `head`) on `accel`, the rest on `cpu` (n = 0, accel = nullptr: all on the CPU), with a
+// 64-token cache of `kv_type`. Records the greedy tokens and the logits after the prompt and
+// after each token; a failure is a test failure (and a shorter run).
+struct SplitRun {
+    std::vector<int32_t> tokens;
+    std::vector<std::vector<float>> logits;
+};
+SplitRun run_split(const SyntheticModel& m, backend::Device& cpu, backend::Device* accel, int64_t n,
+                   bool head, const std::vector<int32_t>& prompt, int steps,
+                   backend::DType kv_type = backend::DType::F32);
+
+// max |a - b| / max |b|; a size mismatch counts as a huge difference.
+double rel_diff(const std::vector<float>& a, const std::vector<float>& b);
 
 }  // namespace hearth::runtime::test
