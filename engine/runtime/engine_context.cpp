@@ -5,11 +5,11 @@
 #include <chrono>
 #include <optional>
 
+#include "hearth/engine.h"
 #include "model_impl.h"
 #include "runtime/forward.h"
 #include "runtime/generation.h"
 #include "runtime/kv_cache.h"
-#include "runtime/kv_types.h"
 
 namespace hearth {
 
@@ -72,7 +72,7 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
     if (n_ctx <= 0) n_ctx = m.params.n_ctx_train > 0 ? m.params.n_ctx_train : 4096;
     if (n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
     impl->n_batch = std::clamp<int64_t>(opt.n_batch, 1, 4096);
-    const auto kv_type = runtime::kv_dtype(opt.kv_type);
+    const auto kv_type = quant::element_type(opt.kv_type);
     auto kv = runtime::KvCache::create(*m.device, m.params, n_ctx, kv_type, m.layer_devices);
     if (!kv) return kv.status();
     impl->kv = std::move(kv.value());

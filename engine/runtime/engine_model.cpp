@@ -4,11 +4,11 @@
 #include <set>
 #include <string>
 
+#include "hearth/engine.h"
 #include "kv/prefix_hash.h"
 #include "model_impl.h"
 #include "registry.h"
 #include "runtime/int4_load.h"
-#include "runtime/kv_types.h"
 #include "runtime/placement.h"
 #include "runtime/template_stops.h"
 
@@ -117,7 +117,7 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     runtime::PlanOptions po;
     po.gpu_layers = opt.gpu_layers;
     po.n_ctx = opt.n_ctx > 0 ? opt.n_ctx : m->params.n_ctx_train > 0 ? m->params.n_ctx_train : 4096;
-    po.kv_type = runtime::kv_dtype(opt.kv_type);
+    po.kv_type = quant::element_type(opt.kv_type);
     const auto plan = runtime::plan_placement(m->params, source, *m->device, m->accel.get(), po);
     if (!opt.force)
         if (Status s = runtime::check_fit(plan); !s)

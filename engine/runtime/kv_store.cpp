@@ -1,7 +1,7 @@
 // hearth::KvStore: the paged KV cache of one model, shared by sessions.
 #include "runtime/kv_store_impl.h"
 
-#include "runtime/kv_types.h"
+#include "hearth/engine.h"
 
 namespace hearth {
 
@@ -21,7 +21,7 @@ Result<std::shared_ptr<KvStore>> KvStore::create(std::shared_ptr<const Model> mo
     kv::KvLayout layout;
     layout.n_layer = m.params.n_layer;
     layout.kv_width = m.params.kv_width();
-    layout.type = runtime::kv_dtype(opt.kv_type);
+    layout.type = quant::element_type(opt.kv_type);
     layout.block_size = Impl::kBlockSize;
     const uint64_t budget =
         opt.budget_bytes > 0 ? opt.budget_bytes

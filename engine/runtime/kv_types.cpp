@@ -1,4 +1,4 @@
-#include "runtime/kv_types.h"
+#include "hearth/engine.h"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "runtime/kv_types.h"
+#include "hearth/engine.h"
 #include "runtime/scheduler_impl.h"
 
 namespace hearth {
@@ -36,7 +36,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(std::shared_ptr<const Model
     kv::KvLayout layout;
     layout.n_layer = m.params.n_layer;
     layout.kv_width = m.params.kv_width();
-    layout.type = runtime::kv_dtype(opt.kv_type);
+    layout.type = quant::element_type(opt.kv_type);
     layout.block_size = 16;
     const uint64_t blocks_per_ctx = uint64_t((impl->n_ctx + 15) / 16);
     const uint64_t budget = opt.kv_budget_bytes > 0
