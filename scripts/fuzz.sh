@@ -7,8 +7,9 @@
 #
 # Working corpora grow in build/fuzz/corpus/TARGET (kept between runs); the committed seeds in
 # tests/fuzz/TARGET/seeds are read on every run, so a crashing input copied there becomes a
-# regression test that CI's smoke re-runs. model_file's seeds are made here from ../shared
-# (stories260K and its INT4 conversion), which is not copied into the repository.
+# regression test that CI's smoke re-runs. model_file's seeds are made here with hearth-cli from
+# ../shared's stories260K tokenizer (a tiny model and its INT4 conversion), not copied into the
+# repository.
 # Exit status: 0 when no target found anything; 1 otherwise (the crashing inputs are listed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,14 +45,20 @@ if [[ " ${targets[*]} " == *" model_file "* ]] && [ -f "$shared/models/stories26
 fi
 cmake --build "$build" -j "$jobs" --target "${build_targets[@]}"
 
-# model_file seeds: the small model and its INT4 conversion (an INT4 cache file).
+# model_file seeds: a tiny llama (64 wide, 2 layers) in Q4_0 with stories260K's tokenizer, and
+# the INT4 conversion of its F16 twin (an INT4 cache file). At about 100 KB each, 1,500 mutated
+# runs took 7.1 s of CPU here against 16.8 s from stories260K itself (1.2 MB).
 model_seeds=$build/seeds/model_file
 mkdir -p "$model_seeds"
-if [ -n "$cli" ] && [ ! -f "$model_seeds/stories260K-int4.gguf" ]; then
-  cp "$shared/models/stories260K.gguf" "$model_seeds/"
-  chmod u+w "$model_seeds/stories260K.gguf"
-  "$cli" convert -m "$shared/models/stories260K.gguf" --int4 --rtn -t 1 \
-    -o "$model_seeds/stories260K-int4.gguf" >/dev/null 2>&1
+if [ -n "$cli" ] && [ ! -f "$model_seeds/tiny-llama-int4.gguf" ]; then
+  rm -f "$model_seeds"/*.gguf
+  vocab=$shared/models/stories260K.gguf
+  "$cli" make-model --shape tiny-llama --type Q4_0 --vocab "$vocab" \
+    -o "$model_seeds/tiny-llama-q4_0.gguf" >/dev/null
+  "$cli" make-model --shape tiny-llama --type F16 --vocab "$vocab" -o "$build/tiny-llama-f16.gguf" \
+    >/dev/null
+  "$cli" convert -m "$build/tiny-llama-f16.gguf" --int4 --rtn -t 1 \
+    -o "$model_seeds/tiny-llama-int4.gguf" >/dev/null 2>&1
 fi
 
 found=0
@@ -68,7 +75,7 @@ for t in "${targets[@]}"; do
     gguf) [ -d "$shared/testdata/vocab" ] && dirs+=("$shared/testdata/vocab")
           extra+=(-max_len=65536) ;;
     chat) extra+=(-dict=tests/fuzz/chat/jinja.dict) ;;
-    model_file) dirs+=("$model_seeds"); extra+=(-max_len=1300000 -rss_limit_mb=4096) ;;
+    model_file) dirs+=("$model_seeds"); extra+=(-max_len=262144 -rss_limit_mb=4096) ;;
   esac
   log=$build/fuzz-$t.log
   echo "fuzz: $t for ${seconds}s"

@@ -3,8 +3,8 @@
 // and hearth.int4.* keys, re-opened on every later load). Whatever loads is then tokenized,
 // its chat template read, and one token fed through a 16-token context. Nothing may crash.
 //
-// Seeds are made by scripts/fuzz.sh from ../shared (stories260K and its INT4 conversion):
-// reference data is not copied into the repository.
+// Seeds are made by scripts/fuzz.sh with hearth-cli (a tiny model with stories260K's tokenizer
+// and an INT4 conversion): reference data is not copied into the repository.
 #include <sys/mman.h>
 #include <unistd.h>
 
