@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (engine only: no Qt, no tests) and runs each for
+# Builds the libFuzzer targets with clang (the engine, plus Qt Core and SQLite for chat import;
+# not the app or the tests) and runs each for
 # SECONDS (default 60) on its committed seed corpus. CI runs `scripts/fuzz.sh 15` from
 # scripts/test.sh as a smoke; a long campaign is e.g. `nice -n 19 scripts/fuzz.sh 3600`.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: gguf tokenizer chat kv_file model_file
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#     targets: gguf tokenizer chat kv_file model_file chat_import (chat_import needs Qt6 Core)
 #
 # Working corpora grow in build/fuzz/corpus/TARGET (kept between runs); the committed seeds in
 # tests/fuzz/TARGET/seeds are read on every run, so a crashing input copied there becomes a
@@ -16,7 +18,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(gguf tokenizer chat kv_file model_file)
+[ ${#targets[@]} -eq 0 ] && targets=(gguf tokenizer chat kv_file model_file chat_import)
 jobs=$(nproc 2>/dev/null || echo 2)
 build=build/fuzz
 shared=${HEARTH_SHARED_DIR:-$(cd .. && pwd)/shared}
@@ -31,7 +33,14 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     >/dev/null
 fi
 build_targets=()
-for t in "${targets[@]}"; do build_targets+=("${t}_fuzz"); done
+for t in "${targets[@]}"; do
+  if [ "$t" = chat_import ] && ! grep -q 'chat_import_fuzz' "$build/build.ninja"; then
+    echo "fuzz: chat_import skipped (configure found no Qt6 Core or SQLite3)" >&2
+    continue
+  fi
+  build_targets+=("${t}_fuzz")
+done
+targets=("${build_targets[@]%_fuzz}")
 # model_file's seeds need a hearth-cli: the one CI's build made, else one built here.
 cli=
 if [[ " ${targets[*]} " == *" model_file "* ]] && [ -f "$shared/models/stories260K.gguf" ]; then
@@ -75,6 +84,7 @@ for t in "${targets[@]}"; do
     gguf) [ -d "$shared/testdata/vocab" ] && dirs+=("$shared/testdata/vocab")
           extra+=(-max_len=65536) ;;
     chat) extra+=(-dict=tests/fuzz/chat/jinja.dict) ;;
+    chat_import) extra+=(-dict=tests/fuzz/chat_import/json.dict) ;;
     model_file) dirs+=("$model_seeds"); extra+=(-max_len=262144 -rss_limit_mb=4096) ;;
   esac
   log=$build/fuzz-$t.log
