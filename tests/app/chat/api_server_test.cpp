@@ -93,12 +93,6 @@ private:
     bool m_done = false;
 };
 
-QString messageText(ChatController& c, int row) {
-    return c.messages()
-        ->data(c.messages()->index(row), hearth::app::MessageModel::ContentRole)
-        .toString();
-}
-
 bool switchServer(ChatController& c, bool on, int port = 0) {
     if (port > 0) c.settings()->insert("apiServerPort", port);
     c.settings()->insert("apiServerKey", QStringLiteral("sk-app"));
@@ -172,7 +166,7 @@ private slots:
         // Alone: the chat on its own session (server off), then the API request alone.
         QVERIFY(c->send(message));
         QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
-        const QString chatAlone = messageText(*c, 1);
+        const QString chatAlone = hearth::test::messageText(*c, 1);
         QVERIFY(!chatAlone.isEmpty());
         QVERIFY(switchServer(*c, true, freePort()));
         const QString base = c->apiServerUrl();
@@ -211,7 +205,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(busy.finished(), 120000);
 
         // Each reply is its greedy reply alone.
-        QCOMPARE(messageText(*c, 1), chatAlone);
+        QCOMPARE(hearth::test::messageText(*c, 1), chatAlone);
         QCOMPARE(busy.text(), alone.text());
         QVERIFY(busy.sawDone());
         QVERIFY(switchServer(*c, false));

@@ -25,17 +25,10 @@ using hearth::storage::ChatStore;
 using hearth::storage::MessageStatus;
 using hearth::storage::Role;
 
-#define REQUIRE_MODEL()                          \
-    if (hearth::test::tinyModelPath().isEmpty()) \
-    QSKIP("../shared/models/stories260K.gguf not found (set HEARTH_SHARED_DIR)")
-
 class ChatControllerTest : public QObject {
     Q_OBJECT
 
 private:
-    QString text(const ChatController& c, int row) {
-        return c.messages()->data(c.messages()->index(row), MessageModel::ContentRole).toString();
-    }
     int intRole(const ChatController& c, int row, int role) {
         return c.messages()->data(c.messages()->index(row), role).toInt();
     }
@@ -62,7 +55,7 @@ private slots:
             QVERIFY(!reason.isEmpty());
             QVERIFY(reason != QLatin1String("error"));
             QCOMPARE(c->messages()->rowCount(), 2);
-            answer = text(*c, 1);
+            answer = hearth::test::messageText(*c, 1);
             QVERIFY2(!answer.isEmpty(), "the tiny model answered nothing");
             QVERIFY(streamed.count() >= 1);
             QCOMPARE(c->lastReport().generatedTokens > 0, true);
@@ -510,7 +503,7 @@ private slots:
         // Back to the first version of the second message, and one more turn there: the old
         // branch's full blocks are still cached, so more than the shared part is reused.
         c->switchBranch(user, -1);
-        QTRY_COMPARE(text(*c, 2),
+        QTRY_COMPARE(hearth::test::messageText(*c, 2),
                      QStringLiteral("What did they find under the old green tree there?"));
         QVERIFY(c->send(QStringLiteral("And then?")));
         QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
@@ -576,7 +569,7 @@ private slots:
         QVERIFY(c->editMessage(userId, QStringLiteral("A bird flew")));
         QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
         QCOMPARE(c->messages()->rowCount(), 2);
-        QCOMPARE(text(*c, 0), QStringLiteral("A bird flew"));
+        QCOMPARE(hearth::test::messageText(*c, 0), QStringLiteral("A bird flew"));
         QCOMPARE(intRole(*c, 0, MessageModel::SiblingCountRole), 2);
         QCOMPARE(intRole(*c, 0, MessageModel::SiblingIndexRole), 1);
         QCOMPARE(intRole(*c, 1, MessageModel::SiblingCountRole), 1);

@@ -15,17 +15,8 @@
 using hearth::app::ChatController;
 using hearth::app::MessageModel;
 
-#define REQUIRE_MODEL()                          \
-    if (hearth::test::tinyModelPath().isEmpty()) \
-    QSKIP("../shared/models/stories260K.gguf not found (set HEARTH_SHARED_DIR)")
-
 class ChatEngineOptionsTest : public QObject {
     Q_OBJECT
-
-private:
-    QString text(const ChatController& c, int row) {
-        return c.messages()->data(c.messages()->index(row), MessageModel::ContentRole).toString();
-    }
 
 private slots:
     // With a Vulkan device (lavapipe here, usable by name) the badge names the backend and the
@@ -90,7 +81,7 @@ private slots:
         const QString reason = hearth::test::waitForReply(*c);
         QVERIFY(!reason.isEmpty() && reason != QLatin1String("error"));
         QVERIFY(c->lastReport().generatedTokens > 0);
-        QVERIFY(!text(*c, 1).isEmpty());
+        QVERIFY(!hearth::test::messageText(*c, 1).isEmpty());
 
         // Loading again reuses the conversion.
         phases.clear();
@@ -144,7 +135,7 @@ private slots:
             const QString reason = hearth::test::waitForReply(*c);
             QVERIFY2(!reason.isEmpty() && reason != QLatin1String("error"), kv);
             QVERIFY2(c->lastReport().generatedTokens > 0, kv);
-            QVERIFY2(!text(*c, 1).isEmpty(), kv);
+            QVERIFY2(!hearth::test::messageText(*c, 1).isEmpty(), kv);
             QVERIFY2(c->notice().isEmpty(), qPrintable(c->notice()));
         }
     }
@@ -175,8 +166,8 @@ private slots:
             const QString reason = hearth::test::waitForReply(*c);
             QVERIFY2(!reason.isEmpty() && reason != QLatin1String("error"), k.mode);
             const auto r = c->lastReport();
-            if (plain.isEmpty()) plain = text(*c, 1);
-            QCOMPARE(text(*c, 1), plain);
+            if (plain.isEmpty()) plain = hearth::test::messageText(*c, 1);
+            QCOMPARE(hearth::test::messageText(*c, 1), plain);
             QCOMPARE(r.drafter, QString::fromLatin1(k.drafter));
             if (r.drafter == QLatin1String("draft model")) {
                 QVERIFY(r.drafted > 0);

@@ -23,10 +23,6 @@ using hearth::app::MessageModel;
 using hearth::storage::ChatStore;
 using hearth::storage::Role;
 
-#define REQUIRE_MODEL()                          \
-    if (hearth::test::tinyModelPath().isEmpty()) \
-    QSKIP("../shared/models/stories260K.gguf not found (set HEARTH_SHARED_DIR)")
-
 namespace {
 
 // Opens the data folder's store directly (no controller may hold it at the time).

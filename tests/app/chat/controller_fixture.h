@@ -10,13 +10,26 @@
 #include <memory>
 
 #include "chat_controller.h"
+#include "message_model.h"
 #include "test_data.h"
+
+// Skips the calling test function when the tiny model is not in ../shared.
+#define REQUIRE_MODEL()                          \
+    if (hearth::test::tinyModelPath().isEmpty()) \
+    QSKIP("../shared/models/stories260K.gguf not found (set HEARTH_SHARED_DIR)")
 
 namespace hearth::test {
 
 inline QString tinyModelPath() {
     auto p = shared_file("models/stories260K.gguf");
     return p ? QString::fromStdString(p->string()) : QString();
+}
+
+// The text of the visible message at row.
+inline QString messageText(const hearth::app::ChatController& c, int row) {
+    return c.messages()
+        ->data(c.messages()->index(row), hearth::app::MessageModel::ContentRole)
+        .toString();
 }
 
 // Makes a controller on dataDir and waits until its history is open.
