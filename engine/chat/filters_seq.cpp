@@ -25,7 +25,8 @@ ValueList iterate(Evaluator& ev, const Value& v, size_t offset) {
             ValueList chars;
             auto starts = text_ops::char_starts(v.str());
             ev.check_elements(starts.size() - 1, offset);
-            ev.charge(v.str().size() + (starts.size() - 1) * sizeof(Value), offset);
+            ev.charge(v.str().size(), offset);
+            ev.charge_list(starts.size() - 1, offset);
             for (size_t i = 0; i + 1 < starts.size(); ++i)
                 chars.push_back(
                     Value::string(v.text().substr(starts[i], starts[i + 1] - starts[i])));

@@ -166,6 +166,10 @@ TEST(JinjaErrors, HeavyWorkPerIterationHitsTheWorkLimit) {
                            "{% set y = big | first %}{% endfor %}",
                            small),
               "line 1, column 79: work limit exceeded (10000000 bytes built in one render)");
+    // Splitting a string into characters costs an element each, not just its bytes.
+    EXPECT_EQ(render_error("{{ ('x' * 50000) | join(',') | length }}", small),
+              "line 1, column 20: work limit exceeded (10000000 bytes built in one render)");
+    EXPECT_EQ(render_error("{{ ('x' * 30000) | join(',') | length }}", small), "(rendered)");
     // An empty string repeated a huge number of times is instant, not a hang.
     EXPECT_EQ(render_error("{{ ('' * 1000000000000000) | length }}"), "(rendered)");
 }
