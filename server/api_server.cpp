@@ -202,7 +202,14 @@ void ApiServer::Impl::routes() {
                         {"requests_done", st.requests_done},
                         {"requests_cancelled", st.requests_cancelled},
                         {"kv_blocks", st.kv_blocks},
-                        {"kv_blocks_free", st.kv_blocks_free}});
+                        {"kv_blocks_free", st.kv_blocks_free},
+                        {"speculative",
+                         {{"default", opt.lookup ? "lookup" : "off"},
+                          {"draft_tokens", st.draft_tokens},
+                          {"accepted_tokens", st.draft_accepted},
+                          {"acceptance_rate",
+                           st.draft_tokens > 0 ? double(st.draft_accepted) / double(st.draft_tokens)
+                                               : 0.0}}}});
     });
     const auto model_json = [this] {
         return json{
@@ -267,6 +274,8 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     pr.gen.cancel = cancel;
     pr.gen.on_event = [stream](const StreamEvent& e) { stream->push(e); };
+    if (pr.lookup.value_or(opt.lookup))
+        pr.gen.drafter = make_lookup_drafter({.draft_max = pr.draft_max.value_or(opt.draft_max)});
     const SubmitResult sub = scheduler->submit(std::move(pr.gen));
     switch (sub.error) {
         case SubmitError::None:

@@ -26,6 +26,10 @@ struct ServerOptions {
     std::string cors_origin;    // empty: no CORS headers, so browsers refuse cross-origin calls
     int threads = 0;            // HTTP worker threads; 0: running + queued requests + 4
     bool log_requests = false;  // one line per request on stderr
+    // Speculative decoding by prompt lookup for requests that do not say ("speculative":
+    // "lookup" | "off" in the body), with at most draft_max drafted tokens a step.
+    bool lookup = false;
+    int32_t draft_max = 8;
 };
 
 struct ServerStats {

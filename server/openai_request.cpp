@@ -116,6 +116,15 @@ std::optional<ApiError> parse_common(const json& b, const RequestLimits& limits,
         for (auto& s : stops)
             if (!s.empty()) g.stop_strings.push_back(std::move(s));
     }
+    if (const auto it = b.find("speculative"); it != b.end() && !it->is_null()) {
+        if (!it->is_string() || (*it != "lookup" && *it != "off"))
+            return bad_request("'speculative' must be \"lookup\" or \"off\"", "speculative",
+                               "invalid_value");
+        out.lookup = *it == "lookup";
+    }
+    std::optional<int64_t> draft_max;
+    if (auto e = integer(b, "draft_max", 1, 32, draft_max)) return e;
+    if (draft_max) out.draft_max = static_cast<int32_t>(*draft_max);
     if (const auto it = b.find("logprobs"); it != b.end() && it->is_boolean() && it->get<bool>())
         return bad_request("'logprobs' is not supported", "logprobs");
     if (static_cast<int64_t>(g.prompt.size()) > limits.max_prompt_tokens)

@@ -16,6 +16,10 @@ struct ParsedRequest {
     GenerationRequest gen;  // prompt, sampling, stop strings, max_tokens (no callback)
     bool stream = false;
     bool include_usage = false;  // stream_options.include_usage
+    // Hearth's extension: "speculative": "lookup" | "off" and "draft_max": K (absent: the
+    // server's default, hearth-cli serve --lookup / --draft-max).
+    std::optional<bool> lookup;
+    std::optional<int32_t> draft_max;
 };
 
 struct RequestLimits {

@@ -10,10 +10,16 @@ namespace {
 using nlohmann::json;
 
 json usage_json(const RequestUsage& u) {
-    return {{"prompt_tokens", u.prompt_tokens},
-            {"completion_tokens", u.completion_tokens},
-            {"total_tokens", u.prompt_tokens + u.completion_tokens},
-            {"prompt_tokens_details", {{"cached_tokens", u.cached_tokens}}}};
+    json j = {{"prompt_tokens", u.prompt_tokens},
+              {"completion_tokens", u.completion_tokens},
+              {"total_tokens", u.prompt_tokens + u.completion_tokens},
+              {"prompt_tokens_details", {{"cached_tokens", u.cached_tokens}}}};
+    // Speculative decoding: OpenAI's fields for predicted tokens kept and rejected.
+    if (u.draft_steps > 0)
+        j["completion_tokens_details"] = {
+            {"accepted_prediction_tokens", u.draft_accepted},
+            {"rejected_prediction_tokens", u.draft_tokens - u.draft_accepted}};
+    return j;
 }
 
 json base(const ResponseHeader& h, const char* object) {

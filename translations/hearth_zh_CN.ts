@@ -2602,8 +2602,8 @@ Details: %3</source>
     </message>
     <message>
         <location filename="../app/engine/engine_worker_api.cpp" line="121"/>
-        <source>Speculative decoding is not used while the local API server is on: chats and API requests share the server&apos;s batched steps.</source>
-        <translation>本地 API 服务器开启时不使用推测解码：聊天和 API 请求共用服务器的批处理步骤。</translation>
+        <source>The draft model is not used while the local API server is on: chats run in the server&apos;s batched steps, where only prompt lookup drafts.</source>
+        <translation>本地 API 服务器开启时不使用草稿模型：聊天在服务器的批处理步骤中运行，那里只有提示查找会起草。</translation>
     </message>
 </context>
 <context>

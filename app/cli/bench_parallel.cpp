@@ -8,8 +8,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -44,6 +46,8 @@ struct ClientResult {
     int64_t generated = 0;
     std::vector<Clock::time_point> token_times;  // arrival of each token (HTTP: each chunk)
     std::vector<double> token_cpu;               // process CPU seconds at each arrival
+    std::vector<int32_t> tokens;                 // direct: the generated ids
+    RequestUsage usage;                          // direct: the scheduler's figures
     std::string error;
 };
 
@@ -65,6 +69,16 @@ struct RunResult {
         double m = 0;
         for (const auto& c : clients) m = std::max(m, c.ttft);
         return m;
+    }
+    // Speculative decoding over all clients: drafted, accepted, decode steps.
+    RequestUsage spec() const {
+        RequestUsage u;
+        for (const auto& c : clients) {
+            u.draft_tokens += c.usage.draft_tokens;
+            u.draft_accepted += c.usage.draft_accepted;
+            u.draft_steps += c.usage.draft_steps;
+        }
+        return u;
     }
     std::string first_error() const {
         for (const auto& c : clients)
@@ -117,10 +131,11 @@ struct DirectClient {
     Clock::time_point started;
 };
 
-GenerationRequest direct_request(const std::vector<int32_t>& prompt, int32_t n_gen,
-                                 DirectClient& c) {
+GenerationRequest direct_request(const std::vector<int32_t>& prompt, int32_t n_gen, DirectClient& c,
+                                 std::shared_ptr<Drafter> drafter = nullptr) {
     GenerationRequest g;
     g.prompt = prompt;
+    g.drafter = std::move(drafter);
     g.max_tokens = n_gen;
     g.sampling.temperature = 0.f;
     g.stop_at_end_of_generation = false;
@@ -133,12 +148,14 @@ GenerationRequest direct_request(const std::vector<int32_t>& prompt, int32_t n_g
         }
         if (e.token >= 0) {
             ++c.r.generated;
+            c.r.tokens.push_back(e.token);
             c.r.token_times.push_back(now);
             c.r.token_cpu.push_back(process_cpu_seconds());
         }
         if (e.done) {
             c.r.total = seconds(c.started, now);
             c.r.error = e.error;
+            c.r.usage = e.usage;
             c.done = true;
             c.cv.notify_all();
         }
@@ -146,15 +163,18 @@ GenerationRequest direct_request(const std::vector<int32_t>& prompt, int32_t n_g
     return g;
 }
 
-RunResult run_direct(Scheduler& s, const std::vector<std::vector<int32_t>>& prompts,
-                     int32_t n_gen) {
+// lookup: prompt lookup for every request (draft_max tokens at most), else none.
+RunResult run_direct(Scheduler& s, const std::vector<std::vector<int32_t>>& prompts, int32_t n_gen,
+                     int32_t lookup_draft_max = 0) {
     std::vector<std::unique_ptr<DirectClient>> cs;
     const auto t0 = Clock::now();
     const double c0 = process_cpu_seconds();
     for (const auto& p : prompts) {
         cs.push_back(std::make_unique<DirectClient>());
         cs.back()->started = Clock::now();
-        const SubmitResult sub = s.submit(direct_request(p, n_gen, *cs.back()));
+        std::shared_ptr<Drafter> drafter;
+        if (lookup_draft_max > 0) drafter = make_lookup_drafter({.draft_max = lookup_draft_max});
+        const SubmitResult sub = s.submit(direct_request(p, n_gen, *cs.back(), drafter));
         if (!sub.ok()) {
             cs.back()->r.error = sub.message;
             cs.back()->done = true;
@@ -258,6 +278,22 @@ std::vector<int> parse_list(const std::string& s) {
     return out;
 }
 
+// The prompts of n clients: seeded random ids, or the text of --prompt-file after a line that
+// differs per client ("Request 3.") so no two share a KV block.
+std::vector<std::vector<int32_t>> make_prompts(int n, std::mt19937_64& rng, int64_t n_prompt,
+                                               const Model& model, const std::string* text) {
+    std::vector<std::vector<int32_t>> out;
+    for (int i = 0; i < n; ++i) {
+        if (!text) {
+            out.push_back(random_prompt(rng, n_prompt, model.info().n_vocab));
+            continue;
+        }
+        auto t = model.tokenize("Request " + std::to_string(i + 1) + ".\n" + *text, true, false);
+        out.push_back(t ? std::move(*t) : std::vector<int32_t>{});
+    }
+    return out;
+}
+
 void print_row(const char* mode, int n, int64_t p, int32_t g, const RunResult& r) {
     const double agg = double(r.generated()) / r.wall;
     std::printf(
@@ -292,18 +328,57 @@ int run_bench_parallel(const Args& args) {
         return 2;
     }
     const bool http = args.has("http");
+    const bool lookup = args.has("lookup");
+    const auto draft_max = static_cast<int32_t>(get("draft-max", 8));
+    if (!err.empty() || draft_max < 1 || draft_max > 64) {
+        std::fprintf(stderr, "hearth-cli bench: --draft-max must be between 1 and 64\n");
+        return 2;
+    }
+    std::optional<std::string> prompt_text;
+    if (auto file = args.value("prompt-file")) {
+        std::ifstream in(*file, std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        if (!in) {
+            std::fprintf(stderr, "hearth-cli bench: cannot read %s\n", file->c_str());
+            return 1;
+        }
+        prompt_text = ss.str();
+    }
     auto model = Model::load(*args.value("model"));
     if (!model) {
         std::fprintf(stderr, "hearth-cli bench: %s\n", model.error_message().c_str());
         return 1;
     }
     const int64_t n_vocab = (*model)->info().n_vocab;
+    const std::string* text = prompt_text ? &*prompt_text : nullptr;
+    // With --prompt-file the prompt length is the file's (plus the client's line).
+    int64_t prompt_len = n_prompt;
+    if (text) {
+        std::mt19937_64 unused;
+        const auto p = make_prompts(1, unused, n_prompt, **model, text);
+        if (p[0].empty()) {
+            std::fprintf(stderr, "hearth-cli bench: the prompt file does not tokenize\n");
+            return 1;
+        }
+        prompt_len = static_cast<int64_t>(p[0].size());
+    }
     const int max_n = *std::max_element(list.begin(), list.end());
+    double load1 = 0;
+    if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+        if (std::fscanf(f, "%lf", &load1) != 1) load1 = 0;
+        std::fclose(f);
+    }
     std::printf(
-        "continuous batching: %s, %lld-token prompts, %d new tokens each, greedy, "
-        "%d threads, step budget %lld tokens\n",
-        (*model)->info().name.c_str(), static_cast<long long>(n_prompt), n_gen, threads,
-        static_cast<long long>(batch));
+        "continuous batching: %s, %lld-token prompts (%s), %d new tokens each, greedy, "
+        "%d threads, step budget %lld tokens%s, load average %.2f\n",
+        (*model)->info().name.c_str(), static_cast<long long>(prompt_len),
+        text ? args.value("prompt-file")->c_str() : "random ids", n_gen, threads,
+        static_cast<long long>(batch),
+        lookup ? (", then again with prompt lookup (--draft-max " + std::to_string(draft_max) + ")")
+                     .c_str()
+               : "",
+        load1);
     std::printf(
         "| mode   | clients | prompt | gen  | wall s  | req/s  | agg tok/s | tok/s per seq | "
         "decode tok/s  | TTFT mean ms | TTFT max ms | tok/cpu-s | decode/cpu-s |\n");
@@ -317,7 +392,7 @@ int run_bench_parallel(const Args& args) {
     for (int n : list) {
         SchedulerOptions so;
         so.n_threads = threads;
-        so.n_ctx = n_prompt + n_gen + 16;
+        so.n_ctx = prompt_len + n_gen + 32;
         so.max_running = n;
         so.max_queued = n;
         so.step_tokens = std::max<int64_t>(batch, n);
@@ -332,14 +407,45 @@ int run_bench_parallel(const Args& args) {
             std::vector<std::vector<int32_t>> w{random_prompt(rng, 16, n_vocab)};
             run_direct(*s, w, 4);
         }
-        std::vector<std::vector<int32_t>> prompts;
-        for (int i = 0; i < n; ++i) prompts.push_back(random_prompt(rng, n_prompt, n_vocab));
+        const auto prompts = make_prompts(n, rng, n_prompt, **model, text);
         const RunResult d = run_direct(*s, prompts, n_gen);
         if (!d.first_error().empty()) {
             std::fprintf(stderr, "hearth-cli bench: %s\n", d.first_error().c_str());
             return 1;
         }
-        print_row("direct", n, n_prompt, n_gen, d);
+        print_row("direct", n, prompt_len, n_gen, d);
+        if (lookup) {
+            // The same prompts with prompt lookup, on a fresh scheduler (no cached prefixes).
+            auto ls = Scheduler::create(*model, so);
+            if (!ls) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", ls.error_message().c_str());
+                return 1;
+            }
+            (*ls)->start();
+            run_direct(**ls, {random_prompt(rng, 16, n_vocab)}, 4);
+            const RunResult l = run_direct(**ls, prompts, n_gen, draft_max);
+            (*ls)->stop();
+            if (!l.first_error().empty()) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", l.first_error().c_str());
+                return 1;
+            }
+            print_row("lookup", n, prompt_len, n_gen, l);
+            bool same = true;
+            for (size_t i = 0; i < d.clients.size(); ++i)
+                same = same && d.clients[i].tokens == l.clients[i].tokens;
+            const RequestUsage u = l.spec();
+            std::printf(
+                "  lookup at %d clients: %.2fx aggregate tok/s, %.2fx decode tok/s; drafted "
+                "%lld, accepted %lld (%.1f%%), %.2f tokens per decode step; output %s\n",
+                n, (double(l.generated()) / l.wall) / (double(d.generated()) / d.wall),
+                d.decode_tok_s() > 0 ? l.decode_tok_s() / d.decode_tok_s() : 0.0,
+                static_cast<long long>(u.draft_tokens), static_cast<long long>(u.draft_accepted),
+                u.draft_tokens > 0 ? 100.0 * double(u.draft_accepted) / double(u.draft_tokens)
+                                   : 0.0,
+                u.draft_steps > 0 ? double(u.draft_accepted + u.draft_steps) / double(u.draft_steps)
+                                  : 0.0,
+                same ? "same as direct" : "DIFFERS from direct");
+        }
         const double agg = double(d.generated()) / d.wall;
         if (n == 1) {
             agg1 = agg;
@@ -363,14 +469,14 @@ int run_bench_parallel(const Args& args) {
                 return 1;
             }
             std::vector<std::vector<int32_t>> hp;  // fresh prompts: no prefix-cache hits
-            for (int i = 0; i < n; ++i) hp.push_back(random_prompt(rng, n_prompt, n_vocab));
+            for (int i = 0; i < n; ++i) hp.push_back(random_prompt(rng, prompt_len, n_vocab));
             const RunResult h = run_http((*srv)->port(), "bench", hp, n_gen);
             (*srv)->stop();
             if (!h.first_error().empty()) {
                 std::fprintf(stderr, "hearth-cli bench: %s\n", h.first_error().c_str());
                 return 1;
             }
-            print_row("http", n, n_prompt, n_gen, h);
+            print_row("http", n, prompt_len, n_gen, h);
             direct_vs_http.emplace_back(agg, double(h.generated()) / h.wall);
             direct_vs_http_cpu.emplace_back(double(d.generated()) / d.cpu,
                                             double(h.generated()) / h.cpu);
@@ -382,25 +488,26 @@ int run_bench_parallel(const Args& args) {
                 load.push_back(std::make_unique<DirectClient>());
                 load.back()->started = Clock::now();
                 // They decode until their context is full, longer than the measurement.
-                const auto max_tokens = static_cast<int32_t>(so.n_ctx - n_prompt - 1);
-                s->submit(direct_request(random_prompt(rng, n_prompt, n_vocab), max_tokens,
+                const auto max_tokens = static_cast<int32_t>(so.n_ctx - prompt_len - 1);
+                s->submit(direct_request(random_prompt(rng, prompt_len, n_vocab), max_tokens,
                                          *load.back()));
             }
             for (auto& c : load) {  // every one of them decoding
                 std::unique_lock lock(c->mu);
                 c->cv.wait(lock, [&] { return !c->first || c->done; });
             }
-            const RunResult busy = run_direct(*s, {random_prompt(rng, n_prompt, n_vocab)}, 1);
+            const RunResult busy = run_direct(*s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
             s->stop();  // ends the load
             auto idle_s = Scheduler::create(*model, so);
             if (!idle_s) return 1;
             (*idle_s)->start();
             run_direct(**idle_s, {random_prompt(rng, 16, n_vocab)}, 2);
-            const RunResult idle = run_direct(**idle_s, {random_prompt(rng, n_prompt, n_vocab)}, 1);
+            const RunResult idle =
+                run_direct(**idle_s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
             std::printf(
                 "TTFT of a new %lld-token request while %d others decode: %.1f ms; "
                 "on an idle scheduler: %.1f ms (%.2fx)\n",
-                static_cast<long long>(n_prompt), n - 1, busy.clients[0].ttft * 1e3,
+                static_cast<long long>(prompt_len), n - 1, busy.clients[0].ttft * 1e3,
                 idle.clients[0].ttft * 1e3, busy.clients[0].ttft / idle.clients[0].ttft);
         }
         s->stop();

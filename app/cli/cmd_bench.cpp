@@ -19,6 +19,7 @@ constexpr const char* kUsage =
        hearth-cli bench --chat -m MODEL [options]
        hearth-cli bench --spec -m MODEL [--lookup] [--draft-model FILE] [options]
        hearth-cli bench --parallel 1,2,4,8 -m MODEL [-p N] [-n N] [-t N] [--http]
+                        [--lookup [--draft-max K]] [--prompt-file FILE]
 
 Default mode, in the manner of llama-bench: prompt processing of -p random tokens in one
 batch (pp) and generation of -n tokens one step at a time (tg), each repeated -r times after
@@ -79,7 +80,12 @@ repeats each run through the API server (hearth-cli serve's, on 127.0.0.1, one H
 per client streaming /v1/completions; the clients run in this process). After the largest N:
 the TTFT of a new request while N-1 others decode against the TTFT on an idle scheduler, the
 ratios largest N / 1 (whole requests and decode, by wall clock and per CPU second), and the
-HTTP overhead per N (by wall clock and per CPU second).
+HTTP overhead per N (by wall clock and per CPU second). --prompt-file FILE: every client's
+prompt is that text after a line of its own ("Request 3."), so none shares a KV block.
+--lookup: each N runs again with prompt lookup for every request on a fresh scheduler (row
+"lookup"), followed by its speed-up over "direct", drafted and accepted tokens, tokens per
+decode step and whether every client's greedy output equalled "direct"'s (--parallel takes
+precedence over --spec here).
 
 Options:
   -m, --model FILE         GGUF model file
@@ -130,9 +136,9 @@ int bench(std::span<const std::string> argv) {
     }
     if (args->has("restart-turn")) return hearth::cli::run_bench_restart_turn(*args);
     if (args->has("chat")) return hearth::cli::run_bench_chat(*args);
+    if (args->has("parallel")) return hearth::cli::run_bench_parallel(*args);
     if (args->has("spec") || args->has("lookup") || args->has("draft-model"))
         return hearth::cli::run_bench_spec(*args);
-    if (args->has("parallel")) return hearth::cli::run_bench_parallel(*args);
     return hearth::cli::run_bench_speed(*args);
 }
 

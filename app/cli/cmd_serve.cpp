@@ -44,17 +44,27 @@ Options:
       --cors-origin URL   send CORS headers allowing this origin (default: none)
       --model-id NAME     the model's name in the API (default: the file name)
       --log               one line per request on stderr
+      --lookup            speculative decoding by prompt lookup for every request (a request
+                          may say "speculative": "off" or "lookup" itself); greedy output is
+                          unchanged, sampled output has the same distribution
+      --draft-max K       most drafted tokens per sequence and step (default 8; adapted to the
+                          acceptance rate; also at most --batch / --parallel - 1)
   -t, --threads N         CPU threads (default: all)
+
+Extensions of the request body: "speculative": "lookup" | "off", "draft_max": K (1-32).
+With speculation the usage holds completion_tokens_details.accepted_prediction_tokens and
+rejected_prediction_tokens; /health counts drafted and accepted tokens of all requests.
 )usage";
 
 int serve(std::span<const std::string> argv) {
     using hearth::cli::OptionSpec;
     const OptionSpec specs[] = {
-        {"model", 'm', true},    {"host", 0, true},     {"port", 0, true},
-        {"api-key", 0, true},    {"parallel", 0, true}, {"queue", 0, true},
-        {"ctx-size", 'c', true}, {"kv-type", 0, true},  {"batch", 0, true},
-        {"max-body", 0, true},   {"timeout", 0, true},  {"cors-origin", 0, true},
-        {"model-id", 0, true},   {"log", 0, false},     {"threads", 't', true},
+        {"model", 'm', true},    {"host", 0, true},      {"port", 0, true},
+        {"api-key", 0, true},    {"parallel", 0, true},  {"queue", 0, true},
+        {"ctx-size", 'c', true}, {"kv-type", 0, true},   {"batch", 0, true},
+        {"max-body", 0, true},   {"timeout", 0, true},   {"cors-origin", 0, true},
+        {"model-id", 0, true},   {"log", 0, false},      {"threads", 't', true},
+        {"lookup", 0, false},    {"draft-max", 0, true},
     };
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -76,12 +86,13 @@ int serve(std::span<const std::string> argv) {
         return true;
     };
     long long port = 0, parallel = 0, queue = 0, ctx = 0, batch = 0, body = 0, timeout = 0,
-              threads = 0;
+              threads = 0, draft_max = 0;
     if (!integer("port", 8080, 0, 65535, port) || !integer("parallel", 4, 1, 256, parallel) ||
         !integer("queue", 16, 0, 4096, queue) || !integer("ctx-size", 4096, 16, 1 << 20, ctx) ||
         !integer("batch", 256, 1, 4096, batch) ||
         !integer("max-body", 1 << 20, 1024, 1LL << 30, body) ||
-        !integer("timeout", 30, 1, 3600, timeout) || !integer("threads", 0, 0, 1024, threads)) {
+        !integer("timeout", 30, 1, 3600, timeout) || !integer("threads", 0, 0, 1024, threads) ||
+        !integer("draft-max", 8, 1, 32, draft_max)) {
         std::fprintf(stderr, "hearth-cli serve: %s\n", err.c_str());
         return 2;
     }
@@ -101,6 +112,8 @@ int serve(std::span<const std::string> argv) {
     so.cors_origin = args->value_or("cors-origin", "");
     so.model_id = args->value_or("model-id", "");
     so.log_requests = args->has("log");
+    so.lookup = args->has("lookup");
+    so.draft_max = static_cast<int32_t>(draft_max);
 
     // SIGINT/SIGTERM are taken by sigwait below, so every thread started later blocks them.
     sigset_t sigs;
@@ -137,8 +150,9 @@ int serve(std::span<const std::string> argv) {
         std::fprintf(stderr, "hearth-cli serve: %s\n", s.message().c_str());
         return 1;
     }
-    std::printf("listening on %s (model %s, %lld parallel, context %lld)\n",
-                (*server)->base_url().c_str(), (*server)->model_id().c_str(), parallel, ctx);
+    std::printf("listening on %s (model %s, %lld parallel, context %lld%s)\n",
+                (*server)->base_url().c_str(), (*server)->model_id().c_str(), parallel, ctx,
+                so.lookup ? ", prompt lookup" : "");
     std::fflush(stdout);
     int sig = 0;
     sigwait(&sigs, &sig);

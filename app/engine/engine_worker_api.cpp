@@ -106,6 +106,10 @@ bool EngineWorker::generateOnScheduler(const GenerationRequest& request, const R
     g.stop_strings = chat.stopStrings;
     g.cancel = token;
     g.on_event = [events](const StreamEvent& e) { events->push(e); };
+    // Prompt lookup runs per sequence inside the scheduler's steps; a draft model does not
+    // (it would need a context of its own per chat beside the server's).
+    const bool lookup = m_config.speculative == QLatin1String("lookup");
+    if (lookup) g.drafter = make_lookup_drafter();
     const SubmitResult sub = scheduler.submit(std::move(g));
     if (sub.error == SubmitError::QueueFull) return false;
     if (!sub.ok()) {
@@ -116,10 +120,10 @@ bool EngineWorker::generateOnScheduler(const GenerationRequest& request, const R
     report.promptTokens = static_cast<qint64>(prompt->tokens.size());
     for (size_t i : prompt->droppedMessages) report.droppedMessages.append(static_cast<int>(i));
     report.contextSize = n_ctx;
-    if (m_config.speculative != QLatin1String("off"))
+    if (m_config.speculative == QLatin1String("draft"))
         report.speculativeNote =
-            tr("Speculative decoding is not used while the local API server is on: chats and "
-               "API requests share the server's batched steps.");
+            tr("The draft model is not used while the local API server is on: chats run in the "
+               "server's batched steps, where only prompt lookup drafts.");
 
     std::string text, pending;
     int64_t generated = 0;
@@ -180,6 +184,16 @@ bool EngineWorker::generateOnScheduler(const GenerationRequest& request, const R
         const double prefill = u.ttft_seconds - u.queue_seconds;
         report.promptTokensPerSecond =
             prefill > 0 ? static_cast<double>(report.computedTokens) / prefill : 0;
+        if (lookup) {
+            report.drafter = QStringLiteral("lookup");
+            report.drafted = u.draft_tokens;
+            report.accepted = u.draft_accepted;
+            // Tokens per decode step: the kept drafts and the model's own token of each.
+            report.meanAcceptedLength =
+                u.draft_steps > 0
+                    ? static_cast<double>(u.draft_accepted + u.draft_steps) / double(u.draft_steps)
+                    : 0;
+        }
         report.memoryBytes = residentMemoryBytes();
         report.stopReason = token->load() || stopRequested(id) ? QStringLiteral("stopped")
                                                                : stopReasonText(ev->reason);

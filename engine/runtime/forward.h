@@ -39,6 +39,9 @@ struct BatchSeq {
     std::span<const int32_t> block_table;
     int64_t n_past = 0;
     bool want_logits = false;  // the logits after its last token are returned
+    // With want_logits: the logits after each of its last n_logits tokens (speculative
+    // verification judges every drafted token); 1 for a plain decode or prompt chunk.
+    int32_t n_logits = 1;
 };
 
 class Forward {
@@ -60,8 +63,9 @@ public:
                                         bool all_logits = false);
 
     // Several sequences in one graph (at most max_batch tokens in all): the weights are read
-    // once for every token of the batch. Returns one logits row per sequence that wants them,
-    // in the order given ([n_wanted * n_vocab]). Valid until the next call.
+    // once for every token of the batch. Returns the logits rows of the sequences that want
+    // them (n_logits rows each, token order), in the order given ([rows * n_vocab]). Valid
+    // until the next call.
     Result<std::span<const float>> step_batch(std::span<const BatchSeq> seqs,
                                               std::span<const backend::Tensor> k,
                                               std::span<const backend::Tensor> v,

@@ -57,8 +57,12 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
             !st)
             return st;
         const int64_t n = static_cast<int64_t>(s.tokens.size());
+        if (s.want_logits && (s.n_logits < 1 || s.n_logits > n))
+            return R::error("a sequence in the batch asks for the logits of " +
+                            std::to_string(s.n_logits) + " of its " + std::to_string(n) +
+                            " tokens");
         T += n;
-        n_out += s.want_logits ? 1 : 0;
+        n_out += s.want_logits ? s.n_logits : 0;
     }
     if (T == 0) return R::error("no tokens to evaluate");
     if (T > max_batch_)
@@ -86,7 +90,9 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
         const size_t nb = std::min(s.block_table.size(), NB);
         std::memcpy(table + si * NB, s.block_table.data(), nb * sizeof(int32_t));
         std::fill(table + si * NB + nb, table + (si + 1) * NB, 0);
-        if (s.want_logits) out[o++] = static_cast<int32_t>(t - 1);
+        if (s.want_logits)
+            for (size_t r = t - static_cast<size_t>(s.n_logits); r < t; ++r)
+                out[o++] = static_cast<int32_t>(r);
     }
     for (Lane& L : lanes_)
         if (Status s = L.batch_inputs->write(0, std::as_bytes(std::span(host_batch_))); !s)
@@ -104,7 +110,8 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
         record_layers(g, lane, T, bids, backend::KvIndex{bpos, btab, bseq}, kc, vc, block_size,
                       seg.embed, seg.first, seg.end);
         if (seg.output && n_out > 0) {
-            // The last row of each sampling sequence, gathered, then the output head on those.
+            // The rows whose logits are wanted (the last of each sampling sequence, or its last
+            // n_logits), gathered, then the output head on those.
             Tensor bout = lane.b_out;
             bout.ne[0] = n_out;
             const Tensor rows = lane.tmp.rows(0, n_out), normed = lane.xn.rows(0, n_out);

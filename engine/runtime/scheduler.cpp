@@ -32,6 +32,9 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(std::shared_ptr<const Model
     if (impl->n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
     opt.n_ctx = impl->n_ctx;
     impl->opt = opt;
+    // Every decoding sequence with its draft fits one step (see scheduler.h).
+    impl->max_draft =
+        static_cast<int32_t>(std::max<int64_t>(0, opt.step_tokens / opt.max_running - 1));
 
     kv::KvLayout layout;
     layout.n_layer = m.params.n_layer;
@@ -63,6 +66,9 @@ int64_t Scheduler::n_ctx() const {
 }
 const SchedulerOptions& Scheduler::options() const {
     return impl_->opt;
+}
+int32_t Scheduler::max_draft_tokens() const {
+    return impl_->max_draft;
 }
 
 SubmitResult Scheduler::submit(GenerationRequest request) try {

@@ -18,6 +18,7 @@
 #include "runtime/forward.h"
 #include "runtime/model_impl.h"
 #include "runtime/sampler.h"
+#include "runtime/spec_verify.h"
 #include "runtime/stop_matcher.h"
 #include "tokenizer/streaming_decoder.h"
 
@@ -31,7 +32,11 @@ struct SchedSeq {
         : req(std::move(r)),
           chain(runtime::make_sampler_chain(req.sampling)),
           decoder(tok),
-          stop(req.stop_strings) {}
+          stop(req.stop_strings) {
+        // With a drafter every token is picked or judged by the verifier (its own seeded
+        // stream, as in Session::generate with a drafter), so the chain is not used.
+        if (req.drafter) verifier.emplace(req.sampling, req.prompt);
+    }
 
     uint64_t id = 0;
     GenerationRequest req;
@@ -48,6 +53,15 @@ struct SchedSeq {
     bool admitted_once = false;
     bool cancelled = false;
     Clock::time_point submitted;
+
+    // Speculative decoding (req.drafter set).
+    std::optional<runtime::Verifier> verifier;
+    // The draft that follows the pending token, made once per position and kept until it is
+    // verified (a preempted sequence uses it again when it resumes), so the drafter's state and
+    // the verifier's draws do not depend on scheduling.
+    Draft draft;
+    size_t draft_for = 0;         // tokens.size() when the draft was made; 0: none
+    std::vector<int32_t> verify;  // this step's input: the rest of the tokens, then the draft
 };
 
 struct Scheduler::Impl {
@@ -79,7 +93,8 @@ struct Scheduler::Impl {
     // Planned work of one step.
     struct Planned {
         SchedSeq* s;
-        int64_t n;  // tokens to compute
+        int64_t n;          // tokens to compute
+        bool spec = false;  // reaches the last token and carries the draft (s->verify)
     };
 
     Result<bool> step();
@@ -88,9 +103,24 @@ struct Scheduler::Impl {
     std::vector<Planned> schedule();
     bool reserve_or_preempt(SchedSeq& s, int64_t n, std::vector<Planned>& plan, int64_t& budget);
     bool admit(SchedSeq& s, int64_t& budget, std::vector<Planned>& plan);
+    // How many of a sequence's `rest` uncomputed tokens this step takes (0: none now; -1: its
+    // drafter failed and the sequence ended). A speculating sequence's chunk that reaches its
+    // last token carries the draft (spec = true, counted in the result).
+    int64_t chunk(SchedSeq& s, int64_t rest, int64_t budget, bool& spec);
     void preempt(SchedSeq& s);
     Status execute(const std::vector<Planned>& plan);
     void sample(SchedSeq& s, std::span<const float> logits);
+    // Adds a generated token to the sequence and streams it; says why the sequence ends with
+    // it, if it does (the caller finishes it).
+    std::optional<StopReason> emit(SchedSeq& s, int32_t tok);
+    // Speculative decoding (scheduler_spec.cpp). The draft for the pending token (made now
+    // unless kept from before); false when the drafter failed (the sequence was finished).
+    bool prepare_draft(SchedSeq& s);
+    // Judges the draft against the logits after the last token and each drafted one, commits
+    // the sequence's tokens and the kept drafts to the KV cache, releases the rest, and emits
+    // the kept drafts and the model's own token.
+    void verify_draft(SchedSeq& s, std::span<const float> rows);
+    int32_t max_draft = 0;  // drafted tokens one sequence may add to a step
     void finish(SchedSeq& s, StopReason reason, std::string error = {});
     void remove(uint64_t id);
     int64_t kv_size(const SchedSeq& s) const {

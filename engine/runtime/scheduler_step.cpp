@@ -113,10 +113,13 @@ bool Scheduler::Impl::admit(SchedSeq& s, int64_t& budget, std::vector<Planned>& 
         have = want - 1;
         cache->truncate(s.kv, have);
     }
-    const int64_t n = std::min(want - have, budget);
+    bool spec = false;
+    const int64_t n = chunk(s, want - have, budget, spec);
+    if (n < 0) return true;  // its drafter failed and it ended: the next may come in
     // Leave one free block per running sequence, so admitting does not force a preemption in
     // the next decode step.
-    if (!cache->reserve(s.kv, n) || cache->stats().n_free < static_cast<int32_t>(running.size())) {
+    if (n == 0 || !cache->reserve(s.kv, n) ||
+        cache->stats().n_free < static_cast<int32_t>(running.size())) {
         cache->close(s.kv);
         s.kv = -1;
         return false;
@@ -128,9 +131,20 @@ bool Scheduler::Impl::admit(SchedSeq& s, int64_t& budget, std::vector<Planned>& 
     }
     waiting.erase(std::find(waiting.begin(), waiting.end(), s.id));
     running.insert(std::upper_bound(running.begin(), running.end(), s.id), s.id);
-    plan.push_back({&s, n});
+    plan.push_back({&s, n, spec});
     budget -= n;
     return true;
+}
+
+int64_t Scheduler::Impl::chunk(SchedSeq& s, int64_t rest, int64_t budget, bool& spec) {
+    spec = false;
+    if (!s.req.drafter) return std::min(rest, budget);
+    // The draft rides on the chunk that reaches the last token; without room for the longest
+    // draft that chunk waits, and a prompt chunk stops one token short of it.
+    if (rest + max_draft > budget) return std::min(rest - 1, budget);
+    if (!prepare_draft(s)) return -1;
+    spec = true;
+    return rest + static_cast<int64_t>(s.draft.tokens.size());
 }
 
 std::vector<Scheduler::Impl::Planned> Scheduler::Impl::schedule() {
@@ -144,9 +158,11 @@ std::vector<Scheduler::Impl::Planned> Scheduler::Impl::schedule() {
             if (s.kv < 0 || budget <= 0) continue;  // preempted in this pass
             const int64_t rest = static_cast<int64_t>(s.tokens.size()) - kv_size(s);
             if (rest <= 0 || (rest == 1) != decode) continue;
-            const int64_t n = std::min(rest, budget);
+            bool spec = false;
+            const int64_t n = chunk(s, rest, budget, spec);
+            if (n <= 0) continue;  // no room this step, or its drafter failed and it ended
             if (reserve_or_preempt(s, n, plan, budget)) {
-                plan.push_back({&s, n});
+                plan.push_back({&s, n, spec});
                 budget -= n;
             }
         }
@@ -163,34 +179,64 @@ Status Scheduler::Impl::execute(const std::vector<Planned>& plan) {
     for (const Planned& p : plan) {
         const int64_t past = kv_size(*p.s);
         runtime::BatchSeq b;
-        b.tokens = std::span<const int32_t>(p.s->tokens)
-                       .subspan(static_cast<size_t>(past), static_cast<size_t>(p.n));
+        if (p.spec) {
+            // The rest of the sequence (the pending token, or the last prompt chunk) and the
+            // draft after it; the logits after its last token and after each drafted one.
+            SchedSeq& s = *p.s;
+            s.verify.assign(s.tokens.begin() + past, s.tokens.end());
+            s.verify.insert(s.verify.end(), s.draft.tokens.begin(), s.draft.tokens.end());
+            b.tokens = s.verify;
+            b.want_logits = true;
+            b.n_logits = static_cast<int32_t>(1 + s.draft.tokens.size());
+        } else {
+            b.tokens = std::span<const int32_t>(p.s->tokens)
+                           .subspan(static_cast<size_t>(past), static_cast<size_t>(p.n));
+            b.want_logits = past + p.n == static_cast<int64_t>(p.s->tokens.size());
+        }
         b.block_table = cache->block_table(p.s->kv);
         b.n_past = past;
-        b.want_logits = past + p.n == static_cast<int64_t>(p.s->tokens.size());
         batch.push_back(b);
     }
     const kv::KvMemory& mem = cache->memory();
     auto out = forward->step_batch(batch, mem.k(), mem.v(), mem.layout().block_size, n_ctx);
     if (!out) return out.status();
     st.tokens_computed = forward->tokens_computed();
-    for (size_t i = 0; i < plan.size(); ++i) cache->commit(plan[i].s->kv, batch[i].tokens);
+    // Plain sequences record what they computed first; a speculative one records only the
+    // rows it keeps (verify_draft), so it samples in the same pass.
+    for (size_t i = 0; i < plan.size(); ++i)
+        if (!plan[i].spec) cache->commit(plan[i].s->kv, batch[i].tokens);
     const size_t V = static_cast<size_t>(m->params.n_vocab);
     size_t row = 0;
-    for (size_t i = 0; i < plan.size(); ++i)
-        if (batch[i].want_logits) sample(*plan[i].s, out->subspan(V * row++, V));
+    for (size_t i = 0; i < plan.size(); ++i) {
+        if (!batch[i].want_logits) continue;
+        const auto rows = static_cast<size_t>(batch[i].n_logits);
+        const auto logits = out->subspan(V * row, V * rows);
+        row += rows;
+        if (plan[i].spec)
+            verify_draft(*plan[i].s, logits);
+        else
+            sample(*plan[i].s, logits);
+    }
     return Status::ok();
 }
 
 void Scheduler::Impl::sample(SchedSeq& s, std::span<const float> logits) {
-    const int32_t tok = s.chain.sample(logits);
-    s.chain.accept(tok);
+    int32_t tok = -1;
+    if (s.verifier) {
+        tok = s.verifier->pick(logits);
+        s.verifier->accept(tok);
+    } else {
+        tok = s.chain.sample(logits);
+        s.chain.accept(tok);
+    }
+    if (const auto end = emit(s, tok)) finish(s, *end);
+}
+
+std::optional<StopReason> Scheduler::Impl::emit(SchedSeq& s, int32_t tok) {
     if (s.n_generated == 0 && s.usage.ttft_seconds == 0)
         s.usage.ttft_seconds = seconds_between(s.submitted, Clock::now());
-    if (s.req.stop_at_end_of_generation && m->tokenizer->is_end_of_generation(tok)) {
-        finish(s, StopReason::EndOfGeneration);
-        return;
-    }
+    if (s.req.stop_at_end_of_generation && m->tokenizer->is_end_of_generation(tok))
+        return StopReason::EndOfGeneration;
     s.tokens.push_back(tok);
     ++s.n_generated;
     ++st.tokens_generated;
@@ -200,12 +246,11 @@ void Scheduler::Impl::sample(SchedSeq& s, std::span<const float> logits) {
     ev.token = tok;
     ev.text = s.stop.push(s.decoder.push(tok), hit);
     events.emplace_back(&s, std::move(ev));
-    if (hit)
-        finish(s, StopReason::StopString);
-    else if (s.n_generated >= s.req.max_tokens)
-        finish(s, StopReason::MaxTokens);
-    else if (static_cast<int64_t>(s.tokens.size()) > n_ctx)
-        finish(s, StopReason::ContextFull);  // the pending token has no position left
+    if (hit) return StopReason::StopString;
+    if (s.n_generated >= s.req.max_tokens) return StopReason::MaxTokens;
+    if (static_cast<int64_t>(s.tokens.size()) > n_ctx)
+        return StopReason::ContextFull;  // the pending token has no position left
+    return std::nullopt;
 }
 
 void Scheduler::Impl::flush_events() {

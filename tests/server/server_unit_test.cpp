@@ -76,6 +76,14 @@ TEST(ServerResponses, ChunksAndBodies) {
     EXPECT_TRUE(last["choices"][0]["delta"].empty());
     const json use = json::parse(usage_chunk(h, u));
     EXPECT_TRUE(use["choices"].empty());
+    EXPECT_FALSE(use["usage"].contains("completion_tokens_details"));  // no speculation
+    // Speculative decoding: OpenAI's predicted-output counts.
+    u.draft_tokens = 7;
+    u.draft_accepted = 5;
+    u.draft_steps = 3;
+    const json spec = json::parse(usage_chunk(h, u));
+    EXPECT_EQ(spec["usage"]["completion_tokens_details"]["accepted_prediction_tokens"], 5);
+    EXPECT_EQ(spec["usage"]["completion_tokens_details"]["rejected_prediction_tokens"], 2);
     // Invalid UTF-8 from the model is replaced, never an exception.
     const json bad = json::parse(stream_chunk(h, std::string("a\xff"), false, nullptr));
     EXPECT_EQ(bad["choices"][0]["delta"]["content"], "a\xef\xbf\xbd");
@@ -135,8 +143,12 @@ TEST_F(ServerRequests, ChatParametersReachTheRequest) {
                        {"presence_penalty", 0.25},
                        {"frequency_penalty", -0.5},
                        {"stream", true},
-                       {"stream_options", {{"include_usage", true}}}};
+                       {"stream_options", {{"include_usage", true}}},
+                       {"speculative", "lookup"},
+                       {"draft_max", 5}};
     ASSERT_FALSE(chat(body, r).has_value());
+    EXPECT_EQ(r.lookup, std::optional<bool>(true));
+    EXPECT_EQ(r.draft_max, std::optional<int32_t>(5));
     EXPECT_FALSE(r.gen.prompt.empty());
     EXPECT_FLOAT_EQ(r.gen.sampling.temperature, 0.5f);
     EXPECT_FLOAT_EQ(r.gen.sampling.top_p, 0.9f);
@@ -152,6 +164,8 @@ TEST_F(ServerRequests, ChatParametersReachTheRequest) {
     ParsedRequest d;
     ASSERT_FALSE(chat({{"messages", {{{"role", "user"}, {"content", "Hi"}}}}}, d).has_value());
     EXPECT_EQ(d.gen.max_tokens, 512 - static_cast<int32_t>(d.gen.prompt.size()));
+    EXPECT_FALSE(d.lookup.has_value());  // the server's default applies
+    EXPECT_FALSE(d.draft_max.has_value());
 }
 
 // vLLM's continue_final_message (what the app's Continue sends to a remote model): the last
@@ -198,6 +212,10 @@ TEST_F(ServerRequests, BadParametersNameThemselves) {
         {{{"messages", msgs}, {"stream", "yes"}}, "stream"},
         {{{"messages", msgs}, {"stream_options", {{"include_usage", true}}}}, "stream_options"},
         {{{"messages", msgs}, {"presence_penalty", 3}}, "presence_penalty"},
+        {{{"messages", msgs}, {"speculative", "draft"}}, "speculative"},
+        {{{"messages", msgs}, {"speculative", true}}, "speculative"},
+        {{{"messages", msgs}, {"draft_max", 0}}, "draft_max"},
+        {{{"messages", msgs}, {"draft_max", 33}}, "draft_max"},
         {{{"messages", json::array()}}, "messages"},
         {{{"messages", "hi"}}, "messages"},
         {{{"messages", {{{"role", "tool"}, {"content", "x"}}}}}, "messages[0].role"},

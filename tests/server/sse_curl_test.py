@@ -243,6 +243,28 @@ def main():
           "--cors-origin: preflight answered")
     srv.stop()
 
+    # --lookup: speculative decoding by prompt lookup; greedy text is the same as without it
+    # (a request may turn it off), the usage and /health count drafted and accepted tokens.
+    srv = Server("-c", "512", "--parallel", "2", "--lookup", "--draft-max", "6")
+    story = {"model": srv.model, "prompt": "Once upon a time, there was a little girl named Lily. "
+             "She loved to play outside in the park. Once upon a time, there was a little girl",
+             "max_tokens": 48, "temperature": 0}
+    st, _, on = curl(srv.base + "/completions", story)
+    st2, _, off = curl(srv.base + "/completions", dict(story, speculative="off"))
+    on, off = json.loads(on), json.loads(off)
+    check(st == 200 and st2 == 200 and on["choices"][0]["text"] == off["choices"][0]["text"],
+          "--lookup: the same greedy text as \"speculative\": \"off\"")
+    det = on["usage"].get("completion_tokens_details", {})
+    check(det.get("accepted_prediction_tokens", 0) > 0 and "rejected_prediction_tokens" in det
+          and "completion_tokens_details" not in off["usage"],
+          "--lookup: usage counts accepted and rejected drafted tokens")
+    spec = health(srv).get("speculative", {})
+    check(spec.get("default") == "lookup" and spec.get("accepted_tokens", 0) > 0
+          and 0 < spec.get("acceptance_rate", 0) <= 1, "/health: acceptance of drafted tokens")
+    st, _, body = curl(srv.base + "/completions", dict(story, speculative="draft"))
+    check(error_shape(st, body, 400, None, "speculative"), "speculative \"draft\": 400")
+    srv.stop()
+
     # Another address without a key is refused before anything listens.
     r = subprocess.run([CLI, "serve", "-m", MODEL, "--host", "0.0.0.0", "--port", "0"],
                        capture_output=True, text=True, timeout=60)

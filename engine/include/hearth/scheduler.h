@@ -12,6 +12,22 @@
 //             parameters), stream its text, and stop at end of generation, a stop string,
 //             max tokens, the context end or cancellation.
 //
+// Speculative decoding per sequence: a request may carry a Drafter (prompt lookup, or any
+// other). The step that reaches a sequence's last token (its pending token while decoding, or
+// the prompt's last chunk) then also computes the k drafted tokens after it; the step returns
+// logits for the last token and each drafted one (only those rows), the sequence keeps the
+// drafted tokens the model agrees with (greedy: while they equal its choice; sampling: the
+// rejection rule of hearth/speculative.h, with the sequence's own seeded state) plus one token
+// of the model's own, and only the kept tokens enter its KV history: the blocks reserved for
+// the rejected tail are released, and shared (prefix) blocks are never written (a shared
+// partial block is copied before the step). Draft tokens count in the step's budget: each
+// sequence may add at most step_tokens / max_running - 1 of them, so every decode with its
+// draft always fits one step (a prompt's last chunk waits for room for it), and a draft never
+// depends on what else runs. k adapts to the sequence's own acceptance rate (not to step
+// timings, which other sequences share), so a seeded request gives the same tokens alone or
+// batched (and after a preemption, with an F32 KV cache: recomputed positions may differ in
+// their last bits, which F16 or quantized KV rounding can turn into another draw).
+//
 // When KV blocks run out, the newest running sequence is preempted: its blocks are freed and
 // it waits to be recomputed (prompt + what it generated, with the same sampler state), so the
 // tokens it produces do not change. A full waiting queue refuses new requests.
@@ -29,6 +45,7 @@
 
 #include "hearth/engine.h"
 #include "hearth/result.h"
+#include "hearth/speculative.h"
 
 namespace hearth {
 
@@ -52,6 +69,11 @@ struct RequestUsage {
     double queue_seconds = 0;  // from submit() to the first step that ran it
     double ttft_seconds = 0;   // from submit() to the first generated token
     double total_seconds = 0;
+    // Speculative decoding (requests with a drafter): tokens drafted, those the model kept,
+    // and verification steps.
+    int64_t draft_tokens = 0;
+    int64_t draft_accepted = 0;
+    int64_t draft_steps = 0;
 };
 
 // What a request's callback receives: one event per generated token (with the text it
@@ -75,6 +97,9 @@ struct GenerationRequest {
     bool stop_at_end_of_generation = true;
     CancelToken cancel;  // may be null; cancel(id) works too
     std::function<void(const StreamEvent&)> on_event;
+    // Speculative decoding for this request (null: off). One drafter per request: it keeps the
+    // request's adaptation state; only the stepping thread calls it.
+    std::shared_ptr<Drafter> drafter;
 };
 
 enum class SubmitError { None, Invalid, QueueFull, Stopped };
@@ -98,6 +123,11 @@ struct SchedulerStats {
     int32_t kv_blocks = 0;
     int32_t kv_blocks_free = 0;
     uint64_t prefix_hit_blocks = 0;
+    // Speculative decoding over all requests: drafted tokens, those kept, and the decode
+    // steps of sequences with a draft.
+    uint64_t draft_tokens = 0;
+    uint64_t draft_accepted = 0;
+    uint64_t draft_steps = 0;
 };
 
 class Scheduler {
@@ -111,6 +141,9 @@ public:
     const Model& model() const;
     int64_t n_ctx() const;
     const SchedulerOptions& options() const;
+    // The most drafted tokens one decoding sequence adds to a step: step_tokens / max_running
+    // - 1 (0: speculation has no room and requests decode one token a step).
+    int32_t max_draft_tokens() const;
 
     // Queues a request. Refused (with the reason) when the prompt is empty, has ids outside
     // the vocabulary or does not fit the context, when max_tokens <= 0, when the waiting

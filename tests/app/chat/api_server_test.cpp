@@ -210,6 +210,46 @@ private slots:
         QVERIFY(busy.sawDone());
         QVERIFY(switchServer(*c, false));
     }
+
+    // While the server runs, chats decode in its batched steps and keep prompt lookup when it is
+    // chosen (the same greedy reply, the acceptance reported); a draft model is not used there,
+    // and the reply says so.
+    void chatOnTheServerKeepsPromptLookup() {
+        if (hearth::test::tinyModelPath().isEmpty())
+            QSKIP("../shared/models/stories260K.gguf not found (set HEARTH_SHARED_DIR)");
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("maxTokens"), 48);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        const QString message = QStringLiteral("Once upon a time");
+        QVERIFY(c->send(message));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        const QString plain = messageText(*c, 1);
+        QVERIFY(switchServer(*c, true, freePort()));
+        for (const QString& mode : {QStringLiteral("lookup"), QStringLiteral("draft")}) {
+            c->settings()->insert(QStringLiteral("speculative"), mode);
+            emit c->settings()->settingChanged(QStringLiteral("speculative"));
+            c->newChat();
+            QVERIFY(c->send(message));
+            const QString reason = hearth::test::waitForReply(*c);
+            QVERIFY2(!reason.isEmpty() && reason != QLatin1String("error"), qPrintable(mode));
+            QCOMPARE(messageText(*c, 1), plain);
+            const auto r = c->lastReport();
+            if (mode == QLatin1String("lookup")) {
+                QCOMPARE(r.drafter, QStringLiteral("lookup"));
+                QVERIFY(r.drafted > 0);
+                QVERIFY(r.accepted <= r.drafted);
+                QVERIFY(r.meanAcceptedLength >= 1.0);
+                QVERIFY2(r.speculativeNote.isEmpty(), qPrintable(r.speculativeNote));
+            } else {
+                QVERIFY(r.drafter.isEmpty());
+                QVERIFY2(r.speculativeNote.contains(QLatin1String("draft model is not used")),
+                         qPrintable(r.speculativeNote));
+            }
+        }
+        QVERIFY(switchServer(*c, false));
+    }
 };
 
 QTEST_MAIN(ApiServerTest)
