@@ -225,7 +225,7 @@ private slots:
         const QString message = QStringLiteral("Once upon a time");
         QVERIFY(c->send(message));
         QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
-        const QString plain = messageText(*c, 1);
+        const QString plain = hearth::test::messageText(*c, 1);
         QVERIFY(switchServer(*c, true, freePort()));
         for (const QString& mode : {QStringLiteral("lookup"), QStringLiteral("draft")}) {
             c->settings()->insert(QStringLiteral("speculative"), mode);
@@ -234,7 +234,7 @@ private slots:
             QVERIFY(c->send(message));
             const QString reason = hearth::test::waitForReply(*c);
             QVERIFY2(!reason.isEmpty() && reason != QLatin1String("error"), qPrintable(mode));
-            QCOMPARE(messageText(*c, 1), plain);
+            QCOMPARE(hearth::test::messageText(*c, 1), plain);
             const auto r = c->lastReport();
             if (mode == QLatin1String("lookup")) {
                 QCOMPARE(r.drafter, QStringLiteral("lookup"));
