@@ -201,6 +201,8 @@ std::vector<PhysicalDevice> list_physical_devices(const Instance& instance) {
                              (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
                              sg.subgroupSize >= 8;
         d.memory_budget = has_device_extension(d.handle, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+        d.creation_feedback =
+            has_device_extension(d.handle, VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
         switch (d.props.deviceType) {
             case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
                 d.kind = HEARTH_DEVICE_DISCRETE_GPU;

@@ -56,6 +56,7 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
     qi.pQueuePriorities = &prio;
     std::vector<const char*> exts;
     if (pd.memory_budget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    if (pd.creation_feedback) exts.push_back(VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     di.queueCreateInfoCount = 1;
     di.pQueueCreateInfos = &qi;
@@ -128,7 +129,8 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
                       pd.props.deviceID, pd.props.driverVersion);
         cache_file = dir / name;
     }
-    c->pipelines_ = std::make_unique<Pipelines>(c->device_, cache_file);
+    c->pipelines_ =
+        std::make_unique<Pipelines>(c->device_, pd.props, cache_file, pd.creation_feedback);
     if (Status s = c->pipelines_->init(); !s) return s;
     auto dummy = c->allocate(kAlign);
     if (!dummy) return dummy.status();
