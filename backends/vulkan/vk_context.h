@@ -56,6 +56,8 @@ public:
     VkDeviceSize max_range() const { return max_range_; }
     VkDeviceSize offset_alignment() const { return offset_align_; }
     bool use_subgroups() const { return use_subgroups_; }
+    // Kernels that read halves as float16_t (HEARTH_VULKAN_NO_16BIT=1: the 32-bit unpacking).
+    bool use_f16_storage() const { return use_f16_storage_; }
 
     // Device-local memory (zeroed), or an error naming the size (out of device memory).
     Result<Allocation> allocate(VkDeviceSize bytes);
@@ -93,6 +95,7 @@ private:
     std::unique_ptr<Pipelines> pipelines_;
     VkDeviceSize max_range_ = 0, offset_align_ = 256;
     bool use_subgroups_ = false;
+    bool use_f16_storage_ = false;
     bool force_staging_ = false;
     uint32_t device_type_ = 0;  // memory type index for blocks
     bool device_mappable_ = false;

@@ -203,6 +203,17 @@ std::vector<PhysicalDevice> list_physical_devices(const Instance& instance) {
         d.memory_budget = has_device_extension(d.handle, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
         d.creation_feedback =
             has_device_extension(d.handle, VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
+        {
+            VkPhysicalDevice16BitStorageFeatures s16{
+                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+            VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+            f2.pNext = &s16;
+            vkGetPhysicalDeviceFeatures2(d.handle, &f2);
+            // HEARTH_VULKAN_NO_16BIT=1 (tests): the fallback, as on a device without the
+            // feature; the description then says so too.
+            d.storage16 =
+                s16.storageBuffer16BitAccess == VK_TRUE && !env_on("HEARTH_VULKAN_NO_16BIT");
+        }
         switch (d.props.deviceType) {
             case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
                 d.kind = HEARTH_DEVICE_DISCRETE_GPU;
@@ -248,6 +259,7 @@ std::vector<PhysicalDevice> list_physical_devices(const Instance& instance) {
                         std::to_string(VK_API_VERSION_MINOR(api)) + " · heaps " + heaps +
                         " · subgroup " + std::to_string(d.subgroup_size) + " · uses " +
                         (d.subgroup_shuffle ? "subgroup shuffles" : "shared-memory sums") +
+                        (d.storage16 ? ", 16-bit storage" : "") +
                         (d.memory_budget ? ", memory budget" : "");
         if (api < VK_API_VERSION_1_1) {
             d.usable = false;

@@ -54,6 +54,7 @@ struct PhysicalDevice {
     bool subgroup_shuffle = false;   // in compute shaders, subgroups of 8 or more
     bool memory_budget = false;      // VK_EXT_memory_budget
     bool creation_feedback = false;  // VK_EXT_pipeline_creation_feedback (pipeline cache hits)
+    bool storage16 = false;          // storageBuffer16BitAccess: halves read as float16_t
 };
 
 // Every physical device in the loader's order. HEARTH_VULKAN_DEVICE (an index or part of a

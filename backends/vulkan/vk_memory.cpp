@@ -57,7 +57,12 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
     std::vector<const char*> exts;
     if (pd.memory_budget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     if (pd.creation_feedback) exts.push_back(VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
+    const bool f16_storage = pd.storage16;
+    VkPhysicalDevice16BitStorageFeatures s16{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    s16.storageBuffer16BitAccess = f16_storage ? VK_TRUE : VK_FALSE;
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    di.pNext = &s16;
     di.queueCreateInfoCount = 1;
     di.pQueueCreateInfos = &qi;
     di.enabledExtensionCount = static_cast<uint32_t>(exts.size());
@@ -76,6 +81,7 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
     if (test_range) c->max_range_ = std::min<VkDeviceSize>(c->max_range_, test_range);
     c->max_range_ = c->max_range_ / 4 * 4;
     c->use_subgroups_ = pd.subgroup_shuffle && !env_on("HEARTH_VULKAN_NO_SUBGROUPS");
+    c->use_f16_storage_ = f16_storage;
     c->force_staging_ = env_on("HEARTH_VULKAN_STAGING");
 
     // Memory types: device-local for blocks (mappable on UMA/lavapipe: used directly unless

@@ -84,6 +84,12 @@ std::string weight_ok(const Context& ctx, const Tensor& w) {
     return "";
 }
 
+// The matrix kernel variant: subgroup sums or shared memory, halves as float16_t or unpacked.
+const char* matmul_kernel(const Context& ctx) {
+    if (ctx.use_subgroups()) return ctx.use_f16_storage() ? "mul_mat_sg_h16" : "mul_mat_sg";
+    return ctx.use_f16_storage() ? "mul_mat_h16" : "mul_mat";
+}
+
 }  // namespace
 
 std::string unsupported_reason(const Context& ctx, const Node& n) {
@@ -213,7 +219,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             for (int64_t r0 = 0; r0 < V; r0 += per) {
                 const int64_t nr = std::min(per, V - r0);
                 Dispatch& x = out.emplace_back();
-                x.kernel = "get_rows";
+                x.kernel = ctx.use_f16_storage() ? "get_rows_h16" : "get_rows";
                 x.fmt = static_cast<uint32_t>(a.type);
                 x.b[0] = whole(d, true);
                 x.b[1] = rows(a, r0, nr);
@@ -238,7 +244,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
                 for (int64_t r0 = 0; r0 < m; r0 += wper) {
                     const int64_t nr = std::min(wper, m - r0);
                     Dispatch& x = out.emplace_back();
-                    x.kernel = ctx.use_subgroups() ? "mul_mat_sg" : "mul_mat";
+                    x.kernel = matmul_kernel(ctx);
                     x.fmt = static_cast<uint32_t>(a.type);
                     x.b[0] = rows(d, c0, nc, true);
                     x.b[1] = rows(a, r0, nr);
@@ -353,7 +359,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             const Tensor& kc = b;
             const Tensor& vc = n.src[2];
             Dispatch& x = out.emplace_back();
-            x.kernel = "attention";
+            x.kernel = ctx.use_f16_storage() ? "attention_h16" : "attention";
             x.fmt = static_cast<uint32_t>(kc.type);
             x.b[0] = whole(d, true);
             x.b[1] = whole(a);
@@ -409,7 +415,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             const Tensor& ids = n.src[2];
             const int64_t m = a.ne[1], k = ids.ne[0], T = ids.ne[1];
             Dispatch& x = out.emplace_back();
-            x.kernel = "moe_mat_mul";
+            x.kernel = ctx.use_f16_storage() ? "moe_mat_mul_h16" : "moe_mat_mul";
             x.fmt = static_cast<uint32_t>(a.type);
             x.b[0] = whole(d, true);
             x.b[1] = whole(a);

@@ -32,6 +32,19 @@ float half_to_float(uint h) {
     return unpackHalf2x16(h).x;
 }
 
+// Halves (F16 weights and caches, block scales) at byte o of binding 1, 2 or 3: read as
+// float16_t where the device has 16-bit storage (F16_STORAGE variants of the kernels), else
+// unpacked from the 32-bit word. Both give the exact float value.
+#ifdef F16_STORAGE
+#extension GL_EXT_shader_16bit_storage : require
+layout(std430, set = 0, binding = 1) readonly buffer Buf1H { float16_t h[]; } buf1h;
+layout(std430, set = 0, binding = 2) readonly buffer Buf2H { float16_t h[]; } buf2h;
+layout(std430, set = 0, binding = 3) readonly buffer Buf3H { float16_t h[]; } buf3h;
+#define LOAD_HALF(BH, B, o) float(BH.h[(o) >> 1])
+#else
+#define LOAD_HALF(BH, B, o) half_to_float(LOAD_U16(B, o))
+#endif
+
 // Type ids: the GGUF ids of hearth::backend::DType.
 const uint T_F32 = 0u;
 const uint T_F16 = 1u;

@@ -83,6 +83,18 @@ TEST(VulkanDevice, HearthVulkanDeviceSelectsByName) {
     EXPECT_FALSE(other.create("vulkan").is_ok());
 }
 
+// HEARTH_VULKAN_NO_16BIT=1 turns the float16_t kernels off (the fallback the split tests run):
+// the probe row, made from the same flag that picks the kernels, no longer lists the feature.
+TEST(VulkanDevice, SixteenBitStorageIsUsedWhereThereAndCanBeTurnedOff) {
+    REQUIRE_VULKAN(reg);
+    if (vulkan_entry(reg)->description.find("16-bit storage") == std::string::npos)
+        GTEST_SKIP() << "the device has no 16-bit storage (the fallback is all there is)";
+    Env env("HEARTH_VULKAN_NO_16BIT", "1");
+    const Registry off = Registry::probe();
+    ASSERT_TRUE(vulkan_entry(off));
+    EXPECT_EQ(vulkan_entry(off)->description.find("16-bit storage"), std::string::npos);
+}
+
 TEST(VulkanDevice, BuffersRoundTripCopyAndStayReadOnly) {
     REQUIRE_VULKAN(reg);
     auto dev = std::move(reg.create("vulkan").value());
