@@ -58,6 +58,9 @@ public:
     bool use_subgroups() const { return use_subgroups_; }
     // Kernels that read halves as float16_t (HEARTH_VULKAN_NO_16BIT=1: the 32-bit unpacking).
     bool use_f16_storage() const { return use_f16_storage_; }
+    // Q8_0/Q4_0 MatMul on 8-bit activations with integer dot products (HEARTH_VULKAN_NO_INT_DOT=1:
+    // the float kernel).
+    bool use_int_dot() const { return use_int_dot_; }
 
     // Device-local memory (zeroed), or an error naming the size (out of device memory).
     Result<Allocation> allocate(VkDeviceSize bytes);
@@ -96,6 +99,7 @@ private:
     VkDeviceSize max_range_ = 0, offset_align_ = 256;
     bool use_subgroups_ = false;
     bool use_f16_storage_ = false;
+    bool use_int_dot_ = false;
     bool force_staging_ = false;
     uint32_t device_type_ = 0;  // memory type index for blocks
     bool device_mappable_ = false;

@@ -55,6 +55,7 @@ struct PhysicalDevice {
     bool memory_budget = false;      // VK_EXT_memory_budget
     bool creation_feedback = false;  // VK_EXT_pipeline_creation_feedback (pipeline cache hits)
     bool storage16 = false;          // storageBuffer16BitAccess: halves read as float16_t
+    bool int_dot = false;  // VK_KHR_shader_integer_dot_product: Q8_0/Q4_0 on 8-bit activations
 };
 
 // Every physical device in the loader's order. HEARTH_VULKAN_DEVICE (an index or part of a

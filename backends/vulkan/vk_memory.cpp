@@ -57,10 +57,15 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
     std::vector<const char*> exts;
     if (pd.memory_budget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     if (pd.creation_feedback) exts.push_back(VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
+    if (pd.int_dot) exts.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
     const bool f16_storage = pd.storage16;
     VkPhysicalDevice16BitStorageFeatures s16{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     s16.storageBuffer16BitAccess = f16_storage ? VK_TRUE : VK_FALSE;
+    VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
+    dot.shaderIntegerDotProduct = VK_TRUE;
+    if (pd.int_dot) s16.pNext = &dot;
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     di.pNext = &s16;
     di.queueCreateInfoCount = 1;
@@ -82,6 +87,7 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
     c->max_range_ = c->max_range_ / 4 * 4;
     c->use_subgroups_ = pd.subgroup_shuffle && !env_on("HEARTH_VULKAN_NO_SUBGROUPS");
     c->use_f16_storage_ = f16_storage;
+    c->use_int_dot_ = pd.int_dot;
     c->force_staging_ = env_on("HEARTH_VULKAN_STAGING");
 
     // Memory types: device-local for blocks (mappable on UMA/lavapipe: used directly unless

@@ -37,6 +37,7 @@ constexpr uint32_t kMatMulCols = 8;          // columns per workgroup (mul_mat.c
 constexpr uint32_t kMatMulRowsPerZ = 32768;  // workgroups (mul_mat) or rows per z slice
 constexpr uint32_t kMatMulRowsPerGroup = 8;  // mul_mat.comp RPW
 constexpr uint32_t kMaxHeadDim = 256;        // attention.comp MAX_HD
+constexpr size_t kQ8BlockBytes = 40;         // quantize_q8.comp: 32 codes, scale, code sum
 
 // Bytes one binding may hold for a tensor, leaving room to align its start down.
 VkDeviceSize room(const Context& ctx) {
@@ -236,24 +237,48 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
         }
         case Op::MatMul: {
             const int64_t m = a.ne[1], T = b.ne[1];
+            // Q8_0/Q4_0 with integer dot products: each chunk of columns is quantized to 8 bits
+            // per block once (quantize_q8, into the stream's scratch), then every weight row
+            // chunk reads the codes (mul_mat_q8).
+            const bool q8 = ctx.use_int_dot() && (a.type == DType::Q8_0 || a.type == DType::Q4_0);
+            const size_t xq_col = q8 ? size_t(a.ne[0] / 32) * kQ8BlockBytes : 0;
             const int64_t wper = std::max<int64_t>(1, int64_t(room(ctx) / a.nb[1]));
-            int64_t cper = int64_t(room(ctx) / std::max(b.nb[1], d.nb[1]));
-            cper = std::clamp<int64_t>(cper, 1, int64_t(kMaxGroups) * kMatMulCols);
+            int64_t cper = int64_t(room(ctx) / std::max({b.nb[1], d.nb[1], xq_col}));
+            cper = std::clamp<int64_t>(
+                cper, 1, q8 ? int64_t(kMaxGroups) : int64_t(kMaxGroups) * kMatMulCols);
             for (int64_t c0 = 0; c0 < T; c0 += cper) {
                 const int64_t nc = std::min(cper, T - c0);
+                Binding xq;
+                if (q8) {
+                    auto s = scratch(size_t(nc) * xq_col);
+                    if (!s) return s.status();
+                    xq = {*s, 0, size_t(nc) * xq_col, true};
+                    Dispatch& qd = out.emplace_back();
+                    qd.kernel = "quantize_q8";
+                    qd.b[0] = xq;
+                    qd.b[1] = rows(b, c0, nc);
+                    qd.pc.u[0] = u32(a.ne[0]);
+                    qd.pc.u[1] = u32(nc);
+                    qd.pc.u[2] = u32(b.nb[1]);
+                    qd.pc.u[3] = u32(xq_col);
+                    qd.groups[0] = u32((a.ne[0] / 32 + 63) / 64);
+                    qd.groups[1] = u32(nc);
+                    xq.write = false;
+                }
                 for (int64_t r0 = 0; r0 < m; r0 += wper) {
                     const int64_t nr = std::min(wper, m - r0);
                     Dispatch& x = out.emplace_back();
-                    x.kernel = matmul_kernel(ctx);
+                    x.kernel = q8 ? (ctx.use_subgroups() ? "mul_mat_q8_sg" : "mul_mat_q8")
+                                  : matmul_kernel(ctx);
                     x.fmt = static_cast<uint32_t>(a.type);
                     x.b[0] = rows(d, c0, nc, true);
                     x.b[1] = rows(a, r0, nr);
-                    x.b[2] = rows(b, c0, nc);
+                    x.b[2] = q8 ? xq : rows(b, c0, nc);
                     x.pc.u[0] = u32(a.ne[0]);
                     x.pc.u[1] = u32(nr);
                     x.pc.u[2] = u32(nc);
                     x.pc.u[3] = u32(a.nb[1]);
-                    x.pc.u[4] = u32(b.nb[1]);
+                    x.pc.u[4] = q8 ? u32(xq_col) : u32(b.nb[1]);
                     x.pc.u[5] = u32(d.nb[1]);
                     x.pc.u[6] = u32(r0);
                     const int64_t wgs = (nr + kMatMulRowsPerGroup - 1) / kMatMulRowsPerGroup;
