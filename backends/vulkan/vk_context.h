@@ -64,6 +64,9 @@ public:
 
     // Device-local memory (zeroed), or an error naming the size (out of device memory).
     Result<Allocation> allocate(VkDeviceSize bytes);
+    // A small host-visible, coherent, mapped allocation of its own (zeroed) that kernels can
+    // also bind: words the host reads after a submit without a copy (index errors).
+    Result<Allocation> allocate_host(VkDeviceSize bytes);
     void release(const Allocation& a);
     uint64_t allocated_bytes() const { return allocated_.load(); }
     // Bumped whenever a block is destroyed: descriptor sets naming its buffer are stale.
@@ -86,7 +89,7 @@ public:
 
 private:
     Context() = default;
-    Result<Block*> new_block(VkDeviceSize size);
+    Result<Block*> new_block(VkDeviceSize size, bool host = false);
     void destroy_block(Block* b);
     Status ensure_staging(VkDeviceSize bytes);
 

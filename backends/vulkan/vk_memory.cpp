@@ -172,7 +172,7 @@ Status Context::check_validation(const char* what) const {
     return Status::error(std::string("Vulkan validation (") + what + "): " + m);
 }
 
-Result<Block*> Context::new_block(VkDeviceSize size) {
+Result<Block*> Context::new_block(VkDeviceSize size, bool host) {
     auto b = std::make_unique<Block>();
     b->size = size;
     VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -186,7 +186,7 @@ Result<Block*> Context::new_block(VkDeviceSize size) {
     vkGetBufferMemoryRequirements(device_, b->buffer, &req);
     VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.allocationSize = req.size;
-    ai.memoryTypeIndex = device_type_;
+    ai.memoryTypeIndex = host ? staging_type_ : device_type_;
     if (VkResult r = vkAllocateMemory(device_, &ai, nullptr, &b->memory); r) {
         vkDestroyBuffer(device_, b->buffer, nullptr);
         char mib[32];
@@ -195,9 +195,14 @@ Result<Block*> Context::new_block(VkDeviceSize size) {
                                      vk_error("vkAllocateMemory", r) + ")");
     }
     vkBindBufferMemory(device_, b->buffer, b->memory, 0);
-    if (device_mappable_ &&
+    if ((host || device_mappable_) &&
         vkMapMemory(device_, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped) != VK_SUCCESS)
         b->mapped = nullptr;
+    if (host && !b->mapped) {
+        vkDestroyBuffer(device_, b->buffer, nullptr);
+        vkFreeMemory(device_, b->memory, nullptr);
+        return Result<Block*>::error(pd_.name + ": cannot map host-visible memory");
+    }
     b->free[0] = size;
     blocks_.push_back(std::move(b));
     return blocks_.back().get();
@@ -256,6 +261,19 @@ Result<Allocation> Context::allocate(VkDeviceSize bytes) {
         }
     }
     return a;
+}
+
+Result<Allocation> Context::allocate_host(VkDeviceSize bytes) {
+    const VkDeviceSize size = round_up(std::max<VkDeviceSize>(bytes, 4), kAlign);
+    std::lock_guard lock(alloc_mutex_);
+    auto b = new_block(size, true);  // its own block: never suballocated (size != kBlockSize)
+    if (!b) return b.status();
+    Block* blk = *b;
+    blk->free.clear();
+    blk->used = size;
+    allocated_ += size;
+    std::memset(blk->mapped, 0, size);
+    return Allocation{blk, 0, size};
 }
 
 void Context::release(const Allocation& a) {

@@ -189,6 +189,21 @@ std::string unsupported_reason(const Context& ctx, const Node& n) {
     return why;
 }
 
+std::string index_error_text(const Node& n, uint32_t what, int32_t value) {
+    const std::string where = std::string(op_name(n.op)) + " '" + n.label + "': ";
+    switch (what) {
+        case 1:
+            return where + "token id " + std::to_string(value) + " outside the vocabulary of " +
+                   std::to_string(n.src[0].ne[1]);
+        case 2:
+            return where + "expert id " + std::to_string(value) + " outside the " +
+                   std::to_string(n.src[0].ne[2]) + " experts";
+        default:
+            return where + "token " + std::to_string(value) +
+                   ": sequence, position or block table entry outside the cache";
+    }
+}
+
 bool supports_node(const Context& ctx, const Node& n) {
     return unsupported_reason(ctx, n).empty();
 }
@@ -231,7 +246,9 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
                 x.pc.u[3] = u32(nr);
                 x.pc.u[4] = u32(a.nb[1]);
                 x.pc.u[5] = u32(d.nb[1]);
+                x.pc.u[6] = u32(V);
                 x.groups[0] = u32(T);
+                x.index_errors = true;
             }
             return Status::ok();
         }
@@ -374,9 +391,11 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             x.pc.u[4] = u32(int64_t(n.kvp.block_size));
             x.pc.u[5] = u32(kv.block_table.ne[0]);
             x.pc.u[6] = u32(d.ne[1]);
+            x.pc.u[7] = u32(kv.block_table.ne[1]);
             x.pc.u[12] = u32(kv.block_table.nb[1]);
             x.pc.u[13] = kv.seq_ids.valid() ? 1 : 0;
             x.groups[0] = u32(a.ne[1]);
+            x.index_errors = true;
             return Status::ok();
         }
         case Op::Attention: {
@@ -462,6 +481,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             x.groups[0] = u32(std::min<int64_t>(m, kMatMulRowsPerZ));
             x.groups[1] = u32(k * T);
             x.groups[2] = u32((m + kMatMulRowsPerZ - 1) / kMatMulRowsPerZ);
+            x.index_errors = true;
             return Status::ok();
         }
         case Op::MoeCombine: {
