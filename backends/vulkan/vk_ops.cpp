@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace hearth::backend::vk {
@@ -33,11 +34,13 @@ bool weight_supported(DType t) {
 }
 
 constexpr uint32_t kMaxGroups = 65535;
-constexpr uint32_t kMatMulCols = 8;          // columns per workgroup (mul_mat.comp NC)
-constexpr uint32_t kMatMulRowsPerZ = 32768;  // workgroups (mul_mat) or rows per z slice
-constexpr uint32_t kMatMulRowsPerGroup = 8;  // mul_mat.comp RPW
-constexpr uint32_t kMaxHeadDim = 256;        // attention.comp MAX_HD
-constexpr size_t kQ8BlockBytes = 40;         // quantize_q8.comp: 32 codes, scale, code sum
+constexpr uint32_t kMatMulCols = 8;                   // columns per workgroup (mul_mat.comp NC)
+constexpr uint32_t kMatMulRowsPerZ = 32768;           // workgroups (mul_mat) or rows per z slice
+constexpr uint32_t kMatMulRowsPerGroup = 8;           // mul_mat.comp RPW
+constexpr uint32_t kMaxHeadDim = 256;                 // attention.comp MAX_HD
+constexpr int64_t kTiledMinCols = 16;                 // from this many columns: mul_mat_tiled
+constexpr uint32_t kTiledRows = 64, kTiledCols = 32;  // mul_mat_tiled.comp BM, BN
+constexpr size_t kQ8BlockBytes = 40;                  // quantize_q8.comp: 32 codes, scale, code sum
 
 // Bytes one binding may hold for a tensor, leaving room to align its start down.
 VkDeviceSize room(const Context& ctx) {
@@ -83,6 +86,11 @@ std::string weight_ok(const Context& ctx, const Tensor& w) {
         return "weight rows are not aligned";
     if (w.row_bytes() > room(ctx)) return "one weight row is larger than a storage binding";
     return "";
+}
+
+bool env_on(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v && std::strcmp(v, "0") != 0;
 }
 
 // The matrix kernel variant: subgroup sums or shared memory, halves as float16_t or unpacked.
@@ -257,7 +265,12 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             // Q8_0/Q4_0 with integer dot products: each chunk of columns is quantized to 8 bits
             // per block once (quantize_q8, into the stream's scratch), then every weight row
             // chunk reads the codes (mul_mat_q8).
-            const bool q8 = ctx.use_int_dot() && (a.type == DType::Q8_0 || a.type == DType::Q4_0);
+            // Prefill batches: the shared-memory tiled kernel (each decoded weight serves 32
+            // columns) for every format.
+            const bool tiled = T >= kTiledMinCols && m <= int64_t(kMaxGroups) * kTiledRows &&
+                               !env_on("HEARTH_VULKAN_NO_TILED");
+            const bool q8 =
+                !tiled && ctx.use_int_dot() && (a.type == DType::Q8_0 || a.type == DType::Q4_0);
             const size_t xq_col = q8 ? size_t(a.ne[0] / 32) * kQ8BlockBytes : 0;
             const int64_t wper = std::max<int64_t>(1, int64_t(room(ctx) / a.nb[1]));
             int64_t cper = int64_t(room(ctx) / std::max({b.nb[1], d.nb[1], xq_col}));
@@ -285,8 +298,10 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
                 for (int64_t r0 = 0; r0 < m; r0 += wper) {
                     const int64_t nr = std::min(wper, m - r0);
                     Dispatch& x = out.emplace_back();
-                    x.kernel = q8 ? (ctx.use_subgroups() ? "mul_mat_q8_sg" : "mul_mat_q8")
-                                  : matmul_kernel(ctx);
+                    x.kernel = tiled
+                                   ? (ctx.use_f16_storage() ? "mul_mat_tiled_h16" : "mul_mat_tiled")
+                               : q8 ? (ctx.use_subgroups() ? "mul_mat_q8_sg" : "mul_mat_q8")
+                                    : matmul_kernel(ctx);
                     x.fmt = static_cast<uint32_t>(a.type);
                     x.b[0] = rows(d, c0, nc, true);
                     x.b[1] = rows(a, r0, nr);
@@ -298,6 +313,11 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
                     x.pc.u[4] = q8 ? u32(xq_col) : u32(b.nb[1]);
                     x.pc.u[5] = u32(d.nb[1]);
                     x.pc.u[6] = u32(r0);
+                    if (tiled) {
+                        x.groups[0] = u32((nr + kTiledRows - 1) / kTiledRows);
+                        x.groups[1] = u32((nc + kTiledCols - 1) / kTiledCols);
+                        continue;
+                    }
                     const int64_t wgs = (nr + kMatMulRowsPerGroup - 1) / kMatMulRowsPerGroup;
                     x.pc.u[7] = kMatMulRowsPerZ;
                     x.groups[0] = u32(std::min<int64_t>(wgs, kMatMulRowsPerZ));
