@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "app_info.h"
+#include "backend_cache.h"
 #include "chat_controller.h"
 #include "command_line.h"
 #include "demo_chat.h"
@@ -69,6 +70,9 @@ int main(int argc, char* argv[]) {
         std::fprintf(stderr, "hearth: %s (try --help)\n", qPrintable(options.error));
         return 2;
     }
+
+    // Before any thread starts: the backend plugins read it when a device is made.
+    hearth::app::exportBackendCacheDir(options.dataDir);
 
     QString dataDir = options.dataDir;
     if (dataDir.isEmpty())

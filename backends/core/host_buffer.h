@@ -26,6 +26,8 @@ public:
     Status read(size_t offset, std::span<std::byte> bytes) const override;
     // memmove when src is host memory too.
     Status copy_from(size_t offset, const Buffer& src, size_t src_offset, size_t n) override;
+    // From now on writes are refused (an imported copy of weights).
+    void make_read_only() { read_only_ = true; }
 
 private:
     HostBuffer() = default;

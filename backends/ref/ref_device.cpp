@@ -40,6 +40,7 @@ public:
             auto b = HostBuffer::allocate(bytes.size());
             if (!b) return Result<std::unique_ptr<Buffer>>::error("out of device memory");
             if (Status s = b->write(0, bytes); !s) return s;
+            b->make_read_only();  // imported weights, as on a GPU
             return std::unique_ptr<Buffer>(std::move(b));
         }
         auto b = HostBuffer::borrow(bytes);

@@ -56,9 +56,17 @@ public:
     VkDeviceSize max_range() const { return max_range_; }
     VkDeviceSize offset_alignment() const { return offset_align_; }
     bool use_subgroups() const { return use_subgroups_; }
+    // Kernels that read halves as float16_t (HEARTH_VULKAN_NO_16BIT=1: the 32-bit unpacking).
+    bool use_f16_storage() const { return use_f16_storage_; }
+    // Q8_0/Q4_0 MatMul on 8-bit activations with integer dot products (HEARTH_VULKAN_NO_INT_DOT=1:
+    // the float kernel).
+    bool use_int_dot() const { return use_int_dot_; }
 
     // Device-local memory (zeroed), or an error naming the size (out of device memory).
     Result<Allocation> allocate(VkDeviceSize bytes);
+    // A small host-visible, coherent, mapped allocation of its own (zeroed) that kernels can
+    // also bind: words the host reads after a submit without a copy (index errors).
+    Result<Allocation> allocate_host(VkDeviceSize bytes);
     void release(const Allocation& a);
     uint64_t allocated_bytes() const { return allocated_.load(); }
     // Bumped whenever a block is destroyed: descriptor sets naming its buffer are stale.
@@ -81,7 +89,7 @@ public:
 
 private:
     Context() = default;
-    Result<Block*> new_block(VkDeviceSize size);
+    Result<Block*> new_block(VkDeviceSize size, bool host = false);
     void destroy_block(Block* b);
     Status ensure_staging(VkDeviceSize bytes);
 
@@ -93,6 +101,8 @@ private:
     std::unique_ptr<Pipelines> pipelines_;
     VkDeviceSize max_range_ = 0, offset_align_ = 256;
     bool use_subgroups_ = false;
+    bool use_f16_storage_ = false;
+    bool use_int_dot_ = false;
     bool force_staging_ = false;
     uint32_t device_type_ = 0;  // memory type index for blocks
     bool device_mappable_ = false;

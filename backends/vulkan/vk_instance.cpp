@@ -201,6 +201,26 @@ std::vector<PhysicalDevice> list_physical_devices(const Instance& instance) {
                              (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
                              sg.subgroupSize >= 8;
         d.memory_budget = has_device_extension(d.handle, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+        d.creation_feedback =
+            has_device_extension(d.handle, VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
+        {
+            VkPhysicalDevice16BitStorageFeatures s16{
+                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+            VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot{
+                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
+            const bool has_dot =
+                has_device_extension(d.handle, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+            if (has_dot) s16.pNext = &dot;
+            VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+            f2.pNext = &s16;
+            vkGetPhysicalDeviceFeatures2(d.handle, &f2);
+            // HEARTH_VULKAN_NO_16BIT=1 / NO_INT_DOT=1 (tests): the fallbacks, as on a device
+            // without the feature; the description then says so too.
+            d.storage16 =
+                s16.storageBuffer16BitAccess == VK_TRUE && !env_on("HEARTH_VULKAN_NO_16BIT");
+            d.int_dot = has_dot && dot.shaderIntegerDotProduct == VK_TRUE &&
+                        !env_on("HEARTH_VULKAN_NO_INT_DOT");
+        }
         switch (d.props.deviceType) {
             case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
                 d.kind = HEARTH_DEVICE_DISCRETE_GPU;
@@ -246,6 +266,8 @@ std::vector<PhysicalDevice> list_physical_devices(const Instance& instance) {
                         std::to_string(VK_API_VERSION_MINOR(api)) + " · heaps " + heaps +
                         " · subgroup " + std::to_string(d.subgroup_size) + " · uses " +
                         (d.subgroup_shuffle ? "subgroup shuffles" : "shared-memory sums") +
+                        (d.storage16 ? ", 16-bit storage" : "") +
+                        (d.int_dot ? ", integer dot products" : "") +
                         (d.memory_budget ? ", memory budget" : "");
         if (api < VK_API_VERSION_1_1) {
             d.usable = false;

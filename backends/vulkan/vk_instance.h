@@ -51,8 +51,11 @@ struct PhysicalDevice {
     std::string reason;
     uint32_t queue_family = 0;
     uint32_t subgroup_size = 0;
-    bool subgroup_shuffle = false;  // in compute shaders, subgroups of 8 or more
-    bool memory_budget = false;     // VK_EXT_memory_budget
+    bool subgroup_shuffle = false;   // in compute shaders, subgroups of 8 or more
+    bool memory_budget = false;      // VK_EXT_memory_budget
+    bool creation_feedback = false;  // VK_EXT_pipeline_creation_feedback (pipeline cache hits)
+    bool storage16 = false;          // storageBuffer16BitAccess: halves read as float16_t
+    bool int_dot = false;  // VK_KHR_shader_integer_dot_product: Q8_0/Q4_0 on 8-bit activations
 };
 
 // Every physical device in the loader's order. HEARTH_VULKAN_DEVICE (an index or part of a

@@ -56,7 +56,18 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
     qi.pQueuePriorities = &prio;
     std::vector<const char*> exts;
     if (pd.memory_budget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    if (pd.creation_feedback) exts.push_back(VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
+    if (pd.int_dot) exts.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+    const bool f16_storage = pd.storage16;
+    VkPhysicalDevice16BitStorageFeatures s16{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    s16.storageBuffer16BitAccess = f16_storage ? VK_TRUE : VK_FALSE;
+    VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR dot{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
+    dot.shaderIntegerDotProduct = VK_TRUE;
+    if (pd.int_dot) s16.pNext = &dot;
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    di.pNext = &s16;
     di.queueCreateInfoCount = 1;
     di.pQueueCreateInfos = &qi;
     di.enabledExtensionCount = static_cast<uint32_t>(exts.size());
@@ -75,6 +86,8 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
     if (test_range) c->max_range_ = std::min<VkDeviceSize>(c->max_range_, test_range);
     c->max_range_ = c->max_range_ / 4 * 4;
     c->use_subgroups_ = pd.subgroup_shuffle && !env_on("HEARTH_VULKAN_NO_SUBGROUPS");
+    c->use_f16_storage_ = f16_storage;
+    c->use_int_dot_ = pd.int_dot;
     c->force_staging_ = env_on("HEARTH_VULKAN_STAGING");
 
     // Memory types: device-local for blocks (mappable on UMA/lavapipe: used directly unless
@@ -128,7 +141,8 @@ Result<std::shared_ptr<Context>> Context::create(std::shared_ptr<Instance> insta
                       pd.props.deviceID, pd.props.driverVersion);
         cache_file = dir / name;
     }
-    c->pipelines_ = std::make_unique<Pipelines>(c->device_, cache_file);
+    c->pipelines_ =
+        std::make_unique<Pipelines>(c->device_, pd.props, cache_file, pd.creation_feedback);
     if (Status s = c->pipelines_->init(); !s) return s;
     auto dummy = c->allocate(kAlign);
     if (!dummy) return dummy.status();
@@ -158,7 +172,7 @@ Status Context::check_validation(const char* what) const {
     return Status::error(std::string("Vulkan validation (") + what + "): " + m);
 }
 
-Result<Block*> Context::new_block(VkDeviceSize size) {
+Result<Block*> Context::new_block(VkDeviceSize size, bool host) {
     auto b = std::make_unique<Block>();
     b->size = size;
     VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -172,7 +186,7 @@ Result<Block*> Context::new_block(VkDeviceSize size) {
     vkGetBufferMemoryRequirements(device_, b->buffer, &req);
     VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.allocationSize = req.size;
-    ai.memoryTypeIndex = device_type_;
+    ai.memoryTypeIndex = host ? staging_type_ : device_type_;
     if (VkResult r = vkAllocateMemory(device_, &ai, nullptr, &b->memory); r) {
         vkDestroyBuffer(device_, b->buffer, nullptr);
         char mib[32];
@@ -181,9 +195,14 @@ Result<Block*> Context::new_block(VkDeviceSize size) {
                                      vk_error("vkAllocateMemory", r) + ")");
     }
     vkBindBufferMemory(device_, b->buffer, b->memory, 0);
-    if (device_mappable_ &&
+    if ((host || device_mappable_) &&
         vkMapMemory(device_, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped) != VK_SUCCESS)
         b->mapped = nullptr;
+    if (host && !b->mapped) {
+        vkDestroyBuffer(device_, b->buffer, nullptr);
+        vkFreeMemory(device_, b->memory, nullptr);
+        return Result<Block*>::error(pd_.name + ": cannot map host-visible memory");
+    }
     b->free[0] = size;
     blocks_.push_back(std::move(b));
     return blocks_.back().get();
@@ -242,6 +261,19 @@ Result<Allocation> Context::allocate(VkDeviceSize bytes) {
         }
     }
     return a;
+}
+
+Result<Allocation> Context::allocate_host(VkDeviceSize bytes) {
+    const VkDeviceSize size = round_up(std::max<VkDeviceSize>(bytes, 4), kAlign);
+    std::lock_guard lock(alloc_mutex_);
+    auto b = new_block(size, true);  // its own block: never suballocated (size != kBlockSize)
+    if (!b) return b.status();
+    Block* blk = *b;
+    blk->free.clear();
+    blk->used = size;
+    allocated_ += size;
+    std::memset(blk->mapped, 0, size);
+    return Allocation{blk, 0, size};
 }
 
 void Context::release(const Allocation& a) {

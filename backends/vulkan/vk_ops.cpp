@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace hearth::backend::vk {
@@ -33,10 +34,13 @@ bool weight_supported(DType t) {
 }
 
 constexpr uint32_t kMaxGroups = 65535;
-constexpr uint32_t kMatMulCols = 8;          // columns per workgroup (mul_mat.comp NC)
-constexpr uint32_t kMatMulRowsPerZ = 32768;  // workgroups (mul_mat) or rows per z slice
-constexpr uint32_t kMatMulRowsPerGroup = 8;  // mul_mat.comp RPW
-constexpr uint32_t kMaxHeadDim = 256;        // attention.comp MAX_HD
+constexpr uint32_t kMatMulCols = 8;                   // columns per workgroup (mul_mat.comp NC)
+constexpr uint32_t kMatMulRowsPerZ = 32768;           // workgroups (mul_mat) or rows per z slice
+constexpr uint32_t kMatMulRowsPerGroup = 8;           // mul_mat.comp RPW
+constexpr uint32_t kMaxHeadDim = 256;                 // attention.comp MAX_HD
+constexpr int64_t kTiledMinCols = 16;                 // from this many columns: mul_mat_tiled
+constexpr uint32_t kTiledRows = 64, kTiledCols = 32;  // mul_mat_tiled.comp BM, BN
+constexpr size_t kQ8BlockBytes = 40;                  // quantize_q8.comp: 32 codes, scale, code sum
 
 // Bytes one binding may hold for a tensor, leaving room to align its start down.
 VkDeviceSize room(const Context& ctx) {
@@ -82,6 +86,17 @@ std::string weight_ok(const Context& ctx, const Tensor& w) {
         return "weight rows are not aligned";
     if (w.row_bytes() > room(ctx)) return "one weight row is larger than a storage binding";
     return "";
+}
+
+bool env_on(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v && std::strcmp(v, "0") != 0;
+}
+
+// The matrix kernel variant: subgroup sums or shared memory, halves as float16_t or unpacked.
+const char* matmul_kernel(const Context& ctx) {
+    if (ctx.use_subgroups()) return ctx.use_f16_storage() ? "mul_mat_sg_h16" : "mul_mat_sg";
+    return ctx.use_f16_storage() ? "mul_mat_h16" : "mul_mat";
 }
 
 }  // namespace
@@ -182,6 +197,21 @@ std::string unsupported_reason(const Context& ctx, const Node& n) {
     return why;
 }
 
+std::string index_error_text(const Node& n, uint32_t what, int32_t value) {
+    const std::string where = std::string(op_name(n.op)) + " '" + n.label + "': ";
+    switch (what) {
+        case 1:
+            return where + "token id " + std::to_string(value) + " outside the vocabulary of " +
+                   std::to_string(n.src[0].ne[1]);
+        case 2:
+            return where + "expert id " + std::to_string(value) + " outside the " +
+                   std::to_string(n.src[0].ne[2]) + " experts";
+        default:
+            return where + "token " + std::to_string(value) +
+                   ": sequence, position or block table entry outside the cache";
+    }
+}
+
 bool supports_node(const Context& ctx, const Node& n) {
     return unsupported_reason(ctx, n).empty();
 }
@@ -213,7 +243,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             for (int64_t r0 = 0; r0 < V; r0 += per) {
                 const int64_t nr = std::min(per, V - r0);
                 Dispatch& x = out.emplace_back();
-                x.kernel = "get_rows";
+                x.kernel = ctx.use_f16_storage() ? "get_rows_h16" : "get_rows";
                 x.fmt = static_cast<uint32_t>(a.type);
                 x.b[0] = whole(d, true);
                 x.b[1] = rows(a, r0, nr);
@@ -224,32 +254,70 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
                 x.pc.u[3] = u32(nr);
                 x.pc.u[4] = u32(a.nb[1]);
                 x.pc.u[5] = u32(d.nb[1]);
+                x.pc.u[6] = u32(V);
                 x.groups[0] = u32(T);
+                x.index_errors = true;
             }
             return Status::ok();
         }
         case Op::MatMul: {
             const int64_t m = a.ne[1], T = b.ne[1];
+            // Q8_0/Q4_0 with integer dot products: each chunk of columns is quantized to 8 bits
+            // per block once (quantize_q8, into the stream's scratch), then every weight row
+            // chunk reads the codes (mul_mat_q8).
+            // Prefill batches: the shared-memory tiled kernel (each decoded weight serves 32
+            // columns) for every format.
+            const bool tiled = T >= kTiledMinCols && m <= int64_t(kMaxGroups) * kTiledRows &&
+                               !env_on("HEARTH_VULKAN_NO_TILED");
+            const bool q8 =
+                !tiled && ctx.use_int_dot() && (a.type == DType::Q8_0 || a.type == DType::Q4_0);
+            const size_t xq_col = q8 ? size_t(a.ne[0] / 32) * kQ8BlockBytes : 0;
             const int64_t wper = std::max<int64_t>(1, int64_t(room(ctx) / a.nb[1]));
-            int64_t cper = int64_t(room(ctx) / std::max(b.nb[1], d.nb[1]));
-            cper = std::clamp<int64_t>(cper, 1, int64_t(kMaxGroups) * kMatMulCols);
+            int64_t cper = int64_t(room(ctx) / std::max({b.nb[1], d.nb[1], xq_col}));
+            cper = std::clamp<int64_t>(
+                cper, 1, q8 ? int64_t(kMaxGroups) : int64_t(kMaxGroups) * kMatMulCols);
             for (int64_t c0 = 0; c0 < T; c0 += cper) {
                 const int64_t nc = std::min(cper, T - c0);
+                Binding xq;
+                if (q8) {
+                    auto s = scratch(size_t(nc) * xq_col);
+                    if (!s) return s.status();
+                    xq = {*s, 0, size_t(nc) * xq_col, true};
+                    Dispatch& qd = out.emplace_back();
+                    qd.kernel = "quantize_q8";
+                    qd.b[0] = xq;
+                    qd.b[1] = rows(b, c0, nc);
+                    qd.pc.u[0] = u32(a.ne[0]);
+                    qd.pc.u[1] = u32(nc);
+                    qd.pc.u[2] = u32(b.nb[1]);
+                    qd.pc.u[3] = u32(xq_col);
+                    qd.groups[0] = u32((a.ne[0] / 32 + 63) / 64);
+                    qd.groups[1] = u32(nc);
+                    xq.write = false;
+                }
                 for (int64_t r0 = 0; r0 < m; r0 += wper) {
                     const int64_t nr = std::min(wper, m - r0);
                     Dispatch& x = out.emplace_back();
-                    x.kernel = ctx.use_subgroups() ? "mul_mat_sg" : "mul_mat";
+                    x.kernel = tiled
+                                   ? (ctx.use_f16_storage() ? "mul_mat_tiled_h16" : "mul_mat_tiled")
+                               : q8 ? (ctx.use_subgroups() ? "mul_mat_q8_sg" : "mul_mat_q8")
+                                    : matmul_kernel(ctx);
                     x.fmt = static_cast<uint32_t>(a.type);
                     x.b[0] = rows(d, c0, nc, true);
                     x.b[1] = rows(a, r0, nr);
-                    x.b[2] = rows(b, c0, nc);
+                    x.b[2] = q8 ? xq : rows(b, c0, nc);
                     x.pc.u[0] = u32(a.ne[0]);
                     x.pc.u[1] = u32(nr);
                     x.pc.u[2] = u32(nc);
                     x.pc.u[3] = u32(a.nb[1]);
-                    x.pc.u[4] = u32(b.nb[1]);
+                    x.pc.u[4] = q8 ? u32(xq_col) : u32(b.nb[1]);
                     x.pc.u[5] = u32(d.nb[1]);
                     x.pc.u[6] = u32(r0);
+                    if (tiled) {
+                        x.groups[0] = u32((nr + kTiledRows - 1) / kTiledRows);
+                        x.groups[1] = u32((nc + kTiledCols - 1) / kTiledCols);
+                        continue;
+                    }
                     const int64_t wgs = (nr + kMatMulRowsPerGroup - 1) / kMatMulRowsPerGroup;
                     x.pc.u[7] = kMatMulRowsPerZ;
                     x.groups[0] = u32(std::min<int64_t>(wgs, kMatMulRowsPerZ));
@@ -343,9 +411,11 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             x.pc.u[4] = u32(int64_t(n.kvp.block_size));
             x.pc.u[5] = u32(kv.block_table.ne[0]);
             x.pc.u[6] = u32(d.ne[1]);
+            x.pc.u[7] = u32(kv.block_table.ne[1]);
             x.pc.u[12] = u32(kv.block_table.nb[1]);
             x.pc.u[13] = kv.seq_ids.valid() ? 1 : 0;
             x.groups[0] = u32(a.ne[1]);
+            x.index_errors = true;
             return Status::ok();
         }
         case Op::Attention: {
@@ -353,7 +423,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             const Tensor& kc = b;
             const Tensor& vc = n.src[2];
             Dispatch& x = out.emplace_back();
-            x.kernel = "attention";
+            x.kernel = ctx.use_f16_storage() ? "attention_h16" : "attention";
             x.fmt = static_cast<uint32_t>(kc.type);
             x.b[0] = whole(d, true);
             x.b[1] = whole(a);
@@ -409,7 +479,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             const Tensor& ids = n.src[2];
             const int64_t m = a.ne[1], k = ids.ne[0], T = ids.ne[1];
             Dispatch& x = out.emplace_back();
-            x.kernel = "moe_mat_mul";
+            x.kernel = ctx.use_f16_storage() ? "moe_mat_mul_h16" : "moe_mat_mul";
             x.fmt = static_cast<uint32_t>(a.type);
             x.b[0] = whole(d, true);
             x.b[1] = whole(a);
@@ -431,6 +501,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             x.groups[0] = u32(std::min<int64_t>(m, kMatMulRowsPerZ));
             x.groups[1] = u32(k * T);
             x.groups[2] = u32((m + kMatMulRowsPerZ - 1) / kMatMulRowsPerZ);
+            x.index_errors = true;
             return Status::ok();
         }
         case Op::MoeCombine: {

@@ -19,6 +19,7 @@ struct Binding {
     const VkBuf* buf = nullptr;
     VkDeviceSize begin = 0, end = 0;
     bool write = false;
+    bool atomic = false;  // written only through atomics in any order: never needs a barrier
 };
 
 struct Dispatch {
@@ -27,7 +28,13 @@ struct Dispatch {
     Binding b[kBindings];
     Push pc;
     uint32_t groups[3] = {1, 1, 1};
+    // The kernel checks indices (token ids, expert ids, KV cells): the stream binds its error
+    // words to slot 7 and puts the node's index + 1 in u15.
+    bool index_errors = false;
 };
+
+// What the error words say, for the node that reported (word 1, word 2).
+std::string index_error_text(const Node& n, uint32_t what, int32_t value);
 
 // The inverse frequencies of a RoPE node as (hi, lo) float pairs, in a buffer the stream owns.
 using RopeTable = std::function<Result<const VkBuf*>(const RopeParams&)>;

@@ -19,6 +19,7 @@ namespace hearth::backend::vk {
 namespace {
 
 constexpr uint32_t kMaxSets = 4096;
+constexpr size_t kErrorBytes = 16;  // common.glsl report_index_error: node + 1, what, value
 
 struct Range {
     VkBuffer buffer;
@@ -67,6 +68,9 @@ public:
         dp.pPoolSizes = &ps;
         if (VkResult r = vkCreateDescriptorPool(dev, &dp, nullptr, &dpool_); r)
             return Status::error(vk_error("vkCreateDescriptorPool", r));
+        auto err = ctx_->allocate_host(kErrorBytes);
+        if (!err) return err.status();
+        errors_ = std::make_unique<VkBuf>(ctx_, *err, kErrorBytes, false);
         generation_ = ctx_->block_generation();
         const char* prof = std::getenv("HEARTH_VULKAN_PROFILE");
         if (prof && *prof && std::string(prof) != "0") {
@@ -85,7 +89,10 @@ public:
         retired_.clear();
         const RopeTable rope = [this](const RopeParams& p) { return rope_table(p); };
         const Scratch scratch = [this](size_t bytes) { return scratch_buffer(bytes); };
-        for (const Node& n : graph.nodes()) {
+        const auto& nodes = graph.nodes();
+        for (size_t ni = 0; ni < nodes.size(); ++ni) {
+            const Node& n = nodes[ni];
+            const size_t first = dispatches_.size();
             for (const Tensor* t : {&n.dst, &n.src[0], &n.src[1], &n.src[2], &n.kv.positions,
                                     &n.kv.block_table, &n.kv.seq_ids, &n.aux}) {
                 if (!t->valid()) continue;
@@ -98,6 +105,12 @@ public:
                 return Status::error(ctx_->physical().name + ": " + op_name(n.op) + " '" + n.label +
                                      "': " + why);
             if (Status s = encode_node(*ctx_, n, rope, scratch, dispatches_); !s) return s;
+            for (size_t j = first; j < dispatches_.size(); ++j) {
+                Dispatch& x = dispatches_[j];
+                if (!x.index_errors) continue;
+                x.b[7] = {errors_.get(), 0, kErrorBytes, true, true};
+                x.pc.u[15] = static_cast<uint32_t>(ni + 1);
+            }
         }
         // Stale or too many cached sets: start the pool afresh (nothing is in flight here).
         if (generation_ != ctx_->block_generation() ||
@@ -115,9 +128,17 @@ public:
         Status st = record();
         vkEndCommandBuffer(cb_);
         if (!st) return st;
+        auto* words = static_cast<uint32_t*>(errors_->allocation().block->mapped);
+        std::fill(words, words + kErrorBytes / 4, 0u);  // coherent: seen by the submit
         if (Status s = ctx_->submit_and_wait(cb_, fence_); !s) return s;
         if (profiling_) collect_profile();
-        return ctx_->check_validation("compute");
+        if (Status s = ctx_->check_validation("compute"); !s) return s;
+        // An index error found on the device: the first report names its node and value.
+        if (words[0] != 0 && words[0] <= nodes.size())
+            return Status::error(
+                ctx_->physical().name + ": " +
+                index_error_text(nodes[words[0] - 1], words[1], static_cast<int32_t>(words[2])));
+        return Status::ok();
     }
 
 private:
@@ -178,7 +199,7 @@ private:
                 key[3 * i] = reinterpret_cast<uint64_t>(buf);
                 key[3 * i + 1] = off;
                 key[3 * i + 2] = range;
-                if (x.b[i].buf) {
+                if (x.b[i].buf && !x.b[i].atomic) {
                     const Range r{buf, off + x.pc.off[i], off + range};
                     (x.b[i].write ? writes : reads).push_back(r);
                 }
@@ -294,6 +315,7 @@ private:
     VkQueryPool queries_ = VK_NULL_HANDLE;
     std::map<std::string, std::pair<double, int>> profile_;  // kernel -> (ms, dispatches)
     std::unique_ptr<VkBuf> scratch_;
+    std::unique_ptr<VkBuf> errors_;  // host-visible index-error words (report_index_error)
     std::vector<std::unique_ptr<VkBuf>> retired_;
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer cb_ = VK_NULL_HANDLE;

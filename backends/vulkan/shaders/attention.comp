@@ -15,8 +15,8 @@
 #include "kv.glsl"
 layout(local_size_x = 64) in;
 
-KV_GETTER(k_at, buf2)
-KV_GETTER(v_at, buf3)
+KV_GETTER(k_at, buf2, buf2h)
+KV_GETTER(v_at, buf3, buf3h)
 
 const uint MAX_HD = 256u;
 shared float qs[MAX_HD];

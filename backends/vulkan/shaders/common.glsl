@@ -28,9 +28,33 @@ layout(std430, set = 0, binding = 7) buffer Buf7 { uint w[]; } buf7;
 #define LOAD_I32(B, o) int(B.w[(o) >> 2])
 #define STORE_F32(B, o, v) B.w[(o) >> 2] = floatBitsToUint(v)
 
+// Index errors (token ids, expert ids, KV cells outside their tables) in the kernels that read
+// indices: binding 7 is the stream's error words, zeroed before a graph and read after it. The
+// first report wins: word 0 = the node's index + 1 (u15), word 1 = what (1 token id, 2 expert
+// id, 3 KV cell), word 2 = the value (the id, or the token's index for a KV cell).
+void report_index_error(uint what, int value) {
+    if (atomicCompSwap(buf7.w[0], 0u, pc.u[15]) == 0u) {
+        buf7.w[1] = what;
+        buf7.w[2] = uint(value);
+    }
+}
+
 float half_to_float(uint h) {
     return unpackHalf2x16(h).x;
 }
+
+// Halves (F16 weights and caches, block scales) at byte o of binding 1, 2 or 3: read as
+// float16_t where the device has 16-bit storage (F16_STORAGE variants of the kernels), else
+// unpacked from the 32-bit word. Both give the exact float value.
+#ifdef F16_STORAGE
+#extension GL_EXT_shader_16bit_storage : require
+layout(std430, set = 0, binding = 1) readonly buffer Buf1H { float16_t h[]; } buf1h;
+layout(std430, set = 0, binding = 2) readonly buffer Buf2H { float16_t h[]; } buf2h;
+layout(std430, set = 0, binding = 3) readonly buffer Buf3H { float16_t h[]; } buf3h;
+#define LOAD_HALF(BH, B, o) float(BH.h[(o) >> 1])
+#else
+#define LOAD_HALF(BH, B, o) half_to_float(LOAD_U16(B, o))
+#endif
 
 // Type ids: the GGUF ids of hearth::backend::DType.
 const uint T_F32 = 0u;

@@ -3,6 +3,8 @@
 // decoder's order and is `precise` (no fused multiply-add), so GetRows is bit-exact.
 layout(constant_id = 0) const uint FMT = 0;
 
+#define HALF1(o) LOAD_HALF(buf1h, buf1, o)
+
 // The 6-bit scale and min of sub-block j of a Q4_K/Q5_K block whose scales start at byte s.
 void scale_min_k4(uint s, uint j, out uint sc, out uint m) {
     if (j < 4u) {
@@ -20,7 +22,7 @@ const float IQ4_VALUES[16] = float[16](-127.0, -104.0, -83.0, -65.0, -49.0, -35.
 
 float weight_at(uint ro, uint i) {
     if (FMT == T_F32) return LOAD_F32(buf1, ro + 4u * i);
-    if (FMT == T_F16) return half_to_float(LOAD_U16(buf1, ro + 2u * i));
+    if (FMT == T_F16) return HALF1(ro + 2u * i);
     if (FMT == T_BF16) return uintBitsToFloat(LOAD_U16(buf1, ro + 2u * i) << 16);
     if (FMT == T_Q4_0 || FMT == T_Q4_1 || FMT == T_Q5_0 || FMT == T_Q5_1 || FMT == T_Q8_0 ||
         FMT == T_IQ4_NL) {
@@ -30,20 +32,20 @@ float weight_at(uint ro, uint i) {
             const uint b = ro + 18u * blk;
             const uint byte = LOAD_U8(buf1, b + 2u + (j & 15u));
             precise float y =
-                half_to_float(LOAD_U16(buf1, b)) * IQ4_VALUES[j < 16u ? byte & 15u : byte >> 4];
+                HALF1(b) * IQ4_VALUES[j < 16u ? byte & 15u : byte >> 4];
             return y;
         }
         if (FMT == T_Q8_0) {
             const uint b = ro + 34u * blk;
             const int q = int(LOAD_U8(buf1, b + 2u + j) << 24) >> 24;
-            precise float y = float(q) * half_to_float(LOAD_U16(buf1, b));
+            precise float y = float(q) * HALF1(b);
             return y;
         }
         if (FMT == T_Q4_0) {
             const uint b = ro + 18u * blk;
             const uint byte = LOAD_U8(buf1, b + 2u + (j & 15u));
             const int q = int(j < 16u ? byte & 15u : byte >> 4) - 8;
-            precise float y = float(q) * half_to_float(LOAD_U16(buf1, b));
+            precise float y = float(q) * HALF1(b);
             return y;
         }
         if (FMT == T_Q4_1) {
@@ -51,7 +53,7 @@ float weight_at(uint ro, uint i) {
             const uint byte = LOAD_U8(buf1, b + 4u + (j & 15u));
             const uint q = j < 16u ? byte & 15u : byte >> 4;
             precise float y =
-                float(q) * half_to_float(LOAD_U16(buf1, b)) + half_to_float(LOAD_U16(buf1, b + 2u));
+                float(q) * HALF1(b) + HALF1(b + 2u);
             return y;
         }
         if (FMT == T_Q5_0) {
@@ -59,7 +61,7 @@ float weight_at(uint ro, uint i) {
             const uint qh = LOAD_U32U(buf1, b + 2u);
             const uint byte = LOAD_U8(buf1, b + 6u + (j & 15u));
             const int q = int((j < 16u ? byte & 15u : byte >> 4) | (((qh >> j) & 1u) << 4)) - 16;
-            precise float y = float(q) * half_to_float(LOAD_U16(buf1, b));
+            precise float y = float(q) * HALF1(b);
             return y;
         }
         // Q5_1
@@ -68,7 +70,7 @@ float weight_at(uint ro, uint i) {
         const uint byte = LOAD_U8(buf1, b + 8u + (j & 15u));
         const uint q = (j < 16u ? byte & 15u : byte >> 4) | (((qh >> j) & 1u) << 4);
         precise float y =
-            float(q) * half_to_float(LOAD_U16(buf1, b)) + half_to_float(LOAD_U16(buf1, b + 2u));
+            float(q) * HALF1(b) + HALF1(b + 2u);
         return y;
     }
     const uint j = i & 255u;
@@ -81,8 +83,8 @@ float weight_at(uint ro, uint i) {
         const uint qs = b + (FMT == T_Q4_K ? 16u : 48u) + 32u * c + l;
         uint q = hi == 1u ? LOAD_U8(buf1, qs) >> 4 : LOAD_U8(buf1, qs) & 15u;
         if (FMT == T_Q5_K) q |= ((LOAD_U8(buf1, b + 16u + l) >> (2u * c + hi)) & 1u) << 4;
-        precise float d1 = half_to_float(LOAD_U16(buf1, b)) * float(sc);
-        precise float m1 = half_to_float(LOAD_U16(buf1, b + 2u)) * float(m);
+        precise float d1 = HALF1(b) * float(sc);
+        precise float m1 = HALF1(b + 2u) * float(m);
         precise float y = d1 * float(q) - m1;
         return y;
     }
@@ -94,8 +96,8 @@ float weight_at(uint ro, uint i) {
             const uint b = ro + 84u * blk;
             const uint sc = LOAD_U8(buf1, b + sj);
             const uint q = (LOAD_U8(buf1, b + 16u + 32u * h + 16u * p + l) >> (2u * s)) & 3u;
-            precise float dl = half_to_float(LOAD_U16(buf1, b + 80u)) * float(sc & 15u);
-            precise float ml = half_to_float(LOAD_U16(buf1, b + 82u)) * float(sc >> 4);
+            precise float dl = HALF1(b + 80u) * float(sc & 15u);
+            precise float ml = HALF1(b + 82u) * float(sc >> 4);
             precise float y = dl * float(q) - ml;
             return y;
         }
@@ -106,7 +108,7 @@ float weight_at(uint ro, uint i) {
         const int sc = int(low | (high << 4)) - 32;
         const int low2 = int((LOAD_U8(buf1, b + 32u + 32u * h + 16u * p + l) >> (2u * s)) & 3u);
         const bool hb = ((LOAD_U8(buf1, b + 16u * p + l) >> (4u * h + s)) & 1u) != 0u;
-        precise float dl = half_to_float(LOAD_U16(buf1, b + 108u)) * float(sc);
+        precise float dl = HALF1(b + 108u) * float(sc);
         precise float y = dl * float(hb ? low2 : low2 - 4);
         return y;
     }
@@ -117,7 +119,7 @@ float weight_at(uint ro, uint i) {
         const uint ls = ((LOAD_U8(buf1, b + 4u + (ib >> 1)) >> (4u * (ib & 1u))) & 15u) |
                         (((sh >> (2u * ib)) & 3u) << 4);
         const uint byte = LOAD_U8(buf1, b + 8u + 16u * ib + (jj & 15u));
-        precise float dl = half_to_float(LOAD_U16(buf1, b)) * float(int(ls) - 32);
+        precise float dl = HALF1(b) * float(int(ls) - 32);
         precise float y = dl * IQ4_VALUES[jj < 16u ? byte & 15u : byte >> 4];
         return y;
     }
@@ -129,7 +131,7 @@ float weight_at(uint ro, uint i) {
     const uint qh = LOAD_U8(buf1, b + 128u + 32u * h + l);
     const int q = int(nib | (((qh >> (2u * k)) & 3u) << 4)) - 32;
     const int sc = int(LOAD_U8(buf1, b + 192u + (j >> 4)) << 24) >> 24;
-    precise float ds = half_to_float(LOAD_U16(buf1, b + 208u)) * float(sc);
+    precise float ds = HALF1(b + 208u) * float(sc);
     precise float y = ds * float(q);
     return y;
 }
@@ -144,14 +146,18 @@ vec4 weight_at4(uint ro, uint i) {
     }
     if (FMT == T_F16) {
         const uint o = ro + 2u * i;
+#ifdef F16_STORAGE
+        return vec4(HALF1(o), HALF1(o + 2u), HALF1(o + 4u), HALF1(o + 6u));
+#else
         return vec4(unpackHalf2x16(LOAD_U32U(buf1, o)), unpackHalf2x16(LOAD_U32U(buf1, o + 4u)));
+#endif
     }
     if (FMT == T_Q8_0) {
         const uint j = i & 31u;
         const uint b = ro + 34u * (i >> 5);
         const uint q = LOAD_U32U(buf1, b + 2u + j);
         const ivec4 v = ivec4(int(q << 24) >> 24, int(q << 16) >> 24, int(q << 8) >> 24, int(q) >> 24);
-        return vec4(v) * half_to_float(LOAD_U16(buf1, b));
+        return vec4(v) * HALF1(b);
     }
     if (FMT == T_Q4_0) {
         const uint j = i & 31u;
@@ -159,7 +165,7 @@ vec4 weight_at4(uint ro, uint i) {
         uint q = LOAD_U32U(buf1, b + 2u + (j & 15u));
         if (j >= 16u) q >>= 4;
         const vec4 v = vec4(ivec4(q & 15u, (q >> 8) & 15u, (q >> 16) & 15u, (q >> 24) & 15u) - 8);
-        return v * half_to_float(LOAD_U16(buf1, b));
+        return v * HALF1(b);
     }
     return vec4(weight_at(ro, i), weight_at(ro, i + 1u), weight_at(ro, i + 2u), weight_at(ro, i + 3u));
 }

@@ -3,8 +3,10 @@
 // per token; quantized caches are encoded block by block exactly as the reference encoder does
 // (same float operations, `precise`). Bytes are merged into shared 32-bit words atomically:
 // 34- and 18-byte blocks straddle words that a neighbouring block (or token) also writes.
-// u: 0 w, 1 T, 2 cache nb1, 3 a nb1, 4 block size, 5 max blocks, 6 cells, 12 table row bytes,
-//    13 has seq ids
+// A token whose sequence, position or block table entry falls outside the table or the cache
+// is reported (binding 7) and not written.
+// u: 0 w, 1 T, 2 cache nb1, 3 a nb1, 4 block size, 5 max blocks, 6 cells, 7 sequences,
+//    12 table row bytes, 13 has seq ids, 15 node index + 1
 #include "common.glsl"
 #include "kv.glsl"
 layout(local_size_x = 64) in;
@@ -27,8 +29,11 @@ void main() {
     const uint t = gl_WorkGroupID.x;
     const uint s = pc.u[13] != 0u ? uint(LOAD_I32(buf6, pc.off[6] + 4u * t)) : 0u;
     const uint p = uint(LOAD_I32(buf4, pc.off[4] + 4u * t));
-    const uint cell = kv_cell(s, p, pc.u[4], pc.u[5], pc.u[12]);
-    if (cell >= pc.u[6]) return;  // the engine checks tables first; never write outside
+    const uint cell = s < pc.u[7] ? kv_cell(s, p, pc.u[4], pc.u[5], pc.u[12]) : 0xFFFFFFFFu;
+    if (cell >= pc.u[6]) {  // never write outside the cache
+        if (gl_LocalInvocationID.x == 0u) report_index_error(3u, int(t));
+        return;
+    }
     const uint w = pc.u[0];
     const uint ro = pc.off[0] + cell * pc.u[2];
     const uint ao = pc.off[1] + t * pc.u[3];

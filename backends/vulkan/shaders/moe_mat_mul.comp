@@ -4,7 +4,8 @@
 // slot j, token t); only the chosen experts' rows are read. (Tokens are not grouped by expert
 // yet: a prefill reads an expert's rows once per token that chose it.)
 // u: 0 n, 1 m, 2 k, 3 W nb1, 4 W nb2, 5 X nb1, 6 X nb2, 7 X has k slots, 8 dst nb1, 9 dst nb2,
-//    10 ids nb1, 11 experts, 12 rows per z slice
+//    10 ids nb1, 11 experts, 12 rows per z slice, 15 node index + 1
+// An expert id outside [0, experts) is reported (binding 7) and its output left as it was.
 #include "common.glsl"
 #include "decode.glsl"
 layout(local_size_x = 64) in;
@@ -18,7 +19,10 @@ void main() {
     if (i >= pc.u[1]) return;
     const uint tid = gl_LocalInvocationID.x;
     const int e = LOAD_I32(buf3, pc.off[3] + t * pc.u[10] + 4u * j);
-    if (e < 0 || e >= int(pc.u[11])) return;  // the engine checks ids first
+    if (e < 0 || e >= int(pc.u[11])) {
+        if (tid == 0u && i == 0u) report_index_error(2u, e);
+        return;
+    }
     const uint ro = pc.off[1] + uint(e) * pc.u[4] + i * pc.u[3];
     const uint xo = pc.off[2] + (pc.u[7] != 0u ? j : 0u) * pc.u[5] + t * pc.u[6];
     float acc = 0.0;

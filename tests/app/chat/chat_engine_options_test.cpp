@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "backend_cache.h"
 #include "controller_fixture.h"
 #include "hearth/engine.h"
 #include "message_model.h"
@@ -29,8 +30,10 @@ private slots:
                                 (b.reason.empty() || b.reason.rfind("usable when", 0) == 0));
         if (!vulkan) QSKIP("no usable Vulkan device");
         QTemporaryDir dir;
-        // The pipeline cache goes to the test's folder, not the user's cache.
-        qputenv("HEARTH_CACHE_DIR", QDir(dir.path()).filePath(QStringLiteral("cache")).toUtf8());
+        // What main() does with --data-dir: the pipeline cache goes to the data folder's cache.
+        qunsetenv("HEARTH_CACHE_DIR");
+        const QString cache = hearth::app::exportBackendCacheDir(dir.path());
+        QCOMPARE(cache, QDir(dir.path()).filePath(QStringLiteral("cache")));
         auto c = hearth::test::openController(dir.path());
         QVERIFY(c);
         c->settings()->insert(QStringLiteral("backend"), QStringLiteral("vulkan"));
@@ -40,6 +43,13 @@ private slots:
         QVERIFY2(label.startsWith(QStringLiteral("Vulkan · ")) && label.size() > 9,
                  qPrintable(label));
         QVERIFY2(!label.contains(QStringLiteral(" + ")), qPrintable(label));
+        // The device saves its pipeline cache when it goes: in the folder the app handed over.
+        c->unloadModel();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !QDir(cache)
+                 .entryList({QStringLiteral("vulkan-pipelines-*.bin")}, QDir::Files)
+                 .isEmpty(),
+            30000);
     }
 
     void int4SwitchConvertsThenReusesTheCache() {

@@ -146,8 +146,13 @@ TEST(VulkanModel, SessionReusesItsCacheAcrossTurns) {
     }
 }
 
-// The reference device computes with float activations as the Vulkan kernels do (the CPU
-// quantizes activations to 8 bits for quantized weights), so it is the yardstick here.
+// The reference device computes with float activations as the Vulkan float kernels do (the
+// CPU quantizes activations to 8 bits for quantized weights), so it is the yardstick here.
+// Where the device has integer dot products, Vulkan's Q8_0/Q4_0 kernels quantize activations
+// as the CPU does, and are held to the CPU's own tolerance against the reference (each matrix
+// product equals the CPU's, vulkan_int_dot_test; over a whole run the float sums in another
+// order now and then tip an activation code the other way at a rounding tie, so the logits
+// follow the CPU's only as closely as two CPU thread counts would).
 class VulkanSynthetic : public ::testing::TestWithParam<quant::Type> {};
 
 TEST_P(VulkanSynthetic, EveryLayerAndSplitMatchesTheReference) {
@@ -160,6 +165,10 @@ TEST_P(VulkanSynthetic, EveryLayerAndSplitMatchesTheReference) {
     auto cpu = backend::make_cpu_device();
     const auto m = make_synthetic(Arch::Llama, GetParam(), 11);
     const std::vector<int32_t> prompt = {1, 17, 299, 42, 42, 5, 128, 0, 250, 77, 3};
+    const bool q8_act =
+        (GetParam() == quant::Type::Q4_0 || GetParam() == quant::Type::Q8_0) &&
+        reg.find("vulkan")->description.find("integer dot products") != std::string::npos;
+    const double all_tol = q8_act ? 3e-2 : 1e-4;
     const SplitRun base =
         run_split(m, *cpu, ref->get(), m.params.n_layer, true, prompt, 8, DType::F16);
     ASSERT_EQ(base.tokens.size(), 8u);
@@ -172,7 +181,7 @@ TEST_P(VulkanSynthetic, EveryLayerAndSplitMatchesTheReference) {
                 EXPECT_EQ(r.tokens, base.tokens);
                 ASSERT_EQ(r.logits.size(), base.logits.size());
                 for (size_t i = 0; i < r.logits.size(); ++i)
-                    EXPECT_LT(rel_diff(r.logits[i], base.logits[i]), 1e-4) << "step " << i;
+                    EXPECT_LT(rel_diff(r.logits[i], base.logits[i]), all_tol) << "step " << i;
             } else {
                 // Layers from n on run on the CPU, which meets quantized weights with 8-bit
                 // activations: a small, bounded difference (none for F16 weights).
