@@ -382,7 +382,7 @@ int run_bench_parallel(const Args& args) {
                 load.push_back(std::make_unique<DirectClient>());
                 load.back()->started = Clock::now();
                 // They decode until their context is full, longer than the measurement.
-                const auto max_tokens = static_cast<int32_t>(so.n_ctx - n_prompt - 1);
+                const auto max_tokens = static_cast<int32_t>(s->n_ctx() - n_prompt - 1);
                 s->submit(direct_request(random_prompt(rng, n_prompt, n_vocab), max_tokens,
                                          *load.back()));
             }

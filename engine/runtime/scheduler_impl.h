@@ -30,6 +30,7 @@ struct SchedSeq {
     SchedSeq(GenerationRequest r, const tokenizer::Tokenizer& tok)
         : req(std::move(r)),
           chain(runtime::make_sampler_chain(req.sampling)),
+          greedy(runtime::is_plain_greedy(req.sampling)),
           decoder(tok),
           stop(req.stop_strings) {}
 
@@ -42,6 +43,7 @@ struct SchedSeq {
     int32_t n_generated = 0;
     kv::PagedKvCache::SeqId kv = -1;  // -1 while waiting (new or preempted)
     runtime::SamplerChain chain;
+    bool greedy = false;  // the device picks the token (ArgMax); no logits come back
     tokenizer::StreamingDecoder decoder;
     runtime::StopMatcher stop;
     RequestUsage usage;
@@ -90,7 +92,8 @@ struct Scheduler::Impl {
     bool admit(SchedSeq& s, int64_t& budget, std::vector<Planned>& plan);
     void preempt(SchedSeq& s);
     Status execute(const std::vector<Planned>& plan);
-    void sample(SchedSeq& s, std::span<const float> logits);
+    // picked >= 0: the token the device chose (greedy), else sampled from the logits.
+    void sample(SchedSeq& s, std::span<const float> logits, int32_t picked = -1);
     void finish(SchedSeq& s, StopReason reason, std::string error = {});
     void remove(uint64_t id);
     int64_t kv_size(const SchedSeq& s) const {

@@ -168,6 +168,7 @@ Status Scheduler::Impl::execute(const std::vector<Planned>& plan) {
         b.block_table = cache->block_table(p.s->kv);
         b.n_past = past;
         b.want_logits = past + p.n == static_cast<int64_t>(p.s->tokens.size());
+        b.greedy = p.s->greedy;
         batch.push_back(b);
     }
     const kv::KvMemory& mem = cache->memory();
@@ -176,14 +177,19 @@ Status Scheduler::Impl::execute(const std::vector<Planned>& plan) {
     st.tokens_computed = forward->tokens_computed();
     for (size_t i = 0; i < plan.size(); ++i) cache->commit(plan[i].s->kv, batch[i].tokens);
     const size_t V = static_cast<size_t>(m->params.n_vocab);
-    size_t row = 0;
-    for (size_t i = 0; i < plan.size(); ++i)
-        if (batch[i].want_logits) sample(*plan[i].s, out->subspan(V * row++, V));
+    size_t row = 0, picked = 0;
+    for (size_t i = 0; i < plan.size(); ++i) {
+        if (!batch[i].want_logits) continue;
+        if (batch[i].greedy)
+            sample(*plan[i].s, {}, out->tokens[picked++]);
+        else
+            sample(*plan[i].s, out->logits.subspan(V * row++, V));
+    }
     return Status::ok();
 }
 
-void Scheduler::Impl::sample(SchedSeq& s, std::span<const float> logits) {
-    const int32_t tok = s.chain.sample(logits);
+void Scheduler::Impl::sample(SchedSeq& s, std::span<const float> logits, int32_t picked) {
+    const int32_t tok = picked >= 0 ? picked : s.chain.sample(logits);
     s.chain.accept(tok);
     if (s.n_generated == 0 && s.usage.ttft_seconds == 0)
         s.usage.ttft_seconds = seconds_between(s.submitted, Clock::now());
