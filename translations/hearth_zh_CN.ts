@@ -183,6 +183,16 @@
         <source>Show fewer</source>
         <translation>收起</translation>
     </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="87"/>
+        <source>The changed settings take effect when the model is loaded again.</source>
+        <translation>更改的设置将在重新加载模型后生效。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Model/AppBanners.qml" line="92"/>
+        <source>The “Beyond the training length” setting takes effect when the model is loaded again.</source>
+        <translation>“超出训练长度”设置将在重新加载模型后生效。</translation>
+    </message>
 </context>
 <context>
     <name>AppInfo</name>
@@ -1879,6 +1889,21 @@
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="162"/>
+        <source>Beyond the training length</source>
+        <translation>超出训练长度</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="163"/>
+        <source>Keeps a context length longer than the model was trained on (otherwise it is shortened to the model&apos;s own); replies past that length may lose coherence.</source>
+        <translation>保留比模型训练长度更长的上下文长度（否则会缩短为模型自身的长度）；超过该长度的回复可能失去连贯性。</translation>
+    </message>
+    <message>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="170"/>
+        <source>Allow a context longer than the model was trained on</source>
+        <translation>允许比模型训练长度更长的上下文</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>
@@ -2604,6 +2629,16 @@ Details: %3</source>
         <location filename="../app/engine/engine_worker_api.cpp" line="121"/>
         <source>The draft model is not used while the local API server is on: chats run in the server&apos;s batched steps, where only prompt lookup drafts.</source>
         <translation>本地 API 服务器开启时不使用草稿模型：聊天在服务器的批处理步骤中运行，那里只有提示查找会起草。</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="583"/>
+        <source>This model was trained on %1 tokens, so chats use %1, not the %2 set here (“Beyond the training length” keeps %2).</source>
+        <translation>此模型的训练长度为 %1 个词元，因此对话使用 %1，而不是此处设置的 %2（开启“超出训练长度”可保留 %2）。</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="588"/>
+        <source>Chats use %1 tokens, more than the %2 this model was trained on: replies may lose coherence past %2.</source>
+        <translation>对话使用 %1 个词元，超过此模型训练时的 %2：超过 %2 之后的回复可能失去连贯性。</translation>
     </message>
 </context>
 <context>

@@ -20,12 +20,14 @@ const QList<Default>& defaults() {
         {"backend", QStringLiteral("auto")},  // auto, cuda, vulkan, cpu
         // Layers on the GPU: "auto" or a number.
         {"gpuLayers", QStringLiteral("auto")},
-        {"kvType", QStringLiteral("f16")},    // f16, f32, q8, q4
-        {"int4Weights", false},               // convert 16/8-bit models to 4-bit on load
-        {"contextLength", 2048},              // tokens; 0: the model's (at most 4096)
-        {"threads", 0},                       // 0: all
-        {"kvMemoryMB", 0},                    // the KV cache all chats share; 0: automatic
-        {"savedContextLimitMB", 4096},        // chats' KV files on disk; LRU past this
+        {"kvType", QStringLiteral("f16")},  // f16, f32, q8, q4
+        {"int4Weights", false},             // convert 16/8-bit models to 4-bit on load
+        {"contextLength", 2048},            // tokens; 0: the model's (at most 4096)
+        // Keep a context longer than the model's training context (else it is clamped).
+        {"contextBeyondTraining", false},
+        {"threads", 0},                 // 0: all
+        {"kvMemoryMB", 0},              // the KV cache all chats share; 0: automatic
+        {"savedContextLimitMB", 4096},  // chats' KV files on disk; LRU past this
         // Speculative decoding: off, lookup or draft (draftModel: the draft model's file).
         {"speculative", QStringLiteral("off")},
         {"draftModel", QString()},
@@ -108,7 +110,7 @@ AppSettings::AppSettings(const QString& dataDir, QObject* parent)
 
 bool AppSettings::needsReload(const QString& key) {
     return key == QLatin1String("backend") || key == QLatin1String("int4Weights") ||
-           key == QLatin1String("gpuLayers");
+           key == QLatin1String("gpuLayers") || key == QLatin1String("contextBeyondTraining");
 }
 
 bool AppSettings::needsNewContext(const QString& key) {
@@ -183,6 +185,7 @@ EngineConfig AppSettings::engineConfig() const {
     c.backend = value(QStringLiteral("backend")).toString();
     c.gpuLayers = value(QStringLiteral("gpuLayers")).toString();
     c.contextLength = value(QStringLiteral("contextLength")).toInt();
+    c.contextBeyondTraining = value(QStringLiteral("contextBeyondTraining")).toBool();
     c.kvType = value(QStringLiteral("kvType")).toString();
     c.threads = value(QStringLiteral("threads")).toInt();
     c.int4Weights = value(QStringLiteral("int4Weights")).toBool();

@@ -67,8 +67,9 @@ void ModelLibrary::refresh() {
         for (const QString& path : findModels(dirs, recent)) {
             // The model in use is already in memory: loading it again frees nothing more.
             const bool isLoaded = path == QFileInfo(loadedPath).absoluteFilePath();
-            QVariantMap m =
-                probeModel(path, config.contextLength, config.kvType, isLoaded ? 0 : freed).toMap();
+            QVariantMap m = probeModel(path, config.contextLength, config.contextBeyondTraining,
+                                       config.kvType, isLoaded ? 0 : freed)
+                                .toMap();
             m[QStringLiteral("recent")] = recent.contains(path);
             m[QStringLiteral("loaded")] = isLoaded;
             if (m.value(QStringLiteral("name")).toString().isEmpty())

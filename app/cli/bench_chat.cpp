@@ -107,7 +107,8 @@ double restart_ttft(const std::string& self, const std::string& model, const Con
                             " -m " + quote(model) + " -t " + std::to_string(c.threads) + " -c " +
                             std::to_string(c.n_ctx) + " --kv-type " + kv_type_name(c.kv) +
                             " --backend " + quote(c.backend) + " --gpu-layers " +
-                            quote(c.gpu_layers) + (c.load.force ? " --force" : "");
+                            quote(c.gpu_layers) + (c.load.force ? " --force" : "") +
+                            (c.load.ctx_beyond_training ? " --ctx-beyond-training" : "");
     FILE* pipe = popen(cmd.c_str(), "r");
     if (!pipe) return -1;
     double ms = -1;
@@ -210,6 +211,7 @@ int run_bench_chat(const Args& args) {
                      load_error_text(model.error_message()).c_str());
         return 1;
     }
+    c.n_ctx = print_context_note("bench", (*model)->info(), c.n_ctx);
     const int64_t V = (*model)->info().n_vocab;
     std::mt19937 rng(1234);
     auto store = KvStore::create(*model, {.kv_type = c.kv, .n_ctx = c.n_ctx});

@@ -488,7 +488,7 @@ int run_bench_parallel(const Args& args) {
                 load.push_back(std::make_unique<DirectClient>());
                 load.back()->started = Clock::now();
                 // They decode until their context is full, longer than the measurement.
-                const auto max_tokens = static_cast<int32_t>(so.n_ctx - prompt_len - 1);
+                const auto max_tokens = static_cast<int32_t>(s->n_ctx() - prompt_len - 1);
                 s->submit(direct_request(random_prompt(rng, prompt_len, n_vocab), max_tokens,
                                          *load.back()));
             }

@@ -173,6 +173,23 @@ int run_bench_speed(const Args& args) {
     print_placement("bench", (*model)->info());
     ContextOptions co;
     co.n_ctx = std::max<long long>(depth + n_prompt + n_gen + 16, 256);
+    // The context is bench's own choice: within the training context it is clamped quietly,
+    // as long as each test (depth + pp or tg, after a reset) still fits.
+    {
+        const auto& mi = (*model)->info();
+        const ContextLength c =
+            resolve_context_length(co.n_ctx, mi.n_ctx_train, mi.ctx_beyond_training);
+        const long long need = depth + std::max(n_prompt, n_gen) + 1;
+        if (c.n_ctx < need) {
+            std::fprintf(stderr,
+                         "hearth-cli bench: -d + max(-p, -n) needs %lld positions, more than the "
+                         "%lld tokens this model was trained on (--ctx-beyond-training runs it "
+                         "anyway)\n",
+                         need, static_cast<long long>(mi.n_ctx_train));
+            return 2;
+        }
+        co.n_ctx = c.n_ctx;
+    }
     co.n_threads = static_cast<int>(threads);
     co.kv_type = kv;
     co.n_batch = std::max<long long>(std::max(n_prompt, std::min<long long>(depth, 512)), 1);

@@ -108,7 +108,8 @@ Options:
       --restore-tokens N   length of the saved chat (default 4000)
       --full-every N       re-prefill (TTFT full) only on turn 1, every Nth turn and the last
                            (default 1: every turn; others print "-")
-  -c, --ctx-size N         context length (default 4096)
+  -c, --ctx-size N         context length (default 4096; clamped to the model's training
+                           context unless --ctx-beyond-training)
       --kv-type TYPE       f16 (default), q8_0, q4_0, f32
   -t, --threads N          CPU threads (default: all)
 )" HEARTH_CLI_DEVICE_OPTIONS_USAGE;

@@ -46,7 +46,8 @@ constexpr const char* kUsage =
     "      --stop TEXT         stop before TEXT (repeatable)\n"
     "      --ignore-eos        keep generating after an end-of-generation token\n"
     "  -t, --threads N         CPU threads (default: all)\n"
-    "  -c, --ctx-size N        context length (default: the model's training context)\n"
+    "  -c, --ctx-size N        context length (default: the model's training context; a longer\n"
+    "                          one is clamped to it unless --ctx-beyond-training)\n"
     "      --kv-type TYPE      KV cache type: f16 (default), q8_0, q4_0 or "
     "f32\n" HEARTH_CLI_DEVICE_OPTIONS_USAGE
     "      --int4              INT4 weights: convert linear layers wider than 5 bits to 4-bit\n"
@@ -277,6 +278,8 @@ int run(std::span<const std::string> argv) {
         return 1;
     }
     hearth::cli::print_placement("run", (*model)->info());
+    // The context the run gets (0: the training context; longer: clamped unless allowed).
+    const int64_t n_ctx = hearth::cli::print_context_note("run", (*model)->info(), co.n_ctx);
     if (lo.int4_weights) {
         const auto& mi = (*model)->info();
         auto file = hearth::gguf::GgufFile::open(*args->value("model"));
@@ -293,7 +296,6 @@ int run(std::span<const std::string> argv) {
     std::unique_ptr<hearth::Session> session;
     std::unique_ptr<hearth::Drafter> drafter;
     if (speculate) {
-        const int64_t n_ctx = co.n_ctx > 0 ? co.n_ctx : 4096;
         auto store = hearth::KvStore::create(*model, {.kv_type = co.kv_type, .n_ctx = n_ctx});
         if (!store) {
             std::fprintf(stderr, "hearth-cli run: %s\n", store.error_message().c_str());
@@ -309,6 +311,7 @@ int run(std::span<const std::string> argv) {
         if (auto path = args->value("draft-model")) {
             hearth::LoadOptions dlo;
             dlo.backend = lo.backend;
+            dlo.ctx_beyond_training = lo.ctx_beyond_training;
             dlo.cancel = &g_interrupted;
             auto draft = hearth::Model::load(*path, dlo);
             if (!draft) {

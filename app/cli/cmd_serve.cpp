@@ -8,6 +8,7 @@
 #include "api_server.h"
 #include "args.h"
 #include "command_registry.h"
+#include "device_options.h"
 #include "hearth/scheduler.h"
 
 namespace {
@@ -36,7 +37,9 @@ Options:
       --api-key KEY       require "Authorization: Bearer KEY" (default: $HEARTH_API_KEY)
       --parallel N        sequences decoded together (default 4)
       --queue N           requests waiting beyond those (default 16)
-  -c, --ctx-size N        context length of every sequence (default 4096)
+  -c, --ctx-size N        context length of every sequence (default 4096; one longer than
+                          the model's training context is clamped to it, with a note)
+      --ctx-beyond-training  keep a context longer than the model's training context
       --kv-type TYPE      f16 (default), q8_0, q4_0, f32
       --batch N           tokens per forward step: decodes plus prompt chunks (default 256)
       --max-body BYTES    largest request body (default 1048576; larger: 413)
@@ -64,7 +67,7 @@ int serve(std::span<const std::string> argv) {
         {"ctx-size", 'c', true}, {"kv-type", 0, true},   {"batch", 0, true},
         {"max-body", 0, true},   {"timeout", 0, true},   {"cors-origin", 0, true},
         {"model-id", 0, true},   {"log", 0, false},      {"threads", 't', true},
-        {"lookup", 0, false},    {"draft-max", 0, true},
+        {"lookup", 0, false},    {"draft-max", 0, true}, {"ctx-beyond-training", 0, false},
     };
     std::string err;
     const auto args = hearth::cli::Args::parse(argv, specs, err);
@@ -122,11 +125,16 @@ int serve(std::span<const std::string> argv) {
     sigaddset(&sigs, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
 
-    auto model = hearth::Model::load(*args->value("model"));
+    hearth::LoadOptions lo;
+    lo.n_ctx = ctx;
+    lo.kv_type = *kv;
+    lo.ctx_beyond_training = args->has("ctx-beyond-training");
+    auto model = hearth::Model::load(*args->value("model"), lo);
     if (!model) {
         std::fprintf(stderr, "hearth-cli serve: %s\n", model.error_message().c_str());
         return 1;
     }
+    hearth::cli::print_context_note("serve", (*model)->info(), ctx);
     hearth::SchedulerOptions sched;
     sched.n_threads = static_cast<int>(threads);
     sched.n_ctx = ctx;
@@ -151,8 +159,8 @@ int serve(std::span<const std::string> argv) {
         return 1;
     }
     std::printf("listening on %s (model %s, %lld parallel, context %lld%s)\n",
-                (*server)->base_url().c_str(), (*server)->model_id().c_str(), parallel, ctx,
-                so.lookup ? ", prompt lookup" : "");
+                (*server)->base_url().c_str(), (*server)->model_id().c_str(), parallel,
+                static_cast<long long>(sch->n_ctx()), so.lookup ? ", prompt lookup" : "");
     std::fflush(stdout);
     int sig = 0;
     sigwait(&sigs, &sig);

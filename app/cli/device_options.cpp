@@ -1,12 +1,14 @@
 #include "device_options.h"
 
 #include <cstdio>
+#include <string>
 
 namespace hearth::cli {
 
 bool read_device_options(const Args& args, LoadOptions& lo, std::string& error) {
     lo.backend = args.value_or("backend", "auto");
     lo.force = args.has("force");
+    lo.ctx_beyond_training = args.has("ctx-beyond-training");
     const std::string g = args.value_or("gpu-layers", "auto");
     if (g == "auto") {
         lo.gpu_layers = kGpuLayersAuto;
@@ -27,6 +29,17 @@ std::string load_error_text(const std::string& message) {
     if (message.find(" available; try INT4 weights or a shorter context") == std::string::npos)
         return message;
     return message + " (--force loads it anyway)";
+}
+
+int64_t print_context_note(const char* command, const ModelInfo& info, int64_t requested) {
+    const ContextLength c =
+        resolve_context_length(requested, info.n_ctx_train, info.ctx_beyond_training);
+    if (!c.note.empty())
+        std::fprintf(
+            stderr, "hearth-cli %s: note: %s%s\n", command, c.note.c_str(),
+            c.clamped ? (" (--ctx-beyond-training keeps " + std::to_string(requested) + ")").c_str()
+                      : "");
+    return c.n_ctx;
 }
 
 void print_placement(const char* command, const ModelInfo& info) {

@@ -14,6 +14,9 @@ struct EngineConfig {
     QString gpuLayers = QStringLiteral("auto");
     bool forceLoad = false;  // load even when the fit check says the model does not fit
     int contextLength = 0;   // 0: the model's, at most 4096
+    // A context longer than the model's training context is kept (else clamped to it); a
+    // load option (LoadOptions::ctx_beyond_training).
+    bool contextBeyondTraining = false;
     QString kvType = QStringLiteral("f16");  // f16, f32, q8 or q4
     int threads = 0;                         // 0: all
     bool int4Weights = false;                // convert wide weights to 4-bit on load

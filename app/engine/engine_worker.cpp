@@ -96,7 +96,8 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
     if (m_loadCancelFlag.load()) return refuse(QStringLiteral("cancelled"));
     // Header, metadata and the memory estimate, before anything in use is touched.
     const qint64 freed = m_model ? static_cast<qint64>(m_model->info().file_bytes) : 0;
-    const ModelProbe probe = probeModel(path, config.contextLength, config.kvType, freed);
+    const ModelProbe probe =
+        probeModel(path, config.contextLength, config.contextBeyondTraining, config.kvType, freed);
     if (!probe.ok()) return refuse(probe.error);
     if (probe.physicalBytes > 0 && probe.estimateBytes > probe.physicalBytes) {
         return refuse(
@@ -120,6 +121,7 @@ void EngineWorker::loadModel(qint64 loadId, const QString& path, const EngineCon
     options.force = config.forceLoad;
     // The fit check and the automatic layer count plan for the context the chats will use.
     options.n_ctx = config.contextLength;
+    options.ctx_beyond_training = config.contextBeyondTraining;
     if (const auto kv = parse_kv_type(config.kvType.toStdString())) options.kv_type = *kv;
     options.cancel = &m_loadCancelFlag;
     options.int4_weights = config.int4Weights;
@@ -568,6 +570,23 @@ QVariantMap EngineWorker::describeModel() const {
     }
     // With a split the accelerator is named (the CPU runs the rest).
     used = QString::fromStdString(info.accel_device.empty() ? "cpu" : info.accel_device);
+    // The context the chats ask for (as ensureStore does) and what the engine gives them.
+    const int64_t asked = m_config.contextLength > 0 ? m_config.contextLength
+                          : info.n_ctx_train > 0     ? std::min<int64_t>(info.n_ctx_train, 4096)
+                                                     : 4096;
+    const ContextLength chatContext =
+        resolve_context_length(asked, info.n_ctx_train, info.ctx_beyond_training);
+    QString contextNote;
+    if (chatContext.clamped)
+        contextNote = tr("This model was trained on %1 tokens, so chats use %1, not the %2 set "
+                         "here (“Beyond the training length” keeps %2).")
+                          .arg(info.n_ctx_train)
+                          .arg(asked);
+    else if (chatContext.beyond_training)
+        contextNote = tr("Chats use %1 tokens, more than the %2 this model was trained on: "
+                         "replies may lose coherence past %2.")
+                          .arg(asked)
+                          .arg(info.n_ctx_train);
     return {
         // The file the person chose (recent models, reload); weightsPath is the file in use,
         // the cached conversion when the weights were converted to 4-bit.
@@ -586,6 +605,10 @@ QVariantMap EngineWorker::describeModel() const {
         {QStringLiteral("experts"), static_cast<qint64>(info.n_expert)},
         {QStringLiteral("expertsUsed"), static_cast<qint64>(info.n_expert_used)},
         {QStringLiteral("contextTrained"), static_cast<qint64>(info.n_ctx_train)},
+        // The context chats get and, when it differs from the setting or exceeds what the
+        // model was trained on, why.
+        {QStringLiteral("contextLength"), static_cast<qint64>(chatContext.n_ctx)},
+        {QStringLiteral("contextNote"), contextNote},
         {QStringLiteral("weightTypes"), QString::fromStdString(info.weight_types)},
         {QStringLiteral("device"), QString::fromStdString(info.device)},
         {QStringLiteral("backend"), used.isEmpty() ? QStringLiteral("cpu") : used},

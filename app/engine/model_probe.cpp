@@ -9,6 +9,7 @@
 #include <map>
 
 #include "gguf/gguf_file.h"
+#include "hearth/engine.h"
 #include "model/model_info.h"
 #include "quant/quant_type.h"
 
@@ -76,8 +77,8 @@ QVariantMap ModelProbe::toMap() const {
             {QStringLiteral("fit"), fit}};
 }
 
-ModelProbe probeModel(const QString& path, int contextLength, const QString& kvType,
-                      qint64 freedBytes) {
+ModelProbe probeModel(const QString& path, int contextLength, bool beyondTraining,
+                      const QString& kvType, qint64 freedBytes) {
     ModelProbe p;
     p.path = path;
     p.fileBytes = QFileInfo(path).size();
@@ -105,11 +106,15 @@ ModelProbe probeModel(const QString& path, int contextLength, const QString& kvT
         return p;
     }
     p.contextTrained = info.config->n_ctx_train;
-    const uint32_t ctx =
+    // The context the chats will get: the setting (0: the model's, at most 4096), clamped to
+    // the training context unless allowed beyond it (as the engine does).
+    const int64_t asked =
         contextLength > 0
-            ? static_cast<uint32_t>(contextLength)
-            : std::min<uint32_t>(info.config->n_ctx_train > 0 ? info.config->n_ctx_train : 4096,
-                                 4096);
+            ? contextLength
+            : std::min<int64_t>(info.config->n_ctx_train > 0 ? info.config->n_ctx_train : 4096,
+                                4096);
+    const auto ctx = static_cast<uint32_t>(
+        hearth::resolve_context_length(asked, info.config->n_ctx_train, beyondTraining).n_ctx);
     if (ctx != info.context)
         info = hearth::model::describe_model(f, ctx, kv.value_or(hearth::model::KvType::F16));
     if (info.memory) p.estimateBytes = static_cast<qint64>(info.memory->total());

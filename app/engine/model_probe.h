@@ -25,10 +25,11 @@ struct ModelProbe {
     QVariantMap toMap() const;
 };
 
-// contextLength 0: the model's training context, at most 4096 (what EngineWorker uses).
+// contextLength 0: the model's training context, at most 4096 (what EngineWorker uses); a longer
+// one is clamped to the training context unless beyondTraining.
 // freedBytes: memory that loading this model releases (the loaded model's file size).
-ModelProbe probeModel(const QString& path, int contextLength, const QString& kvType,
-                      qint64 freedBytes);
+ModelProbe probeModel(const QString& path, int contextLength, bool beyondTraining,
+                      const QString& kvType, qint64 freedBytes);
 
 // The name a person recognises: general.name unless it is empty or generic (the architecture's
 // name, "model", "llama", ...), else the file name without ".gguf".

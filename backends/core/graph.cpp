@@ -37,6 +37,8 @@ const char* op_name(Op op) {
             return "moe_mat_mul";
         case Op::MoeCombine:
             return "moe_combine";
+        case Op::ArgMax:
+            return "argmax";
     }
     return "?";
 }
@@ -176,6 +178,14 @@ void Graph::moe_combine(const Tensor& dst, const Tensor& a, const Tensor& w, con
     n.label = label;
 }
 
+void Graph::argmax(const Tensor& dst, const Tensor& a, const char* label) {
+    Node& n = nodes_.emplace_back();
+    n.op = Op::ArgMax;
+    n.dst = dst;
+    n.src[0] = a;
+    n.label = label;
+}
+
 bool is_kv_dtype(DType t) {
     return t == DType::F32 || t == DType::F16 || t == DType::Q8_0 || t == DType::Q4_0;
 }
@@ -227,7 +237,10 @@ Status validate_node(const Node& n) {
     const Tensor& d = n.dst;
     const Tensor& a = n.src[0];
     const Tensor& b = n.src[1];
-    if (!is(d, n.op == Op::KvAppend ? d.type : DType::F32)) return fail(n, "bad destination");
+    const DType dst_type = n.op == Op::KvAppend ? d.type
+                           : n.op == Op::ArgMax ? DType::I32
+                                                : DType::F32;
+    if (!is(d, dst_type)) return fail(n, "bad destination");
     if (d.buffer->read_only()) return fail(n, "destination is read-only");
     switch (n.op) {
         case Op::GetRows:
@@ -285,6 +298,12 @@ Status validate_node(const Node& n) {
             if (a.ne[0] != d.ne[0] || a.ne[2] != d.ne[1] || b.ne[0] != a.ne[1] ||
                 b.ne[1] != a.ne[2])
                 return fail(n, "shape mismatch");
+            return Status::ok();
+        case Op::ArgMax:
+            if (!is(a, DType::F32) || !flat(a) || a.ne[0] < 1)
+                return fail(n, "input must be F32 [n, T]");
+            if (!flat(d) || d.ne[0] != 1 || d.ne[1] != a.ne[1])
+                return fail(n, "destination must be I32 [1, T]");
             return Status::ok();
         case Op::RmsNorm:
             if (!is(a, DType::F32) || !is(b, DType::F32)) return fail(n, "inputs must be F32");

@@ -199,8 +199,7 @@ Status kv_append(const Node& n, cpu::ThreadPool& pool) {
                 } else if (cache.type == DType::F32) {
                     std::copy(x, x + cache.ne[0], reinterpret_cast<float*>(dst));
                 } else {  // Q8_0 / Q4_0: quantized once here, decoded in the attention loop
-                    quant::quantize_row(cache.type, x, dst,
-                                        static_cast<size_t>(cache.ne[0]));
+                    quant::quantize_row(cache.type, x, dst, static_cast<size_t>(cache.ne[0]));
                 }
             }
         });
@@ -257,6 +256,9 @@ Status run_node(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
             return moe_mat_mul(n, pool, scratch);
         case Op::MoeCombine:
             moe_combine(n, pool);
+            return Status::ok();
+        case Op::ArgMax:
+            argmax(n, pool);
             return Status::ok();
     }
     return Status::error("unknown op");

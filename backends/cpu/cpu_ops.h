@@ -38,6 +38,8 @@ Status moe_route(const Node& node, cpu::ThreadPool& pool);
 Status moe_mat_mul(const Node& node, cpu::ThreadPool& pool, Scratch& scratch);
 void moe_combine(const Node& node, cpu::ThreadPool& pool);
 size_t moe_activation_bytes(const Node& node);
+// cpu_argmax.cpp: the index of each column's largest value (greedy sampling).
+void argmax(const Node& node, cpu::ThreadPool& pool);
 // Items per parallel chunk so that each chunk has about the given work.
 size_t grain_for(size_t work_per_item);
 

@@ -22,21 +22,21 @@ namespace hearth::backend::cuda {
 // runs in ISO C++ mode, which does not contract).
 HD float mul_rn(float a, float b) {
 #ifdef __CUDA_ARCH__
-    return mul_rn(a, b);
+    return __fmul_rn(a, b);
 #else
     return a * b;
 #endif
 }
 HD float add_rn(float a, float b) {
 #ifdef __CUDA_ARCH__
-    return add_rn(a, b);
+    return __fadd_rn(a, b);
 #else
     return a + b;
 #endif
 }
 HD float sub_rn(float a, float b) {
 #ifdef __CUDA_ARCH__
-    return sub_rn(a, b);
+    return __fsub_rn(a, b);
 #else
     return a - b;
 #endif

@@ -131,6 +131,7 @@ public:
             case Op::SoftCap:
             case Op::MoeRoute:
             case Op::MoeCombine:
+            case Op::ArgMax:
                 return true;
         }
         return false;

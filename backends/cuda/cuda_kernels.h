@@ -85,6 +85,8 @@ cudaError_t launch_moe_route(cudaStream_t s, const DevTensor& weights, const Dev
                              const DevTensor& logits, int32_t k, bool renorm);
 cudaError_t launch_moe_combine(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
                                const DevTensor& w);
+// dst I32 [1, T]: the index of each column's largest value of a (cuda_argmax.cuh's order).
+cudaError_t launch_argmax(cudaStream_t s, const DevTensor& dst, const DevTensor& a);
 
 cudaError_t launch_kv_append(cudaStream_t s, const DevTensor& cache, const DevTensor& a,
                              const KvArgs& kv, DevError* err, int node);

@@ -2,6 +2,7 @@
 // math is float32 with the full-precision library functions (no fast-math); the norm's sum of
 // squares and RoPE's angles are double, as in the reference ops, so positions in the
 // thousands keep their precision.
+#include "cuda_argmax.cuh"
 #include "cuda_common.cuh"
 
 namespace hearth::backend::cuda {
@@ -143,6 +144,28 @@ __global__ void k_moe_combine(DevTensor dst, DevTensor a, DevTensor w) {
     }
 }
 
+// One block per column: each thread scans a strided share, then a tree in shared memory (the
+// order is total, so the tree's shape does not change the result).
+__global__ void k_argmax(DevTensor dst, DevTensor a) {
+    __shared__ uint32_t sv[kArgMaxThreads], si[kArgMaxThreads];
+    const int64_t t = blockIdx.x;
+    const int tid = int(threadIdx.x);
+    uint32_t bv, bi;
+    argmax_scan(f32_at(a, t), a.ne[0], tid, kArgMaxThreads, bv, bi);
+    sv[tid] = bv;
+    si[tid] = bi;
+    __syncthreads();
+    for (int s = kArgMaxThreads / 2; s > 0; s >>= 1) {
+        if (tid < s && argmax_better(sv[tid + s], si[tid + s], sv[tid], si[tid])) {
+            sv[tid] = sv[tid + s];
+            si[tid] = si[tid + s];
+        }
+        __syncthreads();
+    }
+    if (tid == 0)
+        *reinterpret_cast<int32_t*>(at(dst, t)) = si[0] == kArgMaxNone ? 0 : int32_t(si[0]);
+}
+
 unsigned grid_for(int64_t total, int per_block) {
     const int64_t b = (total + per_block - 1) / per_block;
     return static_cast<unsigned>(b < 65536 ? (b > 0 ? b : 1) : 65536);
@@ -186,6 +209,12 @@ cudaError_t launch_moe_combine(cudaStream_t s, const DevTensor& dst, const DevTe
     const int64_t total = dst.ne[0] * dst.ne[1];
     if (total == 0) return cudaSuccess;
     k_moe_combine<<<grid_for(total, 256), 256, 0, s>>>(dst, a, w);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_argmax(cudaStream_t s, const DevTensor& dst, const DevTensor& a) {
+    if (a.ne[1] == 0) return cudaSuccess;
+    k_argmax<<<unsigned(a.ne[1]), kArgMaxThreads, 0, s>>>(dst, a);
     return cudaGetLastError();
 }
 

@@ -229,6 +229,9 @@ cudaError_t CudaStream::enqueue() {
             case Op::MoeCombine:
                 e = launch_moe_combine(stream_, l.dst, l.src[0], l.src[1]);
                 break;
+            case Op::ArgMax:
+                e = launch_argmax(stream_, l.dst, l.src[0]);
+                break;
         }
         if (e != cudaSuccess) return e;
         ++index;

@@ -246,8 +246,7 @@ Status moe_mat_mul(const Node& n) {
             const float* xr = f32_row(x, x.ne[1] == 1 ? 0 : j, t);
             float* d = f32_row(n.dst, j, t);
             for (int64_t i = 0; i < w.ne[1]; ++i) {
-                dequantize_row(w.type, row_ptr(w, i, id[j]), wrow.data(),
-                               static_cast<size_t>(k));
+                dequantize_row(w.type, row_ptr(w, i, id[j]), wrow.data(), static_cast<size_t>(k));
                 double sum = 0;
                 for (int64_t c = 0; c < k; ++c) sum += double(wrow[size_t(c)]) * double(xr[c]);
                 d[i] = static_cast<float>(sum);
@@ -267,6 +266,22 @@ Status moe_combine(const Node& n) {
             for (int64_t j = 0; j < a.ne[1]; ++j) sum += double(w[j]) * double(f32_row(a, j, t)[i]);
             d[i] = static_cast<float>(sum);
         }
+    }
+    return Status::ok();
+}
+
+// The definition of ArgMax: NaN below every number, the first of equal values.
+Status argmax(const Node& n) {
+    const Tensor& a = n.src[0];
+    int32_t* out = reinterpret_cast<int32_t*>(row_ptr(n.dst, 0));
+    for (int64_t t = 0; t < a.ne[1]; ++t) {
+        const float* x = f32_row(a, t);
+        int64_t best = 0;
+        for (int64_t i = 1; i < a.ne[0]; ++i)
+            if (!std::isnan(x[i]) && (std::isnan(x[best]) || x[i] > x[best])) best = i;
+        *reinterpret_cast<int32_t*>(reinterpret_cast<std::byte*>(out) +
+                                    static_cast<size_t>(t) * n.dst.nb[1]) =
+            static_cast<int32_t>(best);
     }
     return Status::ok();
 }
@@ -301,6 +316,8 @@ Status run_node(const Node& n) {
             return moe_mat_mul(n);
         case Op::MoeCombine:
             return moe_combine(n);
+        case Op::ArgMax:
+            return argmax(n);
     }
     return Status::error("unknown op");
 }

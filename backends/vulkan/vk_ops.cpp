@@ -193,6 +193,11 @@ std::string unsupported_reason(const Context& ctx, const Node& n) {
             check(fits(ctx, d, "destination"));
             if (d.ne[1] > kMaxGroups) check("too many tokens");
             break;
+        case Op::ArgMax:
+            check(fits(ctx, a, "a"));
+            check(fits(ctx, d, "destination"));
+            if (a.ne[1] > kMaxGroups) check("too many columns");
+            break;
     }
     return why;
 }
@@ -537,6 +542,17 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             x.pc.u[7] = u32(d.nb[1]);
             x.pc.u[8] = n.renorm ? 1 : 0;
             x.groups[0] = u32((a.ne[1] + 63) / 64);
+            return Status::ok();
+        }
+        case Op::ArgMax: {
+            Dispatch& x = out.emplace_back();
+            x.kernel = ctx.use_subgroups() ? "argmax_sg" : "argmax";
+            x.b[0] = whole(d, true);
+            x.b[1] = whole(a);
+            x.pc.u[0] = u32(a.ne[0]);
+            x.pc.u[1] = u32(a.nb[1]);
+            x.pc.u[2] = u32(d.nb[1]);
+            x.groups[0] = u32(a.ne[1]);
             return Status::ok();
         }
     }

@@ -27,6 +27,7 @@ struct Context::Impl {
     std::vector<int32_t> tokens;     // evaluated, in cache order
     std::optional<int32_t> pending;  // sampled last but not evaluated yet
     std::vector<float> logits;       // after the last evaluated token
+    bool logits_on_device = false;   // a greedy step left them there (ensure_logits)
     std::atomic<bool> cancel{false};
     GenerationStats stats;
 
@@ -39,6 +40,7 @@ struct Context::Impl {
             // A model file truncated on disk would SIGBUS the step that reads its lost pages.
             if (Status s = m().file->check_size(); !s) return s;
             const size_t n = std::min(toks.size() - done, static_cast<size_t>(n_batch));
+            logits_on_device = false;
             auto out = forward->step(toks.subspan(done, n), *kv);
             if (!out) return out.status();
             logits.assign(out->begin(), out->end());
@@ -47,6 +49,30 @@ struct Context::Impl {
         }
         stats.tokens_computed = forward->tokens_computed();
         return Status::ok();
+    }
+
+    // Greedy sampling on the device: one token in, the next one out; the logits after it are
+    // not read back (ensure_logits recomputes them if they are asked for).
+    Result<int32_t> eval_greedy(int32_t tok) {
+        if (cancel.load(std::memory_order_relaxed)) return Status::error("cancelled");
+        if (Status s = m().file->check_size(); !s) return s;
+        logits.clear();
+        logits_on_device = true;
+        auto next = forward->step_argmax(std::span(&tok, 1), *kv);
+        if (!next) return next.status();
+        tokens.push_back(tok);
+        stats.tokens_computed = forward->tokens_computed();
+        return *next;
+    }
+
+    // The logits after the last evaluated token, recomputed (that token once more) when a
+    // greedy generate() left them on the device.
+    Status ensure_logits() {
+        if (!logits_on_device || !logits.empty() || tokens.empty()) return Status::ok();
+        const int32_t last = tokens.back();
+        tokens.pop_back();
+        kv->set_n_past(kv->n_past() - 1);
+        return eval(std::span(&last, 1));
     }
 
     Status flush_pending() {
@@ -67,9 +93,9 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
     auto impl = std::make_unique<Impl>();
     impl->model = model;
     const auto& m = *model->impl_;
-    int64_t n_ctx = opt.n_ctx;
-    // 0: the model's training context (4096 when the file does not say).
-    if (n_ctx <= 0) n_ctx = m.params.n_ctx_train > 0 ? m.params.n_ctx_train : 4096;
+    // 0: the model's training context; longer: clamped to it unless the model allows more.
+    const int64_t n_ctx =
+        resolve_context_length(opt.n_ctx, m.params.n_ctx_train, m.info.ctx_beyond_training).n_ctx;
     if (n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
     impl->n_batch = std::clamp<int64_t>(opt.n_batch, 1, 4096);
     const auto kv_type = quant::element_type(opt.kv_type);
@@ -95,6 +121,7 @@ std::span<const int32_t> Context::tokens() const {
     return impl_->tokens;
 }
 std::span<const float> Context::logits() const {
+    (void)impl_->ensure_logits();  // empty if that fails
     return impl_->logits;
 }
 const GenerationStats& Context::stats() const {
@@ -114,6 +141,7 @@ void Context::reset() {
     impl_->tokens.clear();
     impl_->pending.reset();
     impl_->logits.clear();
+    impl_->logits_on_device = false;
 }
 
 Status Context::truncate(int64_t n) try {
@@ -162,9 +190,11 @@ Result<GenerateResult> Context::generate(const GenerateOptions& opt) try {
     c.cancel.store(false);
     const auto t0 = std::chrono::steady_clock::now();
     if (Status s = c.flush_pending(); !s) return s;
+    if (Status s = c.ensure_logits(); !s) return s;
     if (c.logits.empty()) return Result<GenerateResult>::error("feed a prompt before generating");
     runtime::GenerationHooks hooks;
     hooks.eval = [&c](int32_t tok) { return c.eval(std::span(&tok, 1)); };
+    hooks.eval_greedy = [&c](int32_t tok) { return c.eval_greedy(tok); };
     hooks.has_room = [&c] { return c.kv->n_past() < c.kv->n_ctx(); };
     auto res = runtime::generate_tokens(*c.m().tokenizer, opt, c.tokens, c.logits, c.pending,
                                         c.cancel, c.stats, hooks, t0);

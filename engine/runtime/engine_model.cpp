@@ -116,7 +116,10 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     const auto source = runtime::TensorSource::from_gguf(*m->file);
     runtime::PlanOptions po;
     po.gpu_layers = opt.gpu_layers;
-    po.n_ctx = opt.n_ctx > 0 ? opt.n_ctx : m->params.n_ctx_train > 0 ? m->params.n_ctx_train : 4096;
+    // The fit check plans for the context the model's contexts will get (the clamp included).
+    const ContextLength planned =
+        resolve_context_length(opt.n_ctx, m->params.n_ctx_train, opt.ctx_beyond_training);
+    po.n_ctx = planned.n_ctx;
     po.kv_type = quant::element_type(opt.kv_type);
     const auto plan = runtime::plan_placement(m->params, source, *m->device, m->accel.get(), po);
     if (!opt.force)
@@ -167,6 +170,9 @@ Result<std::shared_ptr<Model>> Model::load(const std::filesystem::path& path,
     info.n_head_kv = m->params.n_head_kv;
     info.n_ff = m->params.n_ff;
     info.n_ctx_train = m->params.n_ctx_train;
+    info.n_ctx = planned.n_ctx;
+    info.context_note = planned.note;
+    info.ctx_beyond_training = opt.ctx_beyond_training;
     info.int4_converted = m->file->find("hearth.int4.method") != nullptr;
     info.int4_source_types =
         std::string(m->file->get_string("hearth.int4.source_types").value_or(""));

@@ -115,11 +115,18 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
     }
     f->output_lane_ = head_on_accel ? 1 : 0;
     if (Status s = f->ensure_logits_rows(1); !s) return s;
+    {
+        Lane& out = f->lanes_[f->output_lane_];
+        auto ids = out.device->allocate(static_cast<size_t>(max_batch) * sizeof(int32_t));
+        if (!ids) return ids.status();
+        out.argmax_buf = std::move(ids.value());
+        out.argmax = Tensor::dense(out.argmax_buf.get(), 0, DType::I32, {1, max_batch});
+    }
     f->host_inputs_.resize(static_cast<size_t>(2 * max_batch + f->n_blocks_));
     return f;
 }
 
-void Forward::record(Segment& seg, int64_t T, const KvView& kv, bool all_logits) {
+void Forward::record(Segment& seg, int64_t T, const KvView& kv, Out out) {
     const ModelConfig& p = p_;
     const Lane& lane = lanes_[seg.lane];
     backend::Graph& g = seg.graph;
@@ -130,16 +137,17 @@ void Forward::record(Segment& seg, int64_t T, const KvView& kv, bool all_logits)
     pos.ne[0] = T;
     record_layers(g, lane, T, ids, backend::KvIndex{pos, lane.table, Tensor{}}, kv.k, kv.v,
                   kv.block_size, seg.embed, seg.first, seg.end);
-    if (!seg.output) return;
+    if (!seg.output || out == Out::None) return;
     // Only the rows whose logits are wanted go through the output head.
     const Tensor x = lane.x.rows(0, T), xn = lane.xn.rows(0, T);
-    const int64_t first = all_logits ? 0 : T - 1;
+    const int64_t first = out == Out::All ? 0 : T - 1;
     const int64_t n_out = T - first;
     const Tensor logits = lane.logits.rows(0, n_out);
     g.rms_norm(xn.rows(first, n_out), x.rows(first, n_out), w_.output_norm, p.rms_eps,
                "output_norm");
     g.mat_mul(logits, w_.output, xn.rows(first, n_out), "output");
     if (p.final_softcap > 0.f) g.softcap(logits, logits, p.final_softcap, "final_softcap");
+    if (out == Out::ArgMax) g.argmax(lane.argmax.rows(0, 1), logits, "greedy");
 }
 
 void Forward::record_layers(backend::Graph& g, const Lane& lane, int64_t T, const Tensor& ids,
@@ -232,9 +240,9 @@ Status Forward::move_hidden(size_t i, int64_t T) {
 }
 
 Status Forward::run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,
-                          bool all_logits, float* logits_out) {
+                          Out mode, float* logits_out, int32_t* token_out) {
     const int64_t T = static_cast<int64_t>(tokens.size());
-    if (all_logits)
+    if (mode == Out::All)
         if (Status s = ensure_logits_rows(max_batch_); !s) return s;
     // Inputs: ids, positions and the block table prefix in use, in one write per device.
     const size_t B = static_cast<size_t>(max_batch_);
@@ -250,15 +258,21 @@ Status Forward::run_chunk(std::span<const int32_t> tokens, const KvView& kv, int
         Segment& seg = segments_[i];
         // The hidden state of the batch moves to the next device.
         if (Status s = move_hidden(i, T); !s) return s;
-        record(seg, T, kv, all_logits);
+        record(seg, T, kv, mode);
         if (seg.graph.nodes().empty()) continue;
         if (Status s = lanes_[seg.lane].stream->compute(seg.graph); !s) return s;
     }
     tokens_computed_ += static_cast<uint64_t>(T);
 
-    const int64_t n_out = all_logits ? T : 1;
-    const size_t bytes = static_cast<size_t>(n_out * p_.n_vocab) * sizeof(float);
     const Lane& out = lanes_[output_lane_];
+    if (mode == Out::None) return Status::ok();
+    if (mode == Out::ArgMax) {
+        ++read_back_.token_ids;
+        return out.argmax_buf->read(0, std::as_writable_bytes(std::span(token_out, 1)));
+    }
+    const int64_t n_out = mode == Out::All ? T : 1;
+    read_back_.logits_rows += static_cast<uint64_t>(n_out);
+    const size_t bytes = static_cast<size_t>(n_out * p_.n_vocab) * sizeof(float);
     return out.logits_buf->read(0, std::span(reinterpret_cast<std::byte*>(logits_out), bytes));
 }
 
@@ -300,18 +314,46 @@ Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, Kv
     return out;
 }
 
-Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, const KvView& kv,
-                                             bool all_logits) {
-    using R = Result<std::span<const float>>;
-    if (tokens.empty()) return R::error("no tokens to evaluate");
+Status Forward::check_step(std::span<const int32_t> tokens, const KvView& kv) const {
+    if (tokens.empty()) return Status::error("no tokens to evaluate");
     if (static_cast<int64_t>(kv.k.size()) != p_.n_layer ||
         static_cast<int64_t>(kv.v.size()) != p_.n_layer)
-        return R::error("KV cache has the wrong number of layers");
+        return Status::error("KV cache has the wrong number of layers");
     const int64_t cache_blocks = kv.k.empty() ? 0 : kv.k[0].ne[1] / kv.block_size;
-    if (Status s = check_sequence(tokens, kv.block_table, kv.n_past, kv.n_ctx, kv.block_size,
-                                  cache_blocks);
-        !s)
-        return s;
+    return check_sequence(tokens, kv.block_table, kv.n_past, kv.n_ctx, kv.block_size, cache_blocks);
+}
+
+Result<int32_t> Forward::step_argmax(std::span<const int32_t> tokens, KvCache& kv) {
+    const std::span<const backend::Tensor> ks = kv.k_all(), vs = kv.v_all();
+    const KvView view{ks, vs, kv.block_table(), KvCache::kBlockSize, kv.n_past(), kv.n_ctx()};
+    auto out = step_argmax(tokens, view);
+    if (out) kv.set_n_past(kv.n_past() + static_cast<int64_t>(tokens.size()));
+    return out;
+}
+
+Result<int32_t> Forward::step_argmax(std::span<const int32_t> tokens, const KvView& kv) {
+    if (Status s = check_step(tokens, kv); !s) return s;
+    const int64_t n = static_cast<int64_t>(tokens.size());
+    int32_t token = 0;
+    for (int64_t done = 0; done < n;) {
+        const int64_t T = std::min(max_batch_, n - done);
+        // Only the last chunk's last token is sampled; earlier chunks skip the head.
+        const Out mode = done + T == n ? Out::ArgMax : Out::None;
+        if (Status s = run_chunk(tokens.subspan(static_cast<size_t>(done), static_cast<size_t>(T)),
+                                 kv, kv.n_past + done, mode, nullptr, &token);
+            !s)
+            return s;
+        done += T;
+    }
+    if (token < 0 || token >= p_.n_vocab)
+        return Result<int32_t>::error("the device's argmax gave token " + std::to_string(token) +
+                                      ", outside the vocabulary");
+    return token;
+}
+
+Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, const KvView& kv,
+                                             bool all_logits) {
+    if (Status s = check_step(tokens, kv); !s) return s;
     const int64_t n = static_cast<int64_t>(tokens.size());
     const size_t V = static_cast<size_t>(p_.n_vocab);
     const size_t want = all_logits ? static_cast<size_t>(n) * V : V;
@@ -321,8 +363,9 @@ Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, co
         // Without all_logits only the final chunk's last row matters.
         float* out =
             all_logits ? host_logits_.data() + static_cast<size_t>(done) * V : host_logits_.data();
-        if (Status s = run_chunk(tokens.subspan(static_cast<size_t>(done), static_cast<size_t>(T)),
-                                 kv, kv.n_past + done, all_logits, out);
+        if (Status s =
+                run_chunk(tokens.subspan(static_cast<size_t>(done), static_cast<size_t>(T)), kv,
+                          kv.n_past + done, all_logits ? Out::All : Out::Last, out, nullptr);
             !s)
             return s;
         done += T;

@@ -6,7 +6,8 @@
 // scheduler's continuous batching): with a split placement (runtime/placement.h) the
 // embedding lookup runs on the main device, layers [0, n_accel) on the accelerator, the rest
 // on the main device, and only the hidden state of the batch crosses between them. Only the
-// logits of the rows that are sampled come back.
+// logits of the rows that are sampled come back; under greedy sampling the graph ends with
+// ArgMax and only the chosen token's index does.
 #pragma once
 
 #include <cstdint>
@@ -39,9 +40,26 @@ struct BatchSeq {
     std::span<const int32_t> block_table;
     int64_t n_past = 0;
     bool want_logits = false;  // the logits after its last token are returned
+    // With want_logits (and n_logits 1): greedy sampling on the device. The graph ends with
+    // ArgMax and only the index of the largest logit comes back (BatchOutput::tokens), not the
+    // row.
+    bool greedy = false;
     // With want_logits: the logits after each of its last n_logits tokens (speculative
     // verification judges every drafted token); 1 for a plain decode or prompt chunk.
     int32_t n_logits = 1;
+};
+
+// What step_batch returns, both in the order of the sequences given.
+struct BatchOutput {
+    std::span<const float> logits;    // [rows * n_vocab]: n_logits rows per non-greedy sequence
+    std::span<const int32_t> tokens;  // one id per greedy sequence that wants logits
+};
+
+// What the steps have read back from the device that runs the output head (tests assert that
+// a greedy decode step reads back one integer and no logits).
+struct ReadBackCounts {
+    uint64_t logits_rows = 0;  // rows of n_vocab floats
+    uint64_t token_ids = 0;    // ArgMax results
 };
 
 class Forward {
@@ -62,20 +80,26 @@ public:
     Result<std::span<const float>> step(std::span<const int32_t> tokens, const KvView& kv,
                                         bool all_logits = false);
 
+    // Greedy sampling on the device: runs tokens as step() does, then ArgMax over the logits
+    // after the last token; only that index is read back (no logits row).
+    Result<int32_t> step_argmax(std::span<const int32_t> tokens, KvCache& kv);
+    Result<int32_t> step_argmax(std::span<const int32_t> tokens, const KvView& kv);
+
     // Several sequences in one graph (at most max_batch tokens in all): the weights are read
     // once for every token of the batch. Returns the logits rows of the sequences that want
-    // them (n_logits rows each, token order), in the order given ([rows * n_vocab]). Valid
-    // until the next call.
-    Result<std::span<const float>> step_batch(std::span<const BatchSeq> seqs,
-                                              std::span<const backend::Tensor> k,
-                                              std::span<const backend::Tensor> v,
-                                              int32_t block_size, int64_t n_ctx);
+    // them (n_logits rows each, token order; greedy ones: one token id instead), in the order
+    // given. Valid until the next call.
+    Result<BatchOutput> step_batch(std::span<const BatchSeq> seqs,
+                                   std::span<const backend::Tensor> k,
+                                   std::span<const backend::Tensor> v, int32_t block_size,
+                                   int64_t n_ctx);
 
     uint64_t tokens_computed() const { return tokens_computed_; }
     int64_t max_batch() const { return max_batch_; }
     // Device memory of the logits: one row per sampled row (one for a decode step), grown to
     // the batch only when every row's logits are asked for.
     size_t logits_bytes() const;
+    const ReadBackCounts& read_back() const { return read_back_; }
 
 private:
     // The buffers of one device: activations for max_batch tokens, inputs, and the logits on
@@ -87,6 +111,8 @@ private:
         std::unique_ptr<backend::Buffer> inputs;  // ids, positions, block table (I32)
         std::unique_ptr<backend::Buffer> logits_buf;
         int64_t logits_rows = 0;
+        std::unique_ptr<backend::Buffer> argmax_buf;  // I32 [1, max_batch]: ArgMax's ids
+        backend::Tensor argmax;
         // Dense activation tensors for max_batch tokens; a step uses their first rows.
         backend::Tensor x, xn, q, k, v, att, tmp, gate, up, logits;
         // Mixture of experts: router logits, chosen weights and ids, outputs [n_embd, k, T].
@@ -106,6 +132,10 @@ private:
         backend::Graph graph;
     };
 
+    // What the output head of a single-sequence step produces (None: no head, a chunk whose
+    // output nobody reads).
+    enum class Out { None, Last, All, ArgMax };
+
     Forward(const ModelConfig& p, const ModelWeights& w) : p_(p), w_(w) {}
     Status make_lane(Lane& lane, backend::Device& device, int64_t n_ctx, int n_threads,
                      const backend::Tensor& rope_freqs, const backend::Tensor& rope_long,
@@ -116,9 +146,11 @@ private:
     Status check_sequence(std::span<const int32_t> tokens, std::span<const int32_t> table,
                           int64_t n_past, int64_t n_ctx, int32_t block_size,
                           int64_t cache_blocks) const;
-    Status run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,
-                     bool all_logits, float* logits_out);
-    void record(Segment& seg, int64_t n_tokens, const KvView& kv, bool all_logits);
+    // logits_out receives the logits (Out::Last, Out::All), token_out the id (Out::ArgMax).
+    Status run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past, Out out,
+                     float* logits_out, int32_t* token_out);
+    Status check_step(std::span<const int32_t> tokens, const KvView& kv) const;
+    void record(Segment& seg, int64_t n_tokens, const KvView& kv, Out out);
     // The embedding (if asked) and layers [first, end) for T tokens on one lane.
     void record_layers(backend::Graph& g, const Lane& lane, int64_t T, const backend::Tensor& ids,
                        const backend::KvIndex& kvi, std::span<const backend::Tensor> k,
@@ -139,6 +171,8 @@ private:
     std::vector<int32_t> host_batch_;
     std::vector<std::byte> host_hidden_;  // the hidden state between devices
     std::vector<float> host_logits_;
+    std::vector<int32_t> host_tokens_;
+    ReadBackCounts read_back_;
     uint64_t tokens_computed_ = 0;
 };
 

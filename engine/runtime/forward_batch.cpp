@@ -40,16 +40,15 @@ Status Forward::prepare_batch_inputs() {
     return Status::ok();
 }
 
-Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seqs,
-                                                   std::span<const Tensor> kc,
-                                                   std::span<const Tensor> vc, int32_t block_size,
-                                                   int64_t n_ctx) {
-    using R = Result<std::span<const float>>;
+Result<BatchOutput> Forward::step_batch(std::span<const BatchSeq> seqs, std::span<const Tensor> kc,
+                                        std::span<const Tensor> vc, int32_t block_size,
+                                        int64_t n_ctx) {
+    using R = Result<BatchOutput>;
     if (static_cast<int64_t>(kc.size()) != p_.n_layer ||
         static_cast<int64_t>(vc.size()) != p_.n_layer)
         return R::error("KV cache has the wrong number of layers");
     const int64_t cache_blocks = kc.empty() ? 0 : kc[0].ne[1] / block_size;
-    int64_t T = 0, n_out = 0;
+    int64_t T = 0, n_out = 0, n_greedy = 0;
     for (const BatchSeq& s : seqs) {
         if (s.tokens.empty()) return R::error("a sequence in the batch has no tokens");
         if (Status st =
@@ -62,8 +61,12 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
                             std::to_string(s.n_logits) + " of its " + std::to_string(n) +
                             " tokens");
         T += n;
+        if (s.want_logits && s.greedy && s.n_logits != 1)
+            return R::error("a greedy sequence in the batch asks for more than one row");
         n_out += s.want_logits ? s.n_logits : 0;
+        n_greedy += s.want_logits && s.greedy ? 1 : 0;
     }
+    const int64_t n_rows = n_out - n_greedy;  // logits rows read back
     if (T == 0) return R::error("no tokens to evaluate");
     if (T > max_batch_)
         return R::error("the batch holds " + std::to_string(T) + " tokens, more than " +
@@ -79,7 +82,9 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
     int32_t* seq = pos + B;
     int32_t* table = seq + B;
     int32_t* out = table + NB * B;
-    size_t t = 0, o = 0;
+    // Output rows: the sequences that read logits back first, then the greedy ones (ArgMax
+    // runs on that tail), each group in the order given.
+    size_t t = 0, o = 0, og = static_cast<size_t>(n_rows);
     for (size_t si = 0; si < seqs.size(); ++si) {
         const BatchSeq& s = seqs[si];
         for (size_t i = 0; i < s.tokens.size(); ++i, ++t) {
@@ -90,7 +95,9 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
         const size_t nb = std::min(s.block_table.size(), NB);
         std::memcpy(table + si * NB, s.block_table.data(), nb * sizeof(int32_t));
         std::fill(table + si * NB + nb, table + (si + 1) * NB, 0);
-        if (s.want_logits)
+        if (s.want_logits && s.greedy)
+            out[og++] = static_cast<int32_t>(t - 1);
+        else if (s.want_logits)
             for (size_t r = t - static_cast<size_t>(s.n_logits); r < t; ++r)
                 out[o++] = static_cast<int32_t>(r);
     }
@@ -121,19 +128,37 @@ Result<std::span<const float>> Forward::step_batch(std::span<const BatchSeq> seq
             g.mat_mul(logits, w_.output, normed, "output");
             if (p_.final_softcap > 0.f)
                 g.softcap(logits, logits, p_.final_softcap, "final_softcap");
+            if (n_greedy > 0)
+                g.argmax(lane.argmax.rows(0, n_greedy), logits.rows(n_rows, n_greedy), "greedy");
         }
         if (g.nodes().empty()) continue;
         if (Status s = lane.stream->compute(g); !s) return s;
     }
     tokens_computed_ += static_cast<uint64_t>(T);
-    const size_t want = static_cast<size_t>(n_out * p_.n_vocab);
+    const Lane& head = lanes_[output_lane_];
+    const size_t want = static_cast<size_t>(n_rows * p_.n_vocab);
     if (host_logits_.size() < want) host_logits_.resize(want);
     if (want > 0)
-        if (Status s = lanes_[output_lane_].logits_buf->read(
+        if (Status s = head.logits_buf->read(
                 0, std::as_writable_bytes(std::span(host_logits_.data(), want)));
             !s)
             return s;
-    return std::span<const float>(host_logits_.data(), want);
+    const size_t ng = static_cast<size_t>(n_greedy);
+    if (host_tokens_.size() < ng) host_tokens_.resize(ng);
+    if (ng > 0) {
+        if (Status s = head.argmax_buf->read(
+                0, std::as_writable_bytes(std::span(host_tokens_.data(), ng)));
+            !s)
+            return s;
+        for (size_t i = 0; i < ng; ++i)
+            if (host_tokens_[i] < 0 || host_tokens_[i] >= p_.n_vocab)
+                return R::error("the device's argmax gave token " +
+                                std::to_string(host_tokens_[i]) + ", outside the vocabulary");
+    }
+    read_back_.logits_rows += static_cast<uint64_t>(n_rows);
+    read_back_.token_ids += ng;
+    return BatchOutput{std::span<const float>(host_logits_.data(), want),
+                       std::span<const int32_t>(host_tokens_.data(), ng)};
 }
 
 }  // namespace hearth::runtime

@@ -26,12 +26,17 @@ Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
     runtime::StopMatcher stop(opt.stop_strings);
     GenerateResult res;
     bool first = true;
+    // Plain greedy: after the first token (from the logits the caller has) the device picks
+    // each next one and only its index comes back.
+    const bool on_device = hooks.eval_greedy && runtime::is_plain_greedy(opt.sampling);
+    std::optional<int32_t> picked;
     for (int32_t i = 0; i < opt.max_tokens; ++i) {
         if (cancelled()) {
             res.reason = StopReason::Cancelled;
             break;
         }
-        const int32_t tok = chain.sample(logits);
+        const int32_t tok = picked ? *picked : chain.sample(logits);
+        picked.reset();
         chain.accept(tok);
         if (first) {
             stats.time_to_first_token = seconds_since(t0);
@@ -65,7 +70,17 @@ Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
             res.reason = StopReason::ContextFull;
             break;
         }
-        if (Status s = hooks.eval(tok); !s) {
+        Status s = Status::ok();
+        if (on_device) {
+            auto next = hooks.eval_greedy(tok);
+            if (next)
+                picked = *next;
+            else
+                s = next.status();
+        } else {
+            s = hooks.eval(tok);
+        }
+        if (!s) {
             if (cancelled()) {
                 res.reason = StopReason::Cancelled;
                 break;

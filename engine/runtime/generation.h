@@ -17,6 +17,11 @@ namespace hearth::runtime {
 struct GenerationHooks {
     // Evaluates one sampled token; `logits` must then hold the logits after it.
     std::function<Status(int32_t token)> eval;
+    // Greedy sampling on the device (used when the sampling is plain greedy,
+    // runtime::is_plain_greedy): evaluates one token and returns the next one, the index of
+    // the largest logit after it, without reading the logits back (`logits` then no longer
+    // apply). May be empty.
+    std::function<Result<int32_t>(int32_t token)> eval_greedy;
     // Whether one more position fits the context.
     std::function<bool()> has_room;
     // The request's cancel token (hearth::CancelToken), read besides `cancel`; may be null.

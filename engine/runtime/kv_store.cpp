@@ -13,10 +13,9 @@ Result<std::shared_ptr<KvStore>> KvStore::create(std::shared_ptr<const Model> mo
     using R = Result<std::shared_ptr<KvStore>>;
     if (!model) return R::error("no model");
     const Model::Impl& m = *model->impl_;
-    // 0: the model's training context (4096 when the file does not say).
-    int64_t n_ctx = opt.n_ctx > 0              ? opt.n_ctx
-                    : m.params.n_ctx_train > 0 ? m.params.n_ctx_train
-                                               : 4096;
+    // 0: the model's training context; longer: clamped to it unless the model allows more.
+    const int64_t n_ctx =
+        resolve_context_length(opt.n_ctx, m.params.n_ctx_train, m.info.ctx_beyond_training).n_ctx;
     if (n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
     kv::KvLayout layout;
     layout.n_layer = m.params.n_layer;

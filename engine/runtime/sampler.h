@@ -82,6 +82,11 @@ private:
     Candidates cand_;
 };
 
+// Whether make_sampler_chain(params) is the greedy picker alone (temperature <= 0, no
+// penalties): the token is then the index of the largest raw logit, which the device can pick
+// (Forward::step_argmax) without the logits being read back.
+bool is_plain_greedy(const SamplingParams& params);
+
 // The standard chain for a set of parameters: penalties, top-k, top-p, min-p, temperature,
 // then a seeded draw (or greedy when temperature <= 0).
 SamplerChain make_sampler_chain(const SamplingParams& params);

@@ -75,6 +75,11 @@ void SamplerChain::reset() {
 
 namespace hearth::runtime {
 
+bool is_plain_greedy(const SamplingParams& p) {
+    return p.temperature <= 0.f && p.repeat_penalty == 1.f && p.frequency_penalty == 0.f &&
+           p.presence_penalty == 0.f;
+}
+
 SamplerChain make_sampler_chain(const SamplingParams& p) {
     SamplerChain chain;
     if (p.repeat_penalty != 1.f || p.frequency_penalty != 0.f || p.presence_penalty != 0.f)

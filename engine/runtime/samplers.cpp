@@ -25,11 +25,18 @@ public:
     bool picks() const override { return true; }
     void apply(Candidates& c) override {
         if (c.data.empty()) return;
-        // Lowest id wins an exact tie, as in the golden files.
-        const auto best = std::min_element(c.data.begin(), c.data.end(), [](auto& a, auto& b) {
-            return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
-        });
-        c.selected = best->id;
+        // Lowest id wins an exact tie, as in the golden files; NaN counts as below every
+        // number (ArgMax on the device picks by the same rule).
+        size_t best = 0;
+        for (size_t i = 1; i < c.data.size(); ++i) {
+            const TokenData& x = c.data[i];
+            const TokenData& b = c.data[best];
+            const bool xn = std::isnan(x.logit), bn = std::isnan(b.logit);
+            if (xn ? bn && x.id < b.id
+                   : bn || x.logit > b.logit || (x.logit == b.logit && x.id < b.id))
+                best = i;
+        }
+        c.selected = c.data[best].id;
     }
 };
 

@@ -28,7 +28,9 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(std::shared_ptr<const Model
     impl->model = std::move(model);
     impl->m = &ModelAccess::impl(*impl->model);
     const Model::Impl& m = *impl->m;
-    impl->n_ctx = opt.n_ctx > 0 ? opt.n_ctx : 4096;
+    // 0: the model's training context; longer: clamped to it unless the model allows more.
+    impl->n_ctx =
+        resolve_context_length(opt.n_ctx, m.params.n_ctx_train, m.info.ctx_beyond_training).n_ctx;
     if (impl->n_ctx > (int64_t(1) << 20)) return R::error("context length too large");
     opt.n_ctx = impl->n_ctx;
     impl->opt = opt;

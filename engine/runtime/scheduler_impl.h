@@ -31,6 +31,7 @@ struct SchedSeq {
     SchedSeq(GenerationRequest r, const tokenizer::Tokenizer& tok)
         : req(std::move(r)),
           chain(runtime::make_sampler_chain(req.sampling)),
+          greedy(runtime::is_plain_greedy(req.sampling)),
           decoder(tok),
           stop(req.stop_strings) {
         // With a drafter every token is picked or judged by the verifier (its own seeded
@@ -47,6 +48,7 @@ struct SchedSeq {
     int32_t n_generated = 0;
     kv::PagedKvCache::SeqId kv = -1;  // -1 while waiting (new or preempted)
     runtime::SamplerChain chain;
+    bool greedy = false;  // the device picks the token (ArgMax); no logits come back
     tokenizer::StreamingDecoder decoder;
     runtime::StopMatcher stop;
     RequestUsage usage;
@@ -109,7 +111,8 @@ struct Scheduler::Impl {
     int64_t chunk(SchedSeq& s, int64_t rest, int64_t budget, bool& spec);
     void preempt(SchedSeq& s);
     Status execute(const std::vector<Planned>& plan);
-    void sample(SchedSeq& s, std::span<const float> logits);
+    // picked >= 0: the token the device chose (greedy), else sampled from the logits.
+    void sample(SchedSeq& s, std::span<const float> logits, int32_t picked = -1);
     // Adds a generated token to the sequence and streams it; says why the sequence ends with
     // it, if it does (the caller finishes it).
     std::optional<StopReason> emit(SchedSeq& s, int32_t tok);

@@ -195,6 +195,9 @@ Status Scheduler::Impl::execute(const std::vector<Planned>& plan) {
         }
         b.block_table = cache->block_table(p.s->kv);
         b.n_past = past;
+        // Plain greedy without a drafter: the device picks the token (the verifier of a
+        // speculating sequence judges whole rows, so it reads them).
+        b.greedy = b.want_logits && b.n_logits == 1 && p.s->greedy && !p.s->verifier;
         batch.push_back(b);
     }
     const kv::KvMemory& mem = cache->memory();
@@ -206,11 +209,15 @@ Status Scheduler::Impl::execute(const std::vector<Planned>& plan) {
     for (size_t i = 0; i < plan.size(); ++i)
         if (!plan[i].spec) cache->commit(plan[i].s->kv, batch[i].tokens);
     const size_t V = static_cast<size_t>(m->params.n_vocab);
-    size_t row = 0;
+    size_t row = 0, picked = 0;
     for (size_t i = 0; i < plan.size(); ++i) {
         if (!batch[i].want_logits) continue;
+        if (batch[i].greedy) {
+            sample(*plan[i].s, {}, out->tokens[picked++]);
+            continue;
+        }
         const auto rows = static_cast<size_t>(batch[i].n_logits);
-        const auto logits = out->subspan(V * row, V * rows);
+        const auto logits = out->logits.subspan(V * row, V * rows);
         row += rows;
         if (plan[i].spec)
             verify_draft(*plan[i].s, logits);
@@ -220,13 +227,13 @@ Status Scheduler::Impl::execute(const std::vector<Planned>& plan) {
     return Status::ok();
 }
 
-void Scheduler::Impl::sample(SchedSeq& s, std::span<const float> logits) {
-    int32_t tok = -1;
+void Scheduler::Impl::sample(SchedSeq& s, std::span<const float> logits, int32_t picked) {
+    int32_t tok = picked;
     if (s.verifier) {
         tok = s.verifier->pick(logits);
         s.verifier->accept(tok);
     } else {
-        tok = s.chain.sample(logits);
+        if (tok < 0) tok = s.chain.sample(logits);
         s.chain.accept(tok);
     }
     if (const auto end = emit(s, tok)) finish(s, *end);

@@ -8,8 +8,8 @@
 #include "kv/kv_file.h"
 #include "runtime/forward.h"
 #include "runtime/generation.h"
-#include "runtime/spec_generate.h"
 #include "runtime/kv_store_impl.h"
+#include "runtime/spec_generate.h"
 
 namespace hearth {
 
@@ -25,8 +25,9 @@ struct Session::Impl {
     kv::PagedKvCache::SeqId seq = -1;
     std::unique_ptr<runtime::Forward> forward;
     SessionOptions opt;
-    std::vector<float> logits;  // after the last token of the sequence
-    std::vector<float> rows;    // evaluate(): the logits after each token
+    std::vector<float> logits;      // after the last token of the sequence
+    bool logits_on_device = false;  // a greedy step left them there (ensure_logits)
+    std::vector<float> rows;        // evaluate(): the logits after each token
     std::atomic<bool> cancel{false};
     CancelToken token;  // the request's (never reset here)
     GenerationStats stats;
@@ -58,6 +59,7 @@ struct Session::Impl {
             const size_t n = std::min(toks.size() - done, static_cast<size_t>(opt.n_batch));
             const auto chunk = toks.subspan(done, n);
             logits.clear();  // the sequence changes; old logits no longer apply
+            logits_on_device = false;
             if (Status s = cache->reserve(seq, static_cast<int64_t>(n)); !s) return s;
             const runtime::KvView view{
                 mem.k(), mem.v(), cache->block_table(seq), mem.layout().block_size,
@@ -72,6 +74,33 @@ struct Session::Impl {
         }
         stats.tokens_computed = forward->tokens_computed();
         return Status::ok();
+    }
+
+    // Greedy sampling on the device: one token in, the next one out; the logits after it are
+    // not read back (ensure_logits recomputes them if they are asked for).
+    Result<int32_t> compute_greedy(int32_t tok) {
+        if (cancelled()) return Status::error("cancelled");
+        if (Status s = m().file->check_size(); !s) return s;
+        const kv::KvMemory& mem = cache->memory();
+        logits.clear();
+        logits_on_device = true;
+        if (Status s = cache->reserve(seq, 1); !s) return s;
+        const runtime::KvView view{
+            mem.k(), mem.v(), cache->block_table(seq), mem.layout().block_size, size(), n_ctx()};
+        auto next = forward->step_argmax(std::span(&tok, 1), view);
+        if (!next) return next.status();
+        cache->commit(seq, std::span(&tok, 1));
+        stats.tokens_computed = forward->tokens_computed();
+        return *next;
+    }
+
+    // The logits after the last token of the sequence, recomputed (that token once more)
+    // when a greedy generate() left them on the device.
+    Status ensure_logits() {
+        if (!logits_on_device || !logits.empty() || size() == 0) return Status::ok();
+        const int32_t last = cache->tokens(seq).back();
+        cache->truncate(seq, size() - 1);
+        return compute(std::span(&last, 1));
     }
 
     Result<PrefillReport> prefill_flat(std::span<const int32_t> want, PrefillReport rep) {
@@ -209,9 +238,11 @@ Result<GenerateResult> Session::generate(const GenerateOptions& opt) try {
     Impl& s = *impl_;
     s.cancel.store(false);
     const auto t0 = std::chrono::steady_clock::now();
+    if (Status st = s.ensure_logits(); !st) return st;
     if (s.logits.empty()) return Result<GenerateResult>::error("prefill before generating");
     runtime::GenerationHooks hooks;
     hooks.eval = [&s](int32_t tok) { return s.compute(std::span(&tok, 1)); };
+    hooks.eval_greedy = [&s](int32_t tok) { return s.compute_greedy(tok); };
     hooks.has_room = [&s] { return s.size() < s.n_ctx(); };
     hooks.token = s.token.get();
     std::optional<int32_t> pending;  // the next prefill brings the rendered reply
@@ -229,6 +260,7 @@ Result<GenerateResult> Session::generate(const GenerateOptions& opt, Drafter& dr
     Impl& s = *impl_;
     s.cancel.store(false);
     const auto t0 = std::chrono::steady_clock::now();
+    if (Status st = s.ensure_logits(); !st) return st;
     if (s.logits.empty()) return Result<GenerateResult>::error("prefill before generating");
     runtime::SpeculativeHooks hooks;
     hooks.tokens = [&s] { return s.cache->tokens(s.seq); };
@@ -291,6 +323,7 @@ std::span<const int32_t> Session::tokens() const {
     return impl_->cache->tokens(impl_->seq);
 }
 std::span<const float> Session::logits() const {
+    (void)impl_->ensure_logits();  // empty if that fails
     return impl_->logits;
 }
 int64_t Session::n_ctx() const {
@@ -312,6 +345,7 @@ void Session::clear() {
     impl_->cache->truncate(impl_->seq, 0);
     impl_->prompt_tokens.clear();
     impl_->logits.clear();
+    impl_->logits_on_device = false;
     impl_->dropped_leading = 0;
 }
 

@@ -259,6 +259,9 @@ TestCase {
     function test_stoppedReplyShowsStateAndContinues() {
         const view = makeView()
         const c = view.controller
+        // The stopped reply may already fill stories260K's 128 training positions before the
+        // stop lands; Continue needs room after it, so the context is allowed past them.
+        c.settings.contextBeyondTraining = true
         loadModel(view)
         c.settings.maxTokens = 300
         const stopper = () => { if (c.generating) c.stop() }

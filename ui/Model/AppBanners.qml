@@ -83,9 +83,13 @@ ColumnLayout {
             const keys = root.controller.reloadSettings
             if (!root.controller.reloadNeeded || hidden || keys.length === 0) return ""
             if (keys.length > 1)
-                return qsTr("The new backend and 4-bit weights settings take effect when the model is loaded again.")
+                return keys.indexOf("contextBeyondTraining") >= 0
+                        ? qsTr("The changed settings take effect when the model is loaded again.")
+                        : qsTr("The new backend and 4-bit weights settings take effect when the model is loaded again.")
             if (keys[0] === "int4Weights")
                 return qsTr("The 4-bit weights setting takes effect when the model is loaded again.")
+            if (keys[0] === "contextBeyondTraining")
+                return qsTr("The “Beyond the training length” setting takes effect when the model is loaded again.")
             return qsTr("The new backend setting takes effect when the model is loaded again.")
         }
         visible: root.shown(this)

@@ -145,6 +145,30 @@ Drawer {
                 value: panel.st ? panel.st.contextLength : 0
                 onEdited: v => panel.st.contextLength = v
             }
+            Label {
+                objectName: "contextNote"
+                visible: panel.local && text.length > 0
+                Layout.fillWidth: true
+                text: panel.controller.modelInfo.contextNote || ""
+                wrapMode: Text.WordWrap
+                color: Theme.c.textMuted
+                font.pixelSize: Theme.fontSmall
+                Accessible.name: text
+            }
+            SettingRow {
+                visible: panel.local
+                label: qsTr("Beyond the training length")
+                note: qsTr("Keeps a context length longer than the model was trained on (otherwise it is shortened to the model's own); replies past that length may lose coherence.")
+                    + " " + qsTr("Applies when the model is loaded again.")
+                Switch {
+                    objectName: "contextBeyondTrainingSetting"
+                    text: checked ? qsTr("On") : qsTr("Off")
+                    checked: panel.st ? panel.st.contextBeyondTraining : false
+                    font.pixelSize: Theme.fontBody
+                    Accessible.name: qsTr("Allow a context longer than the model was trained on")
+                    onToggled: panel.st.contextBeyondTraining = checked
+                }
+            }
             NumberRow {
                 objectName: "kvMemorySetting"
                 visible: panel.local

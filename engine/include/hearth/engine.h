@@ -53,6 +53,10 @@ struct LoadOptions {
     KvType kv_type = KvType::F16;
     // Load even when the fit check says the model needs more memory than is available.
     bool force = false;
+    // Contexts longer than the model's training context (<arch>.context_length): by default
+    // every context, KV store and scheduler of this model (and the fit check) is clamped to
+    // it; true keeps the length asked for (quality past the training length is not assured).
+    bool ctx_beyond_training = false;
     // Called as the weights are brought in; may run often.
     std::function<void(const LoadProgress&)> on_progress;
     // Set to true from any thread to abandon the load (load() then fails with "cancelled").
@@ -65,6 +69,18 @@ struct LoadOptions {
     std::filesystem::path int4_cache_dir;  // empty: $XDG_CACHE_HOME/hearth or ~/.cache/hearth
     uint64_t int4_cache_limit_bytes = uint64_t(20) << 30;  // LRU eviction past this; 0: none
 };
+
+// The context length a Context, KvStore or Scheduler gets when `requested` is asked for: 0 is
+// the model's training context (4096 when the file does not say); a longer request is clamped
+// to the training context unless beyond_training. `note` says what happened in a sentence
+// (empty when the request was used as it is and within the training context).
+struct ContextLength {
+    int64_t n_ctx = 0;
+    bool clamped = false;          // n_ctx is the training context, shorter than requested
+    bool beyond_training = false;  // n_ctx is the request, longer than the training context
+    std::string note;
+};
+ContextLength resolve_context_length(int64_t requested, int64_t n_ctx_train, bool beyond_training);
 
 // Deletes every cached INT4 conversion under cache_dir (empty: the default). Returns the bytes
 // freed.
@@ -92,8 +108,13 @@ struct ModelInfo {
     uint64_t n_params_active = 0;
     int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
     int64_t n_ctx_train = 0;
-    std::string weight_types;  // "F32", "Q4_K+Q6_K", ...
-    std::string device;        // description of the device in use
+    // The context the load planned for (LoadOptions::n_ctx after resolve_context_length), and
+    // the note when it differs from the request or exceeds the training context.
+    int64_t n_ctx = 0;
+    std::string context_note;
+    bool ctx_beyond_training = false;  // LoadOptions::ctx_beyond_training
+    std::string weight_types;          // "F32", "Q4_K+Q6_K", ...
+    std::string device;                // description of the device in use
     std::vector<BackendReport> backends;
     // CPU+accelerator split: layers [0, gpu_layers) run on accel_device, the rest on the CPU;
     // placement_notes say why fewer layers than asked for went there.
@@ -113,7 +134,9 @@ struct ModelInfo {
 };
 
 struct ContextOptions {
-    int64_t n_ctx = 0;  // 0: the model's training context
+    // 0: the model's training context; longer than it: clamped to it unless the model was
+    // loaded with ctx_beyond_training (resolve_context_length). n_ctx() says what it got.
+    int64_t n_ctx = 0;
     KvType kv_type = KvType::F16;
     int n_threads = 0;      // 0: all hardware threads
     int64_t n_batch = 256;  // most prompt tokens per forward step

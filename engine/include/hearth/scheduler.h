@@ -51,7 +51,9 @@ namespace hearth {
 
 struct SchedulerOptions {
     int n_threads = 0;  // 0: all hardware threads
-    int64_t n_ctx = 0;  // positions per sequence; 0: 4096
+    // Positions per sequence: 0 is the model's training context; longer is clamped to it unless
+    // the model was loaded with ctx_beyond_training (resolve_context_length).
+    int64_t n_ctx = 0;
     KvType kv_type = KvType::F16;
     int32_t max_running = 8;    // sequences in one step (the server's --parallel)
     int64_t step_tokens = 256;  // token budget of one step (decode tokens + prompt chunks)

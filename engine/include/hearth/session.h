@@ -26,7 +26,7 @@ class Drafter;  // hearth/speculative.h
 
 struct KvStoreOptions {
     KvType kv_type = KvType::F16;
-    int64_t n_ctx = 0;          // positions per session; 0: the training context (as Context)
+    int64_t n_ctx = 0;          // positions per session; 0 and the clamp as ContextOptions::n_ctx
     uint64_t budget_bytes = 0;  // device memory for all blocks; 0: two full contexts
 };
 

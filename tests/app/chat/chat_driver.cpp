@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
         c.settings()->insert(QStringLiteral("temperature"), 0.0);
         c.settings()->insert(QStringLiteral("maxTokens"), 16);
         c.settings()->insert(QStringLiteral("contextLength"), 1024);
+        // Chats over several processes run past the 128 positions stories260K was trained on.
+        c.settings()->insert(QStringLiteral("contextBeyondTraining"), true);
         for (qsizetype i = 5; i < args.size(); ++i) {
             const qsizetype eq = args[i].indexOf(QLatin1Char('='));
             if (eq > 0) c.settings()->insert(args[i].left(eq), args[i].mid(eq + 1));

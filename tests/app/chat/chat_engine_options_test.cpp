@@ -1,5 +1,6 @@
 // ChatController with the engine's load options on the tiny model: INT4 weights, quantized KV
-// caches, speculative decoding, a Vulkan device's badge, and a file that is not a model.
+// caches, speculative decoding, a Vulkan device's badge, the context clamp, and a file that is
+// not a model.
 #include <QDir>
 #include <QGuiApplication>
 #include <QSignalSpy>
@@ -191,6 +192,35 @@ private slots:
             else
                 QVERIFY2(r.speculativeNote.isEmpty(), qPrintable(r.speculativeNote));
         }
+    }
+
+    // The context the chats get is the model's training context when the setting asks for more
+    // (stories260K: 128 of 2048), and the model info says so and why; "Beyond the training
+    // length" keeps the setting after a reload.
+    void contextLongerThanTrainingIsClampedAndShown() {
+        REQUIRE_MODEL();
+        QTemporaryDir dir;
+        auto c = hearth::test::openController(dir.path());
+        QVERIFY(c);
+        c->settings()->insert(QStringLiteral("contextLength"), 2048);
+        c->settings()->insert(QStringLiteral("contextBeyondTraining"), false);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QCOMPARE(c->modelInfo().value("contextLength").toLongLong(), qint64(128));
+        const QString note = c->modelInfo().value("contextNote").toString();
+        QVERIFY2(note.contains(QLatin1String("trained on 128 tokens")), qPrintable(note));
+        QVERIFY2(note.contains(QLatin1String("2048")), qPrintable(note));
+        QVERIFY(c->send(QStringLiteral("Once upon a time")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->lastReport().contextSize, qint64(128));  // the status line's "context N / 128"
+
+        c->settings()->insert(QStringLiteral("contextBeyondTraining"), true);
+        QVERIFY(hearth::test::loadTinyModel(*c));
+        QCOMPARE(c->modelInfo().value("contextLength").toLongLong(), qint64(2048));
+        const QString beyond = c->modelInfo().value("contextNote").toString();
+        QVERIFY2(beyond.contains(QLatin1String("lose coherence")), qPrintable(beyond));
+        QVERIFY(c->send(QStringLiteral("Once upon a time")));
+        QVERIFY(!hearth::test::waitForReply(*c).isEmpty());
+        QCOMPARE(c->lastReport().contextSize, qint64(2048));
     }
 
     void notAModelIsRefusedBeforeLoading() {

@@ -374,8 +374,15 @@ private slots:
                  QStringLiteral("Qwen2.5 7B Instruct"));
         QCOMPARE(hearth::app::formatFileSize(4368439296LL), QStringLiteral("4.4 GB"));
         REQUIRE_MODEL();
-        const auto p = hearth::app::probeModel(hearth::test::tinyModelPath(), 256, "f16", 0);
+        const auto p = hearth::app::probeModel(hearth::test::tinyModelPath(), 256, false, "f16", 0);
         QVERIFY2(p.ok(), qPrintable(p.error));
+        // 256 is past the 128 positions stories260K was trained on: the estimate is for the
+        // clamped context, as the engine will use, unless the override keeps 256.
+        QCOMPARE(hearth::app::probeModel(hearth::test::tinyModelPath(), 128, false, "f16", 0)
+                     .estimateBytes,
+                 p.estimateBytes);
+        QVERIFY(hearth::app::probeModel(hearth::test::tinyModelPath(), 256, true, "f16", 0)
+                    .estimateBytes > p.estimateBytes);
         QCOMPARE(p.architecture, QStringLiteral("llama"));
         QCOMPARE(p.quantization, QStringLiteral("F32"));
         QVERIFY(p.estimateBytes > 0);
@@ -386,7 +393,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("GGUF junk");
         f.close();
-        QVERIFY(!hearth::app::probeModel(f.fileName(), 0, "f16", 0).ok());
+        QVERIFY(!hearth::app::probeModel(f.fileName(), 0, false, "f16", 0).ok());
     }
 
     // Item 15: the library lists the models in a chosen folder (sub-folders too) and the

@@ -40,6 +40,9 @@ inline std::unique_ptr<hearth::app::ChatController> openController(const QString
     c->settings()->insert(QStringLiteral("temperature"), 0.0);
     c->settings()->insert(QStringLiteral("maxTokens"), 24);
     c->settings()->insert(QStringLiteral("contextLength"), 512);
+    // Multi-turn chats past the 128 positions stories260K was trained on: allowed explicitly
+    // (the app clamps to the training context by default).
+    c->settings()->insert(QStringLiteral("contextBeyondTraining"), true);
     return c;
 }
 

@@ -1,7 +1,8 @@
 // The CUDA kernels' weight decoders and int8 dot products, run on the host (they are
 // __host__ __device__): checked here on every machine, GPU or not. deq32 must equal the
-// reference decoders bit for bit (GetRows is exact on the GPU); the dp4a units of Q4_0, Q8_0,
-// Q4_K and Q6_K must give the float dot product of the decoded weights with the decoded 8-bit
+// reference decoders bit for bit (GetRows is exact on the GPU); ArgMax's scan and reduction
+// (k_argmax, replayed here thread by thread) must give the defined index; the dp4a units of Q4_0,
+// Q8_0, Q4_K and Q6_K must give the float dot product of the decoded weights with the decoded 8-bit
 // activations.
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "cuda_argmax.cuh"
 #include "cuda_kv.cuh"
 #include "cuda_q8dot.cuh"
 #include "quant/quant_ref.h"
@@ -178,6 +180,59 @@ TEST(CudaDecodeOnHost, KvBlocksEqualTheReferenceEncoder) {
                     t == quant::Type::Q8_0 ? kv_elem<kQ8_0>(ref, i) : kv_elem<kQ4_0>(ref, i);
                 ASSERT_EQ(e, dec[i]) << i;
             }
+        }
+    }
+}
+
+// k_argmax replayed on the host: kArgMaxThreads strided scans, then the same shared-memory
+// tree, against a plain scan of the definition (NaN below every number, first of equals).
+int32_t argmax_like_the_kernel(const std::vector<float>& x) {
+    std::vector<uint32_t> sv(kArgMaxThreads), si(kArgMaxThreads);
+    for (int tid = 0; tid < kArgMaxThreads; ++tid)
+        argmax_scan(x.data(), int64_t(x.size()), tid, kArgMaxThreads, sv[size_t(tid)],
+                    si[size_t(tid)]);
+    for (int s = kArgMaxThreads / 2; s > 0; s >>= 1)
+        for (int tid = 0; tid < s; ++tid) {
+            const size_t a = size_t(tid), b = size_t(tid + s);
+            if (argmax_better(sv[b], si[b], sv[a], si[a])) {
+                sv[a] = sv[b];
+                si[a] = si[b];
+            }
+        }
+    return si[0] == kArgMaxNone ? 0 : int32_t(si[0]);
+}
+
+int32_t argmax_plain(const std::vector<float>& x) {
+    int64_t best = -1;
+    for (size_t i = 0; i < x.size(); ++i)
+        if (!std::isnan(x[i]) && (best < 0 || x[i] > x[size_t(best)])) best = int64_t(i);
+    return best < 0 ? 0 : int32_t(best);
+}
+
+TEST(CudaDecodeOnHost, ArgMaxReductionGivesTheDefinedIndex) {
+    const float nan = std::nanf(""), inf = INFINITY;
+    const std::vector<std::vector<float>> hand = {
+        {1.f, 3.f, 3.f, 2.f}, {nan, 1.f, 2.f, nan}, {nan, nan, nan}, {-inf, nan, -inf},
+        {nan, -inf},          {-0.f, 0.f, -1.f},    {inf, nan, inf}, {4.f},
+    };
+    const int32_t want[] = {1, 2, 0, 0, 1, 0, 0, 0};
+    for (size_t c = 0; c < hand.size(); ++c) {
+        EXPECT_EQ(argmax_plain(hand[c]), want[c]) << c;
+        EXPECT_EQ(argmax_like_the_kernel(hand[c]), want[c]) << c;
+    }
+    std::mt19937 rng(5);
+    std::normal_distribution<float> nd(0.f, 3.f);
+    for (size_t n : {size_t(151936), size_t(4099), size_t(257), size_t(255), size_t(1)}) {
+        for (int variant = 0; variant < 3; ++variant) {
+            std::vector<float> x(n);
+            for (auto& v : x) v = nd(rng);
+            if (variant == 1) {  // the maximum twice, far apart (threads 0 and 255 hold them)
+                x[n / 2] = 99.f;
+                x[n - 1] = 99.f;
+            }
+            if (variant == 2)
+                for (size_t i = 0; i < n; i += 3) x[i] = nan;
+            EXPECT_EQ(argmax_like_the_kernel(x), argmax_plain(x)) << n << " " << variant;
         }
     }
 }

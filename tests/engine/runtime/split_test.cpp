@@ -6,11 +6,13 @@
 // larger than the (test-overridden) available memory unless forced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
 #include "cpu/cpu_device.h"
 #include "hearth/engine.h"
+#include "hearth/scheduler.h"
 #include "hearth/session.h"
 #include "ref/ref_device.h"
 #include "registry.h"
@@ -299,6 +301,7 @@ TEST(FitCheck, ModelLargerThanAvailableMemoryIsRefusedUnlessForced) {
     LoadOptions lo;
     lo.backend = "cpu";
     lo.n_ctx = 512;
+    lo.ctx_beyond_training = true;  // the estimate for all 512 positions
     auto refused = Model::load(path, lo);
     ASSERT_FALSE(refused.is_ok());
     const std::string& msg = refused.error_message();
@@ -310,6 +313,14 @@ TEST(FitCheck, ModelLargerThanAvailableMemoryIsRefusedUnlessForced) {
     EXPECT_NE(msg.find("500.0 KB available; try INT4 weights or a shorter context"),
               std::string::npos)
         << msg;
+    // Without the override the context is clamped to the 128 training positions, and so is
+    // the estimate: a quarter of the KV cache.
+    lo.ctx_beyond_training = false;
+    auto clamped = Model::load(path, lo);
+    ASSERT_FALSE(clamped.is_ok());
+    EXPECT_NE(clamped.error_message().find("(weights 1.2 MB, KV cache 81.9 KB, compute "),
+              std::string::npos)
+        << clamped.error_message();
     lo.force = true;
     EXPECT_TRUE(Model::load(path, lo).is_ok());
 }
@@ -341,6 +352,66 @@ TEST(Context, ZeroMeansTheTrainingContext) {
     auto store = KvStore::create(*model, {});
     ASSERT_TRUE(store.is_ok());
     EXPECT_EQ((*store)->n_ctx(), 128);
+}
+
+TEST(Context, LengthResolution) {
+    EXPECT_EQ(resolve_context_length(0, 128, false).n_ctx, 128);  // 0: the training context
+    EXPECT_TRUE(resolve_context_length(0, 128, false).note.empty());
+    EXPECT_EQ(resolve_context_length(0, 0, false).n_ctx, 4096);  // the file does not say
+    EXPECT_EQ(resolve_context_length(100, 128, false).n_ctx, 100);
+    EXPECT_TRUE(resolve_context_length(128, 128, false).note.empty());
+    EXPECT_EQ(resolve_context_length(512, 0, false).n_ctx, 512);  // nothing to clamp to
+    const ContextLength clamped = resolve_context_length(2048, 128, false);
+    EXPECT_EQ(clamped.n_ctx, 128);
+    EXPECT_TRUE(clamped.clamped);
+    EXPECT_EQ(clamped.note,
+              "context 2048 is longer than the 128 tokens this model was trained on; using 128");
+    const ContextLength kept = resolve_context_length(2048, 128, true);
+    EXPECT_EQ(kept.n_ctx, 2048);
+    EXPECT_TRUE(kept.beyond_training);
+    EXPECT_FALSE(kept.clamped);
+    EXPECT_NE(kept.note.find("may lose coherence"), std::string::npos) << kept.note;
+}
+
+// An explicit context longer than the training context (stories260K: 128) is clamped for
+// Context, KvStore and Scheduler alike, and the load plans (fit check) and reports that;
+// ctx_beyond_training keeps what was asked for.
+TEST(Context, LongerThanTrainingIsClampedUnlessAllowed) {
+    HEARTH_REQUIRE_SHARED(path, "models/stories260K.gguf");
+    LoadOptions lo;
+    lo.n_ctx = 512;
+    auto model = Model::load(path, lo);
+    ASSERT_TRUE(model.is_ok());
+    const ModelInfo& info = (*model)->info();
+    EXPECT_EQ(info.n_ctx, 128);
+    EXPECT_NE(info.context_note.find("using 128"), std::string::npos) << info.context_note;
+    auto ctx = Context::create(*model, {.n_ctx = 512, .n_threads = 1});
+    ASSERT_TRUE(ctx.is_ok());
+    EXPECT_EQ((*ctx)->n_ctx(), 128);
+    auto store = KvStore::create(*model, {.n_ctx = 2048});
+    ASSERT_TRUE(store.is_ok());
+    EXPECT_EQ((*store)->n_ctx(), 128);
+    auto sched = Scheduler::create(*model, {.n_ctx = 300});
+    ASSERT_TRUE(sched.is_ok()) << sched.error_message();
+    EXPECT_EQ((*sched)->n_ctx(), 128);
+    auto zero = Scheduler::create(*model, {});  // 0: the training context, as everywhere
+    ASSERT_TRUE(zero.is_ok());
+    EXPECT_EQ((*zero)->n_ctx(), 128);
+
+    lo.ctx_beyond_training = true;
+    auto beyond = Model::load(path, lo);
+    ASSERT_TRUE(beyond.is_ok());
+    EXPECT_EQ((*beyond)->info().n_ctx, 512);
+    EXPECT_NE((*beyond)->info().context_note.find("may lose coherence"), std::string::npos);
+    auto long_ctx = Context::create(*beyond, {.n_ctx = 512, .n_threads = 1});
+    ASSERT_TRUE(long_ctx.is_ok());
+    EXPECT_EQ((*long_ctx)->n_ctx(), 512);
+    auto long_store = KvStore::create(*beyond, {.n_ctx = 2048});
+    ASSERT_TRUE(long_store.is_ok());
+    EXPECT_EQ((*long_store)->n_ctx(), 2048);
+    auto within = Context::create(*beyond, {.n_ctx = 0, .n_threads = 1});
+    ASSERT_TRUE(within.is_ok());
+    EXPECT_EQ((*within)->n_ctx(), 128);  // 0 is still the training context
 }
 
 // A model with Qwen2's 152k vocabulary and tiny layers, all weights zero except the norms.
@@ -404,6 +475,92 @@ TEST(ForwardMemory, DecodeOfA152kVocabularyAllocatesOneLogitsRow) {
     const int32_t next = 7;
     ASSERT_TRUE((*fw)->step(std::span(&next, 1), **kv).is_ok());
     EXPECT_EQ((*fw)->logits_bytes(), row);
+}
+
+// Greedy sampling on the device: a decode step of the 152k-vocabulary model reads back one
+// int32 and no logits row; a sampling step still reads its row.
+TEST(ForwardMemory, GreedyDecodeReadsBackOneTokenIdAndNoLogits) {
+    const auto m = wide_vocab_model();
+    auto cpu = backend::make_cpu_device();
+    auto w = bind_weights(m.params, m.source, *cpu);
+    ASSERT_TRUE(w.is_ok()) << w.error_message();
+    auto kv = KvCache::create(*cpu, m.params, 64, DType::F16);
+    ASSERT_TRUE(kv.is_ok());
+    auto fw = Forward::create(*cpu, m.params, *w, 64, 256, 1);
+    ASSERT_TRUE(fw.is_ok()) << fw.error_message();
+    const std::vector<int32_t> prompt = {1, 2, 3, 4, 5, 6};
+    ASSERT_TRUE((*fw)->step(prompt, **kv).is_ok());
+    EXPECT_EQ((*fw)->read_back().logits_rows, 1u);
+    const int32_t next = 7;
+    auto picked = (*fw)->step_argmax(std::span(&next, 1), **kv);
+    ASSERT_TRUE(picked.is_ok()) << picked.error_message();
+    EXPECT_EQ(*picked, 0);  // all-zero weights: every logit is 0, the first index wins
+    EXPECT_EQ((*fw)->read_back().logits_rows, 1u);  // unchanged: no row came back
+    EXPECT_EQ((*fw)->read_back().token_ids, 1u);
+    EXPECT_EQ((*fw)->logits_bytes(), 152064 * sizeof(float));
+    ASSERT_TRUE((*fw)->step(std::span(&next, 1), **kv).is_ok());  // a sampling step
+    EXPECT_EQ((*fw)->read_back().logits_rows, 2u);
+    EXPECT_EQ((*fw)->read_back().token_ids, 1u);
+}
+
+// step_batch with a greedy sequence, a sampling one and one still in its prompt: the greedy
+// one gets the index of its largest logit (what the host would pick from the row), the sampling
+// one its row, and only one row and one id come back.
+TEST(ForwardMemory, BatchReadsBackRowsOnlyForSamplingSequences) {
+    const auto m = make_synthetic(Arch::Llama, quant::Type::F32, 11);
+    auto cpu = backend::make_cpu_device();
+    auto w = bind_weights(m.params, m.source, *cpu);
+    ASSERT_TRUE(w.is_ok()) << w.error_message();
+    const size_t V = static_cast<size_t>(m.params.n_vocab);
+    // Three sequences of 32 positions in one cache: blocks {0,1}, {2,3}, {4,5}.
+    auto run = [&](bool greedy_a, std::vector<float>& logits_a, std::vector<float>& logits_b,
+                   int32_t& token_a, ReadBackCounts& counts) {
+        auto kv = KvCache::create(*cpu, m.params, 96, DType::F32);
+        ASSERT_TRUE(kv.is_ok());
+        auto fw = Forward::create(*cpu, m.params, *w, 96, 16, 2);
+        ASSERT_TRUE(fw.is_ok());
+        const std::vector<int32_t> ta = {0, 1}, tb = {2, 3}, tc = {4, 5};
+        const std::vector<int32_t> pa = {1, 17, 299, 42}, pb = {5, 128, 0}, pc = {250, 77, 3, 9};
+        std::vector<BatchSeq> prefill = {{pa, ta, 0, true}, {pb, tb, 0, true}, {pc, tc, 0, false}};
+        auto p =
+            (*fw)->step_batch(prefill, (*kv)->k_all(), (*kv)->v_all(), KvCache::kBlockSize, 32);
+        ASSERT_TRUE(p.is_ok()) << p.error_message();
+        ASSERT_EQ(p->logits.size(), 2 * V);
+        const int32_t da = 7, db = 8;
+        const std::vector<int32_t> pc2 = {11, 12};
+        std::vector<BatchSeq> decode = {{std::span(&da, 1), ta, 4, true, greedy_a},
+                                        {std::span(&db, 1), tb, 3, true, false},
+                                        {pc2, tc, 4, false}};
+        const ReadBackCounts before = (*fw)->read_back();
+        auto d = (*fw)->step_batch(decode, (*kv)->k_all(), (*kv)->v_all(), KvCache::kBlockSize, 32);
+        ASSERT_TRUE(d.is_ok()) << d.error_message();
+        counts.logits_rows = (*fw)->read_back().logits_rows - before.logits_rows;
+        counts.token_ids = (*fw)->read_back().token_ids - before.token_ids;
+        if (greedy_a) {
+            ASSERT_EQ(d->logits.size(), V);
+            ASSERT_EQ(d->tokens.size(), 1u);
+            token_a = d->tokens[0];
+            logits_b.assign(d->logits.begin(), d->logits.end());
+        } else {
+            ASSERT_EQ(d->logits.size(), 2 * V);
+            EXPECT_TRUE(d->tokens.empty());
+            logits_a.assign(d->logits.begin(), d->logits.begin() + std::ptrdiff_t(V));
+            logits_b.assign(d->logits.begin() + std::ptrdiff_t(V), d->logits.end());
+        }
+    };
+    std::vector<float> host_a, host_b, unused, dev_b;
+    int32_t token = -1, none = -1;
+    ReadBackCounts sampled, greedy;
+    run(false, host_a, host_b, none, sampled);
+    run(true, unused, dev_b, token, greedy);
+    EXPECT_EQ(sampled.logits_rows, 2u);
+    EXPECT_EQ(sampled.token_ids, 0u);
+    EXPECT_EQ(greedy.logits_rows, 1u);
+    EXPECT_EQ(greedy.token_ids, 1u);
+    ASSERT_EQ(host_a.size(), V);
+    const auto best = std::max_element(host_a.begin(), host_a.end()) - host_a.begin();
+    EXPECT_EQ(token, static_cast<int32_t>(best));
+    EXPECT_LT(rel_diff(dev_b, host_b), 1e-6);
 }
 
 }  // namespace

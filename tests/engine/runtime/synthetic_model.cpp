@@ -257,6 +257,23 @@ SplitRun run_split(const SyntheticModel& m, backend::Device& cpu, backend::Devic
         out = (*fw)->step(std::span(&next, 1), **kv);
     }
     EXPECT_TRUE(out.is_ok()) << (out ? "" : out.error_message());
+    // The same greedy run with each token picked on the device that runs the output head
+    // (ArgMax: one integer read back per step) gives the same tokens.
+    auto kv2 = KvCache::create(cpu, m.params, 64, kv_type, layer_dev);
+    auto fw2 = Forward::create(cpu, m.params, *w, 64, 8, 2);
+    EXPECT_TRUE(kv2.is_ok() && fw2.is_ok());
+    if (!kv2 || !fw2 || steps <= 0) return r;
+    auto picked = (*fw2)->step_argmax(prompt, **kv2);
+    for (int i = 0; picked && i < steps; ++i) {
+        r.device_tokens.push_back(*picked);
+        if (i + 1 == steps) break;
+        const int32_t tok = *picked;
+        picked = (*fw2)->step_argmax(std::span(&tok, 1), **kv2);
+    }
+    EXPECT_TRUE(picked.is_ok()) << (picked ? "" : picked.error_message());
+    EXPECT_EQ(r.device_tokens, r.tokens) << "greedy tokens picked on the device";
+    EXPECT_EQ((*fw2)->read_back().logits_rows, 0u);
+    EXPECT_EQ((*fw2)->read_back().token_ids, r.device_tokens.size());
     return r;
 }
 

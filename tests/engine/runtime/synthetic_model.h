@@ -35,9 +35,12 @@ std::vector<std::vector<double>> reference_forward(const SyntheticModel& m,
 // A prompt, then `steps` greedy steps, on one placement: layers [0, n) (and the output head
 // when `head`) on `accel`, the rest on `cpu` (n = 0, accel = nullptr: all on the CPU), with a
 // 64-token cache of `kv_type`. Records the greedy tokens and the logits after the prompt and
-// after each token; a failure is a test failure (and a shorter run).
+// after each token; a failure is a test failure (and a shorter run). A second run on the same
+// placement picks each token on the device (Forward::step_argmax) and must give the same
+// tokens without reading any logits back.
 struct SplitRun {
     std::vector<int32_t> tokens;
+    std::vector<int32_t> device_tokens;
     std::vector<std::vector<float>> logits;
 };
 SplitRun run_split(const SyntheticModel& m, backend::Device& cpu, backend::Device* accel, int64_t n,

@@ -33,6 +33,11 @@ enum class Op : uint8_t {
     // weight type), X F32 [n, k or 1, T], ids I32 [k, T]. Only the selected experts are read.
     MoeMatMul,
     MoeCombine,  // dst F32 [n, T] = sum_j w[j, t] * a[:, j, t]: a F32 [n, k, T], w F32 [k, T]
+    // dst I32 [1, T] = the index of the largest value of each column of a F32 [n, T] (greedy
+    // sampling on the device: a step reads back one integer per sequence). Ties go to the
+    // lowest index; NaN counts as smaller than every number (-inf included), so a column of
+    // NaN and -inf gives the first -inf, a column of only NaN gives 0.
+    ArgMax,
 };
 const char* op_name(Op op);
 
@@ -70,7 +75,7 @@ struct Node {
                              // RmsNorm: a, w. Rope: a, positions, freq_factors (optional).
                              // KvAppend: a (new rows). Attention: q, k cache, v cache.
                              // GeGlu: a, b. Scale/SoftCap/MoeRoute: a. MoeMatMul: W, X, ids.
-                             // MoeCombine: a, w.
+                             // MoeCombine: a, w. ArgMax: a.
     KvIndex kv;              // KvAppend and Attention
     float eps = 0.f;         // RmsNorm
     RopeParams rope;         // Rope
@@ -110,6 +115,7 @@ public:
     void moe_mat_mul(const Tensor& dst, const Tensor& w, const Tensor& x, const Tensor& ids,
                      const char* label);
     void moe_combine(const Tensor& dst, const Tensor& a, const Tensor& w, const char* label);
+    void argmax(const Tensor& dst, const Tensor& a, const char* label);
 
 private:
     std::vector<Node> nodes_;
