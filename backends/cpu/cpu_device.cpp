@@ -8,6 +8,7 @@
 #include "core/host_buffer.h"
 #include "core/host_memory.h"
 #include "cpu/cpu_ops.h"
+#include "cpu/cpu_weights.h"
 #include "cpu/kernels/kernels.h"
 #include "cpu/thread_pool.h"
 
@@ -67,8 +68,9 @@ public:
                                                           std::to_string(bytes) + " bytes");
         return std::unique_ptr<Buffer>(std::move(b));
     }
+    // The model file: borrowed, with packed copies of its Q4_0 / Q8_0 matrices (cpu_weights.h).
     Result<std::unique_ptr<Buffer>> import_host(std::span<const std::byte> bytes) override {
-        auto b = HostBuffer::borrow(bytes);
+        auto b = CpuWeightBuffer::borrow(bytes);
         if (!b) return Result<std::unique_ptr<Buffer>>::error("out of memory");
         return std::unique_ptr<Buffer>(std::move(b));
     }
