@@ -51,7 +51,8 @@ public:
     std::string name() const override { return "cpu"; }
     std::string description() const override {
         return "CPU, " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
-               " threads, kernels: " + std::string(cpu::isa_name(cpu::active_isa()));
+               " threads, kernels: " + std::string(cpu::isa_name(cpu::active_isa())) +
+               (cpu::amx_active() ? "+amx" : "");
     }
     MemoryInfo memory() const override {
         return host_memory();  // available RAM (MemAvailable), not just free pages

@@ -50,11 +50,12 @@ bool cpu_set_repack(bool on) {
 std::unique_ptr<CpuWeightBuffer> CpuWeightBuffer::borrow(std::span<const std::byte> bytes) {
     auto host = HostBuffer::borrow(bytes);
     if (!host) return nullptr;
-    return std::unique_ptr<CpuWeightBuffer>(new (std::nothrow) CpuWeightBuffer(std::move(host)));
+    return std::unique_ptr<CpuWeightBuffer>(
+        new (std::nothrow) CpuWeightBuffer(std::move(host), cpu_repack_enabled()));
 }
 
 const cpu::PackedWeight* CpuWeightBuffer::packed(const Tensor& w, cpu::ThreadPool& pool) {
-    if (!cpu_repack_enabled() || w.buffer != this) return nullptr;
+    if (!repack_ || w.buffer != this) return nullptr;
     const size_t k = static_cast<size_t>(w.ne[0]);
     if (!cpu::packable(w.type, k) || w.ne[2] != 1 || w.ne[3] != 1 || !w.is_dense()) return nullptr;
     const auto key = std::make_tuple(w.offset, static_cast<int>(w.type), w.ne[0], w.ne[1]);

@@ -49,8 +49,10 @@ public:
     size_t packed_bytes() const;
 
 private:
-    explicit CpuWeightBuffer(std::unique_ptr<HostBuffer> host) : host_(std::move(host)) {}
+    CpuWeightBuffer(std::unique_ptr<HostBuffer> host, bool repack)
+        : host_(std::move(host)), repack_(repack) {}
     std::unique_ptr<HostBuffer> host_;
+    const bool repack_;  // cpu_repack_enabled() when the file was imported
     mutable std::mutex mu_;
     // (offset, type, k, rows) -> packed copy; nullptr records "does not pack"
     std::map<std::tuple<size_t, int, int64_t, int64_t>, std::unique_ptr<cpu::PackedWeight>> packs_;
@@ -59,8 +61,7 @@ private:
 
 // Whether the CPU packs weights: HEARTH_CPU_REPACK unset or anything but "0" (read once).
 bool cpu_repack_enabled();
-// Tests: turns packing on or off for matrices not packed yet (a model loaded afterwards);
-// returns the old setting.
+// Tests: turns packing on or off for files imported afterwards; returns the old setting.
 bool cpu_set_repack(bool on);
 
 }  // namespace hearth::backend

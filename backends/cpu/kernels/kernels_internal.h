@@ -119,5 +119,16 @@ const SimdKernels* avx512vnni_kernels();  // AVX-512 F/BW/VL + VNNI
 bool cpu_has_avx512vnni();
 // Tests: whether the AVX-512 path may use its VNNI variant (default true); returns the old value.
 bool allow_avx512vnni(bool allow);
+// AMX-INT8 (kernels_amx.cpp): whether this CPU and OS run it and HEARTH_CPU_ISA allows it;
+// tests turn it off and on (returns the old value).
+bool cpu_has_amx();
+bool allow_amx(bool allow);
+// Requests the tile state from Linux and checks one product (feature detection calls it).
+bool amx_enable();
+// Packed Q4_0 / Q8_0 product on AMX tiles (any n >= 1); false: not handled. gemm_packed uses it
+// from kAmxMinTokens tokens on (fewer are cheaper on the VNNI kernel).
+constexpr size_t kAmxMinTokens = 4;
+bool amx_gemm_packed(const PackedWeight& pw, size_t r0, size_t r1, const uint8_t* xq,
+                     size_t xq_stride, size_t n, float* y, size_t y_stride);
 
 }  // namespace hearth::cpu::detail

@@ -120,13 +120,8 @@ double bench_packed(ThreadPool& pool, const PackedWeight& pw, const std::vector<
 int packed_main(const std::string& only_isa) {
     ThreadPool pool(2);
     std::mt19937 rng(42);
-    std::printf(
-        "%-11s %-5s %5s %14s %14s %6s
-        ", " path ", " type ", " n ", " file GFLOP /
-            s
-            ",
-            "packed GFLOP/s",
-        "x");
+    std::printf("%-11s %-5s %5s %14s %14s %6s\n", "path", "type", "n", "file GFLOP/s",
+                "packed GFLOP/s", "x");
     for (quant::Type t : {quant::Type::Q4_0, quant::Type::Q8_0}) {
         const Matrix m = make_matrix(t, 0, rng);
         auto pw = make_packed(t, m.copies[0].data(), kK, kRows);
@@ -138,12 +133,16 @@ int packed_main(const std::string& only_isa) {
             quantize_activation(t, x.data(), kK, &xq[j * stride]);
         }
         for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
-            for (bool vnni : {false, true}) {
+            for (int variant : {0, 1, 2}) {  // plain, VNNI, VNNI + AMX
+                const bool vnni = variant >= 1, amx = variant == 2;
                 if (!isa_supported(isa) || (vnni && isa != Isa::Avx512)) continue;
                 force_isa(isa);
                 detail::allow_avx512vnni(vnni);
+                detail::allow_amx(amx);
                 if (vnni && !detail::cpu_has_avx512vnni()) continue;
-                const std::string name = std::string(isa_name(isa)) + (vnni ? "vnni" : "");
+                if (amx && !detail::cpu_has_amx()) continue;
+                const std::string name =
+                    std::string(isa_name(isa)) + (vnni ? "vnni" : "") + (amx ? "amx" : "");
                 if (!only_isa.empty() && only_isa != name) continue;
                 for (size_t n : {1, 2, 4, 8, 512}) {
                     const int iters = n == 512 ? 2 : 40;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <tuple>
 
@@ -21,25 +22,38 @@ using test::random_activation;
 using test::random_weights;
 using test::ref_dot;
 
+// An ISA; for AVX-512 also whether its VNNI variant and the AMX-INT8 prefill may run. The AMX
+// path is listed only where the CPU and OS run it (AMX_Absent says so where not).
 struct Path {
     Isa isa;
     bool vnni;
+    bool amx;
 };
+
+bool amx_here() {
+    const bool had = detail::allow_amx(true);
+    const bool has = detail::cpu_has_amx();
+    detail::allow_amx(had);
+    return has;
+}
 
 std::vector<Path> paths() {
     std::vector<Path> out;
     for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon})
-        if (isa_supported(isa)) out.push_back({isa, false});
+        if (isa_supported(isa)) out.push_back({isa, false, false});
     if (isa_supported(Isa::Avx512)) {
         const bool had = detail::allow_avx512vnni(true);
-        if (detail::cpu_has_avx512vnni()) out.push_back({Isa::Avx512, true});
+        if (detail::cpu_has_avx512vnni()) {
+            out.push_back({Isa::Avx512, true, false});
+            if (amx_here()) out.push_back({Isa::Avx512, true, true});
+        }
         detail::allow_avx512vnni(had);
     }
     return out;
 }
 
 std::string path_name(const Path& p) {
-    return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "");
+    return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "") + (p.amx ? "amx" : "");
 }
 
 double tolerance(const test::RefDot& r, size_t k) {
@@ -58,11 +72,14 @@ protected:
     void SetUp() override {
         saved_ = active_isa();
         saved_vnni_ = detail::allow_avx512vnni(std::get<0>(GetParam()).vnni);
+        saved_amx_ = detail::allow_amx(std::get<0>(GetParam()).amx);
         ASSERT_TRUE(force_isa(std::get<0>(GetParam()).isa));
+        ASSERT_EQ(amx_active(), std::get<0>(GetParam()).amx);
     }
     void TearDown() override {
         force_isa(saved_);
         detail::allow_avx512vnni(saved_vnni_);
+        detail::allow_amx(saved_amx_);
     }
     Type type() const { return std::get<1>(GetParam()); }
 
@@ -126,6 +143,7 @@ protected:
 private:
     Isa saved_ = Isa::Scalar;
     bool saved_vnni_ = true;
+    bool saved_amx_ = true;
 };
 
 TEST_P(PackedTest, OneToNineTokensOnOddShapes) {
@@ -147,6 +165,12 @@ TEST_P(PackedTest, RowSlicesInsideGroups) {
         for (auto [r0, r1] :
              {std::pair<size_t, size_t>{5, 6}, {3, 20}, {17, 83}, {16, 32}, {9, 71}, {0, 83}})
             check(rows, k, n, r0, r1, rng);
+}
+
+// 16-token multiples and their neighbours: whole AMX tiles, and tiles plus a VNNI tail.
+TEST_P(PackedTest, TileSizedTokenCounts) {
+    std::mt19937 rng(21);
+    for (size_t n : {15, 16, 17, 32, 33, 48, 64, 80}) check(37, n % 2 ? 96 : 2080, n, 0, 37, rng);
 }
 
 TEST_P(PackedTest, ManyTokensCrossChunks) {
@@ -174,6 +198,24 @@ INSTANTIATE_TEST_SUITE_P(AllIsas, PackedTest, ::testing::ValuesIn(all_cases()),
                              return path_name(std::get<0>(info.param)) + "_" +
                                     std::string(quant::traits(std::get<1>(info.param)).name);
                          });
+
+TEST(Packed, AmxPresenceIsReported) {
+    if (!amx_here()) {
+        std::printf("[ info ] AMX-INT8 absent or not granted here: the AMX cases are skipped\n");
+        GTEST_SKIP() << "AMX-INT8 absent or not granted by the OS";
+    }
+    const Isa saved = active_isa();
+    const bool had = detail::allow_amx(true);
+    ASSERT_TRUE(force_isa(Isa::Avx512));
+    EXPECT_TRUE(amx_active());
+    detail::allow_amx(false);
+    EXPECT_FALSE(amx_active()) << "turning AMX off must leave the VNNI kernels";
+    ASSERT_TRUE(force_isa(Isa::Avx2));
+    detail::allow_amx(true);
+    EXPECT_FALSE(amx_active()) << "AMX runs only on the AVX-512 path";
+    force_isa(saved);
+    detail::allow_amx(had);
+}
 
 TEST(Packed, OnlyQ4_0AndQ8_0WithWholeBlocks) {
     EXPECT_TRUE(packable(Type::Q4_0, 64));
