@@ -8,6 +8,7 @@
 #include "core/host_buffer.h"
 #include "core/host_memory.h"
 #include "cpu/cpu_ops.h"
+#include "cpu/cpu_weights.h"
 #include "cpu/kernels/kernels.h"
 #include "cpu/thread_pool.h"
 
@@ -50,7 +51,8 @@ public:
     std::string name() const override { return "cpu"; }
     std::string description() const override {
         return "CPU, " + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
-               " threads, kernels: " + std::string(cpu::isa_name(cpu::active_isa()));
+               " threads, kernels: " + std::string(cpu::isa_name(cpu::active_isa())) +
+               (cpu::amx_active() ? "+amx" : "");
     }
     MemoryInfo memory() const override {
         return host_memory();  // available RAM (MemAvailable), not just free pages
@@ -67,8 +69,9 @@ public:
                                                           std::to_string(bytes) + " bytes");
         return std::unique_ptr<Buffer>(std::move(b));
     }
+    // The model file: borrowed, with packed copies of its Q4_0 / Q8_0 matrices (cpu_weights.h).
     Result<std::unique_ptr<Buffer>> import_host(std::span<const std::byte> bytes) override {
-        auto b = HostBuffer::borrow(bytes);
+        auto b = CpuWeightBuffer::borrow(bytes);
         if (!b) return Result<std::unique_ptr<Buffer>>::error("out of memory");
         return std::unique_ptr<Buffer>(std::move(b));
     }

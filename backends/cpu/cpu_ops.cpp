@@ -6,6 +6,7 @@
 
 #include "core/host_access.h"
 #include "core/kv_lookup.h"
+#include "cpu/cpu_weights.h"
 #include "cpu/kernels/kernels.h"
 #include "quant/quant_ref.h"
 
@@ -70,6 +71,17 @@ Status mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
     // Enough rows per chunk to amortise the hand-off, few enough to balance the threads.
     const size_t grain = std::max(grain_for(args.k * n_tok),
                                   std::min<size_t>(64, rows / (4 * size_t(pool.size())) + 1));
+    auto* wbuf = dynamic_cast<CpuWeightBuffer*>(w.buffer);
+    if (const cpu::PackedWeight* pw = wbuf ? wbuf->packed(w, pool) : nullptr) {
+        // Chunks of whole 16-row groups, so no group is decoded by two threads.
+        const size_t g = cpu::kPackRows;
+        pool.parallel_for(pw->groups(), (grain + g - 1) / g, [a, pw](size_t b, size_t e, int) {
+            const Tensor& d = a->n->dst;
+            cpu::gemm_packed(*pw, b * cpu::kPackRows, e * cpu::kPackRows, a->xq, a->xq_stride,
+                             static_cast<size_t>(d.ne[1]), f32_row(d, 0), d.nb[1] / sizeof(float));
+        });
+        return Status::ok();
+    }
     if (n_tok == 1) {
         pool.parallel_for(rows, grain, [a](size_t b, size_t e, int) {
             const Tensor& wt = a->n->src[0];

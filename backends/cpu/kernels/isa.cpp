@@ -17,7 +17,26 @@ struct Features {
     bool avx2 = false;    // AVX2 + FMA + F16C
     bool avx512 = false;  // AVX-512 F/BW/VL (+ the AVX2 set)
     bool vnni = false;    // AVX-512 VNNI
+    bool amx = false;     // AMX-TILE + AMX-INT8, tile state granted by the OS, probe passed
 };
+
+#if defined(__x86_64__)
+// CPUID leaf 7 EDX bits 24 (AMX-TILE) and 25 (AMX-INT8), and XCR0 bits 17-18 (the OS manages
+// the tile state): then ask Linux for the state and check one product (amx_enable).
+bool amx_usable() {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+    if (a < 7) return false;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+    if (!(c & (1u << 27))) return false;  // OSXSAVE: xgetbv is allowed
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+    if (!(d & (1u << 24)) || !(d & (1u << 25))) return false;
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & (3u << 17)) != (3u << 17)) return false;
+    return detail::amx_enable();
+}
+#endif
 
 Features detect() {
     Features f;
@@ -36,6 +55,9 @@ Features detect() {
     f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vl");
     f.vnni = f.avx512 && __builtin_cpu_supports("avx512vnni");
+#endif
+#if defined(__x86_64__)
+    f.amx = f.vnni && amx_usable();
 #endif
     return f;
 }
@@ -71,6 +93,7 @@ Isa initial_isa() {
     const char* env = std::getenv("HEARTH_CPU_ISA");
     if (!env || !*env) return best;
     const std::string want(env);
+    if (want == "amx") return isa_supported(Isa::Avx512) ? Isa::Avx512 : best;
     for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon})
         if (want == isa_name(isa) && isa_supported(isa)) return isa;
     return best;  // unknown or unsupported: ignore the request rather than fail
@@ -126,7 +149,24 @@ namespace detail {
 
 namespace {
 std::atomic<bool> g_vnni_allowed{true};
+// AMX is opt-in: HEARTH_CPU_ISA=amx. Measured here it is not faster than the packed VNNI
+// kernels (see backends/README.md), so the default stays VNNI.
+std::atomic<bool>& amx_allowed() {
+    static std::atomic<bool> allowed{[] {
+        const char* env = std::getenv("HEARTH_CPU_ISA");
+        return env && std::string(env) == "amx";
+    }()};
+    return allowed;
+}
 }  // namespace
+
+bool cpu_has_amx() {
+    return features().amx && amx_allowed().load(std::memory_order_relaxed);
+}
+
+bool allow_amx(bool allow) {
+    return amx_allowed().exchange(allow);
+}
 
 bool cpu_has_avx512vnni() {
     return features().vnni && g_vnni_allowed.load(std::memory_order_relaxed);

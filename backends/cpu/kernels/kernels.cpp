@@ -28,6 +28,18 @@ ActKind act_kind(quant::Type wtype) {
     }
 }
 
+const SimdKernels* simd_for(Isa isa) {
+    switch (isa) {
+        case Isa::Avx2:
+            return avx2_kernels();
+        case Isa::Avx512:
+            if (cpu_has_avx512vnni() && avx512vnni_kernels()) return avx512vnni_kernels();
+            return avx512_kernels();
+        default:
+            return nullptr;
+    }
+}
+
 }  // namespace detail
 
 namespace {
@@ -46,19 +58,6 @@ float block_scale(const float* x, size_t n) {
     for (size_t i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i]));
     if (!std::isfinite(amax)) return 0.0f;
     return amax / 127.0f;
-}
-
-const detail::SimdKernels* simd_for(Isa isa) {
-    switch (isa) {
-        case Isa::Avx2:
-            return detail::avx2_kernels();
-        case Isa::Avx512:
-            if (detail::cpu_has_avx512vnni() && detail::avx512vnni_kernels())
-                return detail::avx512vnni_kernels();
-            return detail::avx512_kernels();
-        default:
-            return nullptr;
-    }
 }
 
 }  // namespace
@@ -86,7 +85,7 @@ size_t activation_row_bytes(quant::Type wtype, size_t k) {
 }
 
 void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out) {
-    const auto* simd = simd_for(active_isa());
+    const auto* simd = detail::simd_for(active_isa());
     switch (detail::act_kind(wtype)) {
         case ActKind::F32:
             std::copy(x, x + k, static_cast<float*>(out));
@@ -156,7 +155,7 @@ void gemv(quant::Type wtype, const void* w, size_t k, size_t row_begin, size_t r
           const void* xq, float* out) {
     if (row_end <= row_begin || !supports_weight_type(wtype)) return;
     const auto* wb = static_cast<const uint8_t*>(w);
-    if (const auto* simd = simd_for(active_isa()))
+    if (const auto* simd = detail::simd_for(active_isa()))
         if (simd->gemv(wtype, wb, k, row_begin, row_end, xq, out)) return;
     detail::gemv_scalar(wtype, wb, k, row_begin, row_end, xq, out);
 }
@@ -166,7 +165,7 @@ void gemm(quant::Type wtype, const void* w, size_t k, size_t row_begin, size_t r
     if (row_end <= row_begin || n == 0 || !supports_weight_type(wtype)) return;
     const auto* wb = static_cast<const uint8_t*>(w);
     const auto* xb = static_cast<const uint8_t*>(xq);
-    if (const auto* simd = simd_for(active_isa()))
+    if (const auto* simd = detail::simd_for(active_isa()))
         if (simd->gemm(wtype, wb, k, row_begin, row_end, xb, xq_stride, n, y, y_stride)) return;
     detail::gemm_scalar(wtype, wb, k, row_begin, row_end, xb, xq_stride, n, y, y_stride);
 }

@@ -21,6 +21,10 @@ Isa active_isa();
 // Tests: whether an ISA can run here, and forcing one (returns false if it can't run).
 bool isa_supported(Isa isa);
 bool force_isa(Isa isa);
+// Whether products of packed Q4_0 / Q8_0 weights with 4 or more tokens run on AMX-INT8 tiles:
+// opt-in with HEARTH_CPU_ISA=amx (the AVX-512 path), the CPU has AMX-INT8, Linux granted the
+// tile state and a probe product was right.
+bool amx_active();
 
 // Whether gemv/gemm support a weight type (all GGUF weight types of the type table do).
 bool supports_weight_type(quant::Type wtype);

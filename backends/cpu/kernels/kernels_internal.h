@@ -7,6 +7,10 @@
 
 #include "kernels/kernels.h"
 
+namespace hearth::cpu {
+struct PackedWeight;
+}
+
 namespace hearth::cpu::detail {
 
 // How an activation row is prepared. The layout never depends on the ISA, so a row prepared
@@ -68,6 +72,9 @@ struct SimdKernels {
     // attn_chunk on the state layout of kernels_attn.cpp (AttnLayout).
     void (*attn_chunk)(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
                        const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap);
+    // gemm over packed weights (packed.h); false when the type has no packed kernel.
+    bool (*gemm_packed)(const PackedWeight& pw, size_t r0, size_t r1, const uint8_t* xq,
+                        size_t xq_stride, size_t n, float* y, size_t y_stride);
 };
 // The attention state (floats; rows padded to kAttnLanes, so every ISA uses the same layout):
 // QT [hd][rp] (queries, transposed and pre-scaled), OT [hd][rp] (running weighted sums of V),
@@ -104,11 +111,24 @@ static inline AttnLayout attn_layout(float* st, size_t hd, size_t rows) {
     return a;
 }
 
+// The SIMD kernels of an ISA (nullptr: scalar, or not compiled in / not runnable here).
+const SimdKernels* simd_for(Isa isa);
 const SimdKernels* avx2_kernels();        // nullptr when not compiled in
 const SimdKernels* avx512_kernels();      // AVX-512 F/BW/VL without VNNI
 const SimdKernels* avx512vnni_kernels();  // AVX-512 F/BW/VL + VNNI
 bool cpu_has_avx512vnni();
 // Tests: whether the AVX-512 path may use its VNNI variant (default true); returns the old value.
 bool allow_avx512vnni(bool allow);
+// AMX-INT8 (kernels_amx.cpp): whether this CPU and OS run it and HEARTH_CPU_ISA allows it;
+// tests turn it off and on (returns the old value).
+bool cpu_has_amx();
+bool allow_amx(bool allow);
+// Requests the tile state from Linux and checks one product (feature detection calls it).
+bool amx_enable();
+// Packed Q4_0 / Q8_0 product on AMX tiles (any n >= 1); false: not handled. gemm_packed uses it
+// from kAmxMinTokens tokens on (fewer are cheaper on the VNNI kernel).
+constexpr size_t kAmxMinTokens = 4;
+bool amx_gemm_packed(const PackedWeight& pw, size_t r0, size_t r1, const uint8_t* xq,
+                     size_t xq_stride, size_t n, float* y, size_t y_stride);
 
 }  // namespace hearth::cpu::detail

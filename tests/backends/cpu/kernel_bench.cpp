@@ -1,5 +1,7 @@
 // Kernel micro-benchmark, run by hand (not a test):
 //   cpu_kernel_bench [--quick] [--types Q4_0,Q8_0,...] [--isa avx512vnni] [--no-gemm]
+//   cpu_kernel_bench --packed [--isa NAME]: Q4_0 / Q8_0, file-format vs packed (packed.h)
+//   GFLOP/s for 1, 2, 4, 8 and 512 tokens (process CPU time over 2 threads)
 // Prints the measured read bandwidth (2 threads), then per ISA path and weight type:
 // gemv GB/s of weights streamed for a 2048 x 5632 matrix (1 and 2 threads; enough copies are
 // cycled to defeat the caches) and gemm GFLOP/s for 512 tokens on 2 threads.
@@ -16,6 +18,7 @@
 #include "kernels/bandwidth.h"
 #include "kernels/kernels.h"
 #include "kernels/kernels_internal.h"
+#include "kernels/packed.h"
 #include "kernels_test_util.h"
 #include "thread_pool.h"
 
@@ -95,6 +98,66 @@ double bench_gemm(ThreadPool& pool, const Matrix& m, const std::vector<uint8_t>&
     return 2.0 * kRows * kK * static_cast<double>(n) * iters / (cpu / pool.size()) / 1e9;
 }
 
+// Like bench_gemm, over the packed copy (n = 1 included: the decode case).
+double bench_packed(ThreadPool& pool, const PackedWeight& pw, const std::vector<uint8_t>& xq,
+                    size_t stride, size_t n, int iters) {
+    std::vector<float> y(n * kRows);
+    auto one = [&] {
+        pool.parallel_for(pw.groups(), 1, [&](size_t b, size_t e, int) {
+            gemm_packed(pw, b * kPackRows, e * kPackRows, xq.data(), stride, n, y.data(), kRows);
+        });
+    };
+    one();
+    timespec a{}, b{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    for (int i = 0; i < iters; ++i) one();
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    const double cpu = static_cast<double>(b.tv_sec - a.tv_sec) +
+                       1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
+    return 2.0 * kRows * kK * static_cast<double>(n) * iters / (cpu / pool.size()) / 1e9;
+}
+
+int packed_main(const std::string& only_isa) {
+    ThreadPool pool(2);
+    std::mt19937 rng(42);
+    std::printf("%-11s %-5s %5s %14s %14s %6s\n", "path", "type", "n", "file GFLOP/s",
+                "packed GFLOP/s", "x");
+    for (quant::Type t : {quant::Type::Q4_0, quant::Type::Q8_0}) {
+        const Matrix m = make_matrix(t, 0, rng);
+        auto pw = make_packed(t, m.copies[0].data(), kK, kRows);
+        pack_groups(*pw, 0, pw->groups());
+        const size_t stride = activation_row_bytes(t, kK);
+        std::vector<uint8_t> xq(512 * stride);
+        for (size_t j = 0; j < 512; ++j) {
+            const auto x = test::random_activation(kK, rng);
+            quantize_activation(t, x.data(), kK, &xq[j * stride]);
+        }
+        for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
+            for (int variant : {0, 1, 2}) {  // plain, VNNI, VNNI + AMX
+                const bool vnni = variant >= 1, amx = variant == 2;
+                if (!isa_supported(isa) || (vnni && isa != Isa::Avx512)) continue;
+                force_isa(isa);
+                detail::allow_avx512vnni(vnni);
+                detail::allow_amx(amx);
+                if (vnni && !detail::cpu_has_avx512vnni()) continue;
+                if (amx && !detail::cpu_has_amx()) continue;
+                const std::string name =
+                    std::string(isa_name(isa)) + (vnni ? "vnni" : "") + (amx ? "amx" : "");
+                if (!only_isa.empty() && only_isa != name) continue;
+                for (size_t n : {1, 2, 4, 8, 512}) {
+                    const int iters = n == 512 ? 2 : 40;
+                    const double f = bench_gemm(pool, m, xq, stride, n, iters);
+                    const double p = bench_packed(pool, *pw, xq, stride, n, iters);
+                    std::printf("%-11s %-5s %5zu %14.1f %14.1f %6.2f\n", name.c_str(),
+                                quant::traits(t).name.data(), n, f, p, p / f);
+                    std::fflush(stdout);
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 struct PathSel {
     Isa isa;
     bool vnni;
@@ -104,7 +167,7 @@ struct PathSel {
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool quick = false, do_gemm = true;
+    bool quick = false, do_gemm = true, packed = false;
     std::string only_types, only_isa;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -112,16 +175,20 @@ int main(int argc, char** argv) {
             quick = true;
         else if (a == "--no-gemm")
             do_gemm = false;
+        else if (a == "--packed")
+            packed = true;
         else if (a == "--types" && i + 1 < argc)
             only_types = argv[++i];
         else if (a == "--isa" && i + 1 < argc)
             only_isa = argv[++i];
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--no-gemm] [--types A,B] [--isa NAME]\n",
+            std::fprintf(stderr,
+                         "usage: %s [--quick] [--no-gemm] [--packed] [--types A,B] [--isa NAME]\n",
                          argv[0]);
             return 2;
         }
     }
+    if (packed) return packed_main(only_isa);
     ThreadPool pool1(1), pool2(2);
     const size_t bw_bytes = quick ? (size_t{256} << 20) : (size_t{1} << 30);
     double bw = measure_read_bandwidth_gbs(pool2, bw_bytes);

@@ -1,0 +1,95 @@
+// Packing Q4_0 / Q8_0 rows into 16-row groups (layout in packed.h) and the dispatch of the
+// packed kernels by ISA.
+#include "kernels/packed.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "kernels/kernels_internal.h"
+
+namespace hearth::cpu {
+
+namespace {
+
+constexpr size_t kScaleBytes = 2 * kPackRows;  // 16 f16 scales
+
+size_t file_block_bytes(quant::Type t) {
+    return t == quant::Type::Q4_0 ? 18 : 34;
+}
+
+}  // namespace
+
+void PackedWeight::Free::operator()(uint8_t* p) const {
+    std::free(p);
+}
+
+bool packable(quant::Type t, size_t k) {
+    return (t == quant::Type::Q4_0 || t == quant::Type::Q8_0) && k > 0 && k % 32 == 0;
+}
+
+std::unique_ptr<PackedWeight> make_packed(quant::Type t, const void* w, size_t k, size_t rows) {
+    if (!packable(t, k) || rows == 0 || !w) return nullptr;
+    auto pw = std::unique_ptr<PackedWeight>(new (std::nothrow) PackedWeight());
+    if (!pw) return nullptr;
+    pw->type = t;
+    pw->k = k;
+    pw->rows = rows;
+    pw->nb = k / 32;
+    pw->block_bytes = kPackRows * file_block_bytes(t);
+    pw->original = static_cast<const uint8_t*>(w);
+    pw->bytes = pw->groups() * pw->nb * pw->block_bytes;
+    // 64-byte aligned so that the code pieces of a block group start on a cache line pair.
+    const size_t alloc = (pw->bytes + 63) / 64 * 64;
+    pw->data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, alloc)));
+    if (!pw->data) return nullptr;
+    pw->packed = pw->data.get();
+    return pw;
+}
+
+void pack_groups(PackedWeight& pw, size_t g0, size_t g1) {
+    const size_t fb = file_block_bytes(pw.type);
+    const size_t rb = pw.nb * fb;
+    // bytes of codes per row and block: Q4_0 16 (two nibbles a byte), Q8_0 32
+    const size_t code_bytes = fb - 2;
+    for (size_t g = g0; g < g1; ++g)
+        for (size_t b = 0; b < pw.nb; ++b) {
+            uint8_t* out = pw.packed + (g * pw.nb + b) * pw.block_bytes;
+            std::memset(out, 0, pw.block_bytes);
+            for (size_t r = 0; r < kPackRows; ++r) {
+                const size_t row = g * kPackRows + r;
+                if (row >= pw.rows) break;
+                const uint8_t* blk = pw.original + row * rb + b * fb;
+                std::memcpy(out + 2 * r, blk, 2);  // the f16 scale
+                for (size_t j = 0; j < code_bytes / 4; ++j)
+                    std::memcpy(out + kScaleBytes + j * 4 * kPackRows + 4 * r, blk + 2 + 4 * j, 4);
+            }
+        }
+}
+
+bool amx_active() {
+    return active_isa() == Isa::Avx512 && detail::cpu_has_amx();
+}
+
+bool packed_kernel_active() {
+    return detail::simd_for(active_isa()) != nullptr;
+}
+
+void gemm_packed(const PackedWeight& pw, size_t row_begin, size_t row_end, const void* xq,
+                 size_t xq_stride, size_t n, float* y, size_t y_stride) {
+    if (row_end > pw.rows) row_end = pw.rows;
+    if (row_end <= row_begin || n == 0) return;
+    const auto* x = static_cast<const uint8_t*>(xq);
+    // Prefill and batched decode on AMX tiles (kernels_amx.cpp).
+    if (n >= detail::kAmxMinTokens && active_isa() == Isa::Avx512 && detail::cpu_has_amx())
+        if (detail::amx_gemm_packed(pw, row_begin, row_end, x, xq_stride, n, y, y_stride)) return;
+    if (const auto* simd = detail::simd_for(active_isa()))
+        if (simd->gemm_packed(pw, row_begin, row_end, x, xq_stride, n, y, y_stride)) return;
+    if (n == 1) {
+        gemv(pw.type, pw.original, pw.k, row_begin, row_end, xq, y + row_begin);
+        return;
+    }
+    gemm(pw.type, pw.original, pw.k, row_begin, row_end, xq, xq_stride, n, y, y_stride);
+}
+
+}  // namespace hearth::cpu

@@ -1,0 +1,171 @@
+// The CPU device's packed weights (cpu_weights.h): a model file's Q4_0 / Q8_0 matrices imported
+// with import_host are packed on first use and multiply like the same bytes in an ordinary
+// buffer (the file-format kernels), for single rows, rows not a multiple of 16, 1..9 tokens and
+// more than one token chunk; packing follows the switch and the ISA, and several matrices of
+// one file pack separately.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_device.h"
+#include "cpu/cpu_weights.h"
+#include "cpu/kernels/kernels.h"
+#include "hearth/backend/graph.h"
+#include "quant/quant_ref.h"
+
+namespace hearth::backend {
+namespace {
+
+std::vector<float> random_floats(std::mt19937& rng, size_t n) {
+    std::normal_distribution<float> d(0.f, 1.f);
+    std::vector<float> v(n);
+    for (auto& x : v) x = d(rng);
+    return v;
+}
+
+std::vector<std::byte> encode(quant::Type t, const std::vector<float>& f, size_t k) {
+    const size_t rows = f.size() / k, rb = quant::row_bytes(t, k);
+    std::vector<std::byte> out(rb * rows);
+    for (size_t r = 0; r < rows; ++r) quant::quantize_row(t, &f[r * k], &out[r * rb], k);
+    return out;
+}
+
+struct Buf {
+    std::unique_ptr<Buffer> b;
+    Tensor t;
+};
+
+Buf alloc(Device& d, DType type, std::initializer_list<int64_t> dims, const void* data) {
+    Buf o;
+    const size_t bytes = Tensor::dense(nullptr, 0, type, dims).span_bytes();
+    o.b = std::move(d.allocate(bytes).value());
+    o.t = Tensor::dense(o.b.get(), 0, type, dims);
+    if (data) {
+        EXPECT_TRUE(o.b->write(0, {static_cast<const std::byte*>(data), bytes}));
+    }
+    return o;
+}
+
+// y = W x on the CPU device with W at `w` (any buffer), x T columns of k floats.
+std::vector<float> mat_mul(Device& d, Stream& s, const Tensor& w, const std::vector<float>& x,
+                           int64_t T) {
+    const int64_t k = w.ne[0], m = w.ne[1];
+    auto xb = alloc(d, DType::F32, {k, T}, x.data());
+    auto yb = alloc(d, DType::F32, {m, T}, nullptr);
+    Graph g;
+    g.mat_mul(yb.t, w, xb.t, "mm");
+    EXPECT_TRUE(s.compute(g));
+    std::vector<float> y(size_t(m * T));
+    EXPECT_TRUE(yb.b->read(0, std::as_writable_bytes(std::span(y))));
+    return y;
+}
+
+class CpuWeights : public ::testing::TestWithParam<quant::Type> {};
+
+TEST_P(CpuWeights, ImportedMatricesPackAndMultiplyLikeTheFileFormat) {
+    const quant::Type t = GetParam();
+    auto dev = make_cpu_device();
+    auto stream = std::move(dev->create_stream({2}).value());
+    std::mt19937 rng(17);
+    const bool had = cpu_set_repack(true);
+    for (int64_t k : {32, 96, 512})
+        for (int64_t m : {1, 7, 16, 33, 100}) {
+            const auto wf = random_floats(rng, size_t(k * m));
+            const auto wb = encode(t, wf, size_t(k));
+            auto imported = std::move(dev->import_host(wb).value());
+            auto* cw = dynamic_cast<CpuWeightBuffer*>(imported.get());
+            ASSERT_NE(cw, nullptr) << "import_host should give the CPU's weight buffer";
+            const Tensor wi = Tensor::dense(imported.get(), 0, t, {k, m});
+            auto plain = alloc(*dev, t, {k, m}, wb.data());
+            for (int64_t T : {1, 2, 3, 5, 8, 9, 17, 70}) {
+                SCOPED_TRACE("k=" + std::to_string(k) + " m=" + std::to_string(m) +
+                             " T=" + std::to_string(T));
+                const auto x = random_floats(rng, size_t(k * T));
+                const auto got = mat_mul(*dev, *stream, wi, x, T);
+                const auto want = mat_mul(*dev, *stream, plain.t, x, T);
+                double scale = 0, worst = 0;
+                for (size_t i = 0; i < want.size(); ++i) {
+                    scale = std::max(scale, std::fabs(double(want[i])));
+                    worst = std::max(worst, std::fabs(double(got[i]) - double(want[i])));
+                }
+                EXPECT_LE(worst, 1e-5 * (scale + 1e-3));
+            }
+            if (cpu::active_isa() != cpu::Isa::Scalar) {
+                EXPECT_EQ(cw->packed_bytes(),
+                          size_t((m + 15) / 16 * 16 * k / 32) * quant::traits(t).type_size)
+                    << "the packed copy is the file's blocks plus zero rows up to 16";
+            }
+        }
+    cpu_set_repack(had);
+}
+
+// Two matrices of one imported file are two packed copies; with packing off, none is made.
+TEST_P(CpuWeights, EachMatrixOfAFilePacksOnceAndTheSwitchHolds) {
+    const quant::Type t = GetParam();
+    if (cpu::active_isa() == cpu::Isa::Scalar) GTEST_SKIP() << "no packed kernel on scalar";
+    auto dev = make_cpu_device();
+    auto stream = std::move(dev->create_stream({2}).value());
+    std::mt19937 rng(3);
+    const int64_t k = 64, m0 = 20, m1 = 48;
+    const auto w0 = encode(t, random_floats(rng, size_t(k * m0)), size_t(k));
+    const auto w1 = encode(t, random_floats(rng, size_t(k * m1)), size_t(k));
+    std::vector<std::byte> file(w0);
+    file.insert(file.end(), w1.begin(), w1.end());
+    const auto x = random_floats(rng, size_t(k * 3));
+    for (bool on : {true, false}) {
+        const bool had = cpu_set_repack(on);
+        auto imported = std::move(dev->import_host(file).value());
+        auto* cw = dynamic_cast<CpuWeightBuffer*>(imported.get());
+        ASSERT_NE(cw, nullptr);
+        const Tensor a = Tensor::dense(imported.get(), 0, t, {k, m0});
+        const Tensor b = Tensor::dense(imported.get(), w0.size(), t, {k, m1});
+        auto pa = alloc(*dev, t, {k, m0}, w0.data());
+        auto pb = alloc(*dev, t, {k, m1}, w1.data());
+        for (int rep = 0; rep < 2; ++rep) {  // the second run reuses the packed copies
+            const auto ga = mat_mul(*dev, *stream, a, x, 3);
+            const auto wa = mat_mul(*dev, *stream, pa.t, x, 3);
+            ASSERT_EQ(ga.size(), wa.size());
+            for (size_t i = 0; i < ga.size(); ++i)
+                EXPECT_NEAR(ga[i], wa[i], 1e-4 * (std::fabs(wa[i]) + 1.0f));
+            const auto gb = mat_mul(*dev, *stream, b, x, 3);
+            const auto wb = mat_mul(*dev, *stream, pb.t, x, 3);
+            ASSERT_EQ(gb.size(), wb.size());
+            for (size_t i = 0; i < gb.size(); ++i)
+                EXPECT_NEAR(gb[i], wb[i], 1e-4 * (std::fabs(wb[i]) + 1.0f));
+        }
+        const size_t per_block = quant::traits(t).type_size;
+        EXPECT_EQ(cw->packed_bytes(), on ? size_t(32 + 48) * (k / 32) * per_block : 0u);
+        cpu_set_repack(had);
+    }
+}
+
+// Forced to the scalar kernels nothing is packed (the packed layout would only cost memory).
+TEST(CpuWeightsScalar, ScalarIsaPacksNothing) {
+    const cpu::Isa saved = cpu::active_isa();
+    ASSERT_TRUE(cpu::force_isa(cpu::Isa::Scalar));
+    auto dev = make_cpu_device();
+    auto stream = std::move(dev->create_stream({1}).value());
+    std::mt19937 rng(4);
+    const int64_t k = 64, m = 40;
+    const auto wf = random_floats(rng, size_t(k * m));
+    const auto wb = encode(quant::Type::Q4_0, wf, size_t(k));
+    auto imported = std::move(dev->import_host(wb).value());
+    const Tensor w = Tensor::dense(imported.get(), 0, quant::Type::Q4_0, {k, m});
+    auto plain = alloc(*dev, quant::Type::Q4_0, {k, m}, wb.data());
+    const auto x = random_floats(rng, size_t(k * 2));
+    EXPECT_EQ(mat_mul(*dev, *stream, w, x, 2), mat_mul(*dev, *stream, plain.t, x, 2));
+    EXPECT_EQ(dynamic_cast<CpuWeightBuffer*>(imported.get())->packed_bytes(), 0u);
+    cpu::force_isa(saved);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, CpuWeights, ::testing::Values(quant::Type::Q4_0, quant::Type::Q8_0),
+                         [](const auto& info) {
+                             return std::string(quant::traits(info.param).name);
+                         });
+
+}  // namespace
+}  // namespace hearth::backend
