@@ -137,12 +137,12 @@
 <context>
     <name>AppBanners</name>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="89"/>
+        <location filename="../ui/Model/AppBanners.qml" line="93"/>
         <source>The new backend setting takes effect when the model is loaded again.</source>
         <translation>新的后端设置将在重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="93"/>
+        <location filename="../ui/Model/AppBanners.qml" line="97"/>
         <source>Reload now</source>
         <translation>立即重新加载</translation>
     </message>
@@ -162,24 +162,24 @@
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="86"/>
+        <location filename="../ui/Model/AppBanners.qml" line="88"/>
         <source>The new backend and 4-bit weights settings take effect when the model is loaded again.</source>
         <translation>新的后端和 4 位权重设置将在重新加载模型后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="88"/>
+        <location filename="../ui/Model/AppBanners.qml" line="90"/>
         <source>The 4-bit weights setting takes effect when the model is loaded again.</source>
         <translation>4 位权重设置将在重新加载模型后生效。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../ui/Model/AppBanners.qml" line="116"/>
+        <location filename="../ui/Model/AppBanners.qml" line="120"/>
         <source>%n more message(s)</source>
         <translation>
             <numerusform>还有 %n 条消息</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../ui/Model/AppBanners.qml" line="117"/>
+        <location filename="../ui/Model/AppBanners.qml" line="121"/>
         <source>Show fewer</source>
         <translation>收起</translation>
     </message>
@@ -1319,7 +1319,7 @@
 <context>
     <name>ModelProbe</name>
     <message>
-        <location filename="../app/engine/model_probe.cpp" line="103"/>
+        <location filename="../app/engine/model_probe.cpp" line="104"/>
         <source>the file holds no model weights</source>
         <translation>文件中没有模型权重</translation>
     </message>
@@ -1345,12 +1345,12 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../app/chat/app_settings.cpp" line="86"/>
+        <location filename="../app/chat/app_settings.cpp" line="88"/>
         <source>The settings file %1 could not be read, so the defaults are in use; the old file was kept as %2.</source>
         <translation>无法读取设置文件 %1，已使用默认设置；旧文件保存为 %2。</translation>
     </message>
     <message>
-        <location filename="../app/chat/app_settings.cpp" line="90"/>
+        <location filename="../app/chat/app_settings.cpp" line="92"/>
         <source>The settings file %1 could not be read, so the defaults are in use.</source>
         <translation>无法读取设置文件 %1，已使用默认设置。</translation>
     </message>
@@ -1563,6 +1563,7 @@
         <location filename="../ui/Settings/SettingsPanel.qml" line="62"/>
         <location filename="../ui/Settings/SettingsPanel.qml" line="72"/>
         <location filename="../ui/Settings/SettingsPanel.qml" line="115"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="162"/>
         <source>Applies when the model is loaded again.</source>
         <translation>重新加载模型后生效。</translation>
     </message>
@@ -1600,6 +1601,7 @@
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="104"/>
         <location filename="../ui/Settings/SettingsPanel.qml" line="118"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="165"/>
         <source>On</source>
         <translation>开</translation>
     </message>
@@ -1637,7 +1639,8 @@
     <message>
         <location filename="../ui/Settings/SettingsPanel.qml" line="104"/>
         <location filename="../ui/Settings/SettingsPanel.qml" line="118"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="189"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="165"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="213"/>
         <source>Off</source>
         <translation>关</translation>
     </message>
@@ -1667,240 +1670,240 @@
         <translation>0 表示使用模型自身的长度，最多 4096。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="151"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="175"/>
         <source>KV memory (MB)</source>
         <translation>KV 内存（MB）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="152"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="176"/>
         <source>Memory for the context of all open chats together; the least recently used chats are saved to disk when it is full. 0 chooses a quarter of the free memory, at most eight full contexts. Applies from the next message.</source>
         <translation>所有打开的对话共用的上下文内存；用满时，最久未使用的对话会保存到磁盘。0 表示使用空闲内存的四分之一，最多八个完整上下文。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="159"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="183"/>
         <source>Saved context</source>
         <translation>已保存的上下文</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="160"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="184"/>
         <source>Chats&apos; context is kept on disk so they continue at once after a restart. Oldest are deleted past the limit (MB).</source>
         <translation>对话的上下文保存在磁盘上，重启后可立即继续。超过上限（MB）时删除最旧的。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="165"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="189"/>
         <source>Saved context limit in megabytes</source>
         <translation>已保存上下文的上限（MB）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="170"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="194"/>
         <source>Clear saved context (%1)</source>
         <translation>清除已保存的上下文（%1）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="171"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="195"/>
         <source>Delete the chats&apos; saved context</source>
         <translation>删除对话已保存的上下文</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="177"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="201"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="178"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="202"/>
         <source>0 uses all cores. Applies from the next message.</source>
         <translation>0 表示使用全部核心。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="186"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="210"/>
         <source>Speculative decoding</source>
         <translation>推测解码</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="187"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="211"/>
         <source>Drafts several tokens and lets the model check them in one step: the same replies, faster when the drafts are right. Prompt lookup drafts from the chat&apos;s own text (code being edited, quotes); a draft model is a smaller model with the same vocabulary. Applies from the next message.</source>
         <translation>先草拟几个词元，再让模型一步内核对：回复完全相同，草稿正确时更快。提示词查找从对话自身的文本（正在编辑的代码、引用）中草拟；草稿模型是词表相同的较小模型。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="189"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="213"/>
         <source>Prompt lookup</source>
         <translation>提示词查找</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="190"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="214"/>
         <source>Draft model</source>
         <translation>草稿模型</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="195"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="202"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="219"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="226"/>
         <source>Draft model file</source>
         <translation>草稿模型文件</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="200"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="224"/>
         <source>A GGUF file with the same vocabulary</source>
         <translation>词表相同的 GGUF 文件</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="206"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="230"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="207"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="231"/>
         <source>Choose the draft model file</source>
         <translation>选择草稿模型文件</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="213"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="237"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="214"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="238"/>
         <source>0 always picks the most likely word. Applies from the next message.</source>
         <translation>0 表示总是选择可能性最大的词。从下一条消息起生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="220"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="244"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="226"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="250"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="232"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="256"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="238"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="262"/>
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="244"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="268"/>
         <source>Longest reply (tokens)</source>
         <translation>最长回复（词元）</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="250"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="264"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="274"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="288"/>
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="251"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="275"/>
         <source>Used by new chats.</source>
         <translation>用于新建的对话。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="261"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="285"/>
         <source>e.g. You are a concise assistant.</source>
         <translation>例如：你是一个简洁的助手。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="270"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="294"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="271"/>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="289"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="295"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="313"/>
         <source>Applies at once.</source>
         <translation>立即生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="273"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="297"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="273"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="297"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="274"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="298"/>
         <source>Follow system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="279"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="303"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="280"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="304"/>
         <source>Applies after Hearth is restarted.</source>
         <translation>重新启动 Hearth 后生效。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="282"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="306"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="288"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="312"/>
         <source>Text size</source>
         <translation>文字大小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="291"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="315"/>
         <source>Small</source>
         <translation>小</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="291"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="315"/>
         <source>Normal</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="292"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="316"/>
         <source>Large</source>
         <translation>大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="292"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="316"/>
         <source>Larger</source>
         <translation>更大</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="301"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="325"/>
         <source>Restore defaults</source>
         <translation>恢复默认设置</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="316"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="340"/>
         <source>Choose a draft model</source>
         <translation>选择草稿模型</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="317"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="341"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="317"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="341"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="162"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="160"/>
         <source>Beyond the training length</source>
         <translation>超出训练长度</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="163"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="161"/>
         <source>Keeps a context length longer than the model was trained on (otherwise it is shortened to the model&apos;s own); replies past that length may lose coherence.</source>
         <translation>保留比模型训练长度更长的上下文长度（否则会缩短为模型自身的长度）；超过该长度的回复可能失去连贯性。</translation>
     </message>
     <message>
-        <location filename="../ui/Settings/SettingsPanel.qml" line="170"/>
+        <location filename="../ui/Settings/SettingsPanel.qml" line="168"/>
         <source>Allow a context longer than the model was trained on</source>
         <translation>允许比模型训练长度更长的上下文</translation>
     </message>
@@ -2328,60 +2331,60 @@
 <context>
     <name>hearth::app::ChatController</name>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="108"/>
+        <location filename="../app/chat/chat_controller.cpp" line="110"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="112"/>
+        <location filename="../app/chat/chat_controller.cpp" line="114"/>
         <source>Freed %1.</source>
         <translation>已释放 %1。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="193"/>
-        <location filename="../app/chat/chat_controller.cpp" line="491"/>
+        <location filename="../app/chat/chat_controller.cpp" line="195"/>
+        <location filename="../app/chat/chat_controller.cpp" line="493"/>
         <source>Saving the chat failed: %1</source>
         <translation>保存对话失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="259"/>
-        <location filename="../app/chat/chat_controller.cpp" line="746"/>
+        <location filename="../app/chat/chat_controller.cpp" line="261"/>
+        <location filename="../app/chat/chat_controller.cpp" line="548"/>
         <source>The chat could not be opened: %1</source>
         <translation>无法打开对话：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="356"/>
+        <location filename="../app/chat/chat_controller.cpp" line="358"/>
         <source>The message could not be saved: %1</source>
         <translation>无法保存消息：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="417"/>
+        <location filename="../app/chat/chat_controller.cpp" line="419"/>
         <source>The reply was cut off: %1 What arrived is kept; Continue writes on from it.</source>
         <translation>回复被中断：%1 已收到的内容会保留；“继续”会从这里接着写。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="430"/>
+        <location filename="../app/chat/chat_controller.cpp" line="432"/>
         <source>The reply could not be generated: %1</source>
         <translation>无法生成回复：%1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="497"/>
+        <location filename="../app/chat/chat_controller.cpp" line="499"/>
         <source>Stopped before the reply began, so there is nothing to keep.</source>
         <translation>在回复开始前已停止，没有可保留的内容。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="500"/>
+        <location filename="../app/chat/chat_controller.cpp" line="502"/>
         <source>This chat fills the model&apos;s whole context, so there was no room for a reply. Start a new chat or raise the context length in Settings.</source>
         <translation>此对话占满了模型的全部上下文，没有空间生成回复。请新建对话，或在设置中增大上下文长度。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="503"/>
+        <location filename="../app/chat/chat_controller.cpp" line="505"/>
         <source>The model ended its reply without writing anything. Try Regenerate.</source>
         <translation>模型没有写出任何内容就结束了回复。请尝试重新生成。</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="623"/>
-        <location filename="../app/chat/chat_controller.cpp" line="673"/>
+        <location filename="../app/chat/chat_controller_library.cpp" line="41"/>
+        <location filename="../app/chat/chat_controller_library.cpp" line="91"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -2601,42 +2604,42 @@ Details: %3</source>
 <context>
     <name>hearth::app::EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="103"/>
+        <location filename="../app/engine/engine_worker.cpp" line="104"/>
         <source>not enough memory: it needs about %1, this computer has %2</source>
         <translation>内存不足：约需 %1，这台电脑只有 %2</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="231"/>
+        <location filename="../app/engine/engine_worker.cpp" line="233"/>
         <source>no draft model is chosen</source>
         <translation>尚未选择草稿模型</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="240"/>
+        <location filename="../app/engine/engine_worker.cpp" line="242"/>
         <source>the draft model could not be loaded: %1</source>
         <translation>无法加载草稿模型：%1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="270"/>
+        <location filename="../app/engine/engine_worker.cpp" line="272"/>
         <source>The KV cache type “%1” in Settings is not known (f16, f32, q8_0, q4_0).</source>
         <translation>“设置”中的 KV 缓存类型“%1”无法识别（f16、f32、q8_0、q4_0）。</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="361"/>
+        <location filename="../app/engine/engine_worker.cpp" line="363"/>
         <source>No model is loaded.</source>
         <translation>未加载模型。</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker_api.cpp" line="121"/>
+        <location filename="../app/engine/engine_worker_api.cpp" line="125"/>
         <source>The draft model is not used while the local API server is on: chats run in the server&apos;s batched steps, where only prompt lookup drafts.</source>
         <translation>本地 API 服务器开启时不使用草稿模型：聊天在服务器的批处理步骤中运行，那里只有提示查找会起草。</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="583"/>
+        <location filename="../app/engine/engine_worker.cpp" line="581"/>
         <source>This model was trained on %1 tokens, so chats use %1, not the %2 set here (“Beyond the training length” keeps %2).</source>
         <translation>此模型的训练长度为 %1 个词元，因此对话使用 %1，而不是此处设置的 %2（开启“超出训练长度”可保留 %2）。</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="588"/>
+        <location filename="../app/engine/engine_worker.cpp" line="586"/>
         <source>Chats use %1 tokens, more than the %2 this model was trained on: replies may lose coherence past %2.</source>
         <translation>对话使用 %1 个词元，超过此模型训练时的 %2：超过 %2 之后的回复可能失去连贯性。</translation>
     </message>
