@@ -20,6 +20,7 @@
 #include "hearth/speculative.h"
 #include "model/synthetic_model.h"
 #include "spec_test_support.h"
+#include "stories_scheduler_test.h"
 #include "test_data.h"
 
 namespace hearth {
@@ -90,48 +91,8 @@ private:
     int32_t k_, n_vocab_;
 };
 
-class SchedulerSpec : public ::testing::Test {
+class SchedulerSpec : public test::StoriesSchedulerTest {
 protected:
-    void SetUp() override {
-        HEARTH_REQUIRE_SHARED(path, "models/stories260K.gguf");
-        auto m = Model::load(path);
-        ASSERT_TRUE(m.is_ok()) << m.error_message();
-        model_ = *m;
-    }
-
-    // Story words, repeated and offset: prompt lookup finds n-grams in them.
-    std::vector<int32_t> prompt(size_t n, uint32_t salt) const {
-        static const char* kText =
-            "Once upon a time there was a little girl named Lily. She loved to play in the park "
-            "with her dog Max. One day they found a big red ball under a tree and ran home to "
-            "show mom. Mom smiled and baked a cake for everyone in the town.";
-        auto t = model_->tokenize(kText, false, false);
-        std::vector<int32_t> out{1};
-        for (size_t i = 0; out.size() < n; ++i) out.push_back((*t)[(i + salt) % t->size()]);
-        return out;
-    }
-
-    std::vector<int32_t> reference(std::span<const int32_t> p, int32_t n) const {
-        auto ctx = Context::create(model_, {.n_ctx = 512, .n_threads = 2});
-        EXPECT_TRUE(ctx.is_ok());
-        EXPECT_TRUE((*ctx)->feed(p).is_ok());
-        GenerateOptions o;
-        o.max_tokens = n;
-        o.sampling.temperature = 0.f;
-        o.stop_at_end_of_generation = false;
-        auto r = (*ctx)->generate(o);
-        EXPECT_TRUE(r.is_ok());
-        return r ? r->tokens : std::vector<int32_t>{};
-    }
-
-    std::unique_ptr<Scheduler> scheduler(SchedulerOptions o) const {
-        o.n_threads = 2;
-        if (o.n_ctx == 0) o.n_ctx = 512;
-        auto s = Scheduler::create(model_, o);
-        EXPECT_TRUE(s.is_ok()) << s.error_message();
-        return s ? std::move(*s) : nullptr;
-    }
-
     static void expect_idle(const Scheduler& s) {
         const SchedulerStats st = s.stats();
         EXPECT_EQ(st.running, 0);
@@ -140,8 +101,6 @@ protected:
     }
 
     int32_t n_vocab() const { return static_cast<int32_t>(model_->info().n_vocab); }
-
-    std::shared_ptr<Model> model_;
 };
 
 TEST_F(SchedulerSpec, GreedyOutputEqualsPlainAloneAndBatchedWithOthers) {

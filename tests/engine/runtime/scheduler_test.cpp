@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "hearth/scheduler.h"
+#include "stories_scheduler_test.h"
 #include "test_data.h"
 
 namespace hearth {
@@ -24,52 +25,8 @@ struct Outcome {
     RequestUsage usage;
 };
 
-class SchedulerTest : public ::testing::Test {
+class SchedulerTest : public test::StoriesSchedulerTest {
 protected:
-    void SetUp() override {
-        HEARTH_REQUIRE_SHARED(path, "models/stories260K.gguf");
-        // Sequences of 512 positions (and a reference Context of 512), past stories260K's
-        // 128-token training context: allowed explicitly.
-        LoadOptions lo;
-        lo.ctx_beyond_training = true;
-        auto m = Model::load(path, lo);
-        ASSERT_TRUE(m.is_ok()) << m.error_message();
-        model_ = *m;
-    }
-
-    std::vector<int32_t> prompt(size_t n, uint32_t salt) const {
-        // Story words, repeated and offset, so prompts differ from the first token on.
-        static const char* kText =
-            "Once upon a time there was a little girl named Lily. She loved to play in the park "
-            "with her dog Max. One day they found a big red ball under a tree and ran home to "
-            "show mom. Mom smiled and baked a cake for everyone in the town.";
-        auto t = model_->tokenize(kText, false, false);
-        std::vector<int32_t> out{1};  // BOS
-        for (size_t i = 0; out.size() < n; ++i) out.push_back((*t)[(i + salt) % t->size()]);
-        return out;
-    }
-
-    std::vector<int32_t> reference(std::span<const int32_t> p, int32_t n) const {
-        auto ctx = Context::create(model_, {.n_ctx = 512, .n_threads = 2});
-        EXPECT_TRUE(ctx.is_ok());
-        EXPECT_TRUE((*ctx)->feed(p).is_ok());
-        GenerateOptions o;
-        o.max_tokens = n;
-        o.sampling.temperature = 0.f;
-        o.stop_at_end_of_generation = false;
-        auto r = (*ctx)->generate(o);
-        EXPECT_TRUE(r.is_ok());
-        return r ? r->tokens : std::vector<int32_t>{};
-    }
-
-    std::unique_ptr<Scheduler> scheduler(SchedulerOptions o) const {
-        o.n_threads = 2;
-        if (o.n_ctx == 0) o.n_ctx = 512;
-        auto s = Scheduler::create(model_, o);
-        EXPECT_TRUE(s.is_ok()) << s.error_message();
-        return s ? std::move(*s) : nullptr;
-    }
-
     static GenerationRequest greedy(std::vector<int32_t> p, int32_t n, Outcome& out) {
         GenerationRequest r;
         r.prompt = std::move(p);
@@ -97,8 +54,6 @@ protected:
         }
         FAIL() << "the scheduler did not finish";
     }
-
-    std::shared_ptr<Model> model_;
 };
 
 TEST_F(SchedulerTest, GreedyOutputIsTheSameAloneAndBatched) {
