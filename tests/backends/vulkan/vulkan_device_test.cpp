@@ -19,27 +19,12 @@
 #include "cpu/cpu_device.h"
 #include "hearth/backend/graph.h"
 #include "registry.h"
+#include "scoped_env.h"
 
 namespace hearth::backend {
 namespace {
 
-class Env {
-public:
-    Env(const char* name, const std::string& value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        setenv(name, value.c_str(), 1);
-    }
-    ~Env() {
-        if (old_)
-            setenv(name_, old_->c_str(), 1);
-        else
-            unsetenv(name_);
-    }
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
+using hearth::test::ScopedEnv;
 
 const DeviceEntry* vulkan_entry(const Registry& reg) {
     for (const auto& d : reg.devices())
@@ -73,7 +58,7 @@ TEST(VulkanDevice, ProbeRowNamesDriverHeapsSubgroupAndFeatures) {
 
 TEST(VulkanDevice, HearthVulkanDeviceSelectsByName) {
     REQUIRE_VULKAN(reg);
-    Env env("HEARTH_VULKAN_DEVICE", "no-such-gpu");
+    ScopedEnv env("HEARTH_VULKAN_DEVICE", "no-such-gpu");
     const Registry other = Registry::probe();
     for (const auto& d : other.devices()) {
         if (d.backend != "vulkan") continue;
@@ -89,7 +74,7 @@ TEST(VulkanDevice, SixteenBitStorageIsUsedWhereThereAndCanBeTurnedOff) {
     REQUIRE_VULKAN(reg);
     if (vulkan_entry(reg)->description.find("16-bit storage") == std::string::npos)
         GTEST_SKIP() << "the device has no 16-bit storage (the fallback is all there is)";
-    Env env("HEARTH_VULKAN_NO_16BIT", "1");
+    ScopedEnv env("HEARTH_VULKAN_NO_16BIT", "1");
     const Registry off = Registry::probe();
     ASSERT_TRUE(vulkan_entry(off));
     EXPECT_EQ(vulkan_entry(off)->description.find("16-bit storage"), std::string::npos);
@@ -173,7 +158,7 @@ TEST(VulkanDevice, PipelineCacheIsSavedToTheCacheFolder) {
     const fs::path dir =
         fs::temp_directory_path() / ("hearth-vk-cache-" + std::to_string(getpid()));
     fs::remove_all(dir);
-    Env env("HEARTH_CACHE_DIR", dir.string());
+    ScopedEnv env("HEARTH_CACHE_DIR", dir.string());
     {
         auto dev = std::move(reg.create("vulkan").value());
         auto a = std::move(dev->allocate(64 * 4).value());
@@ -237,8 +222,8 @@ TEST(VulkanDevice, DISABLED_CacheChildRunsKernels) {
 }
 
 CacheStats run_child(const std::filesystem::path& cache) {
-    Env dir("HEARTH_CACHE_DIR", cache.string());
-    Env stats("HEARTH_VULKAN_PIPELINE_STATS", "1");
+    ScopedEnv dir("HEARTH_CACHE_DIR", cache.string());
+    ScopedEnv stats("HEARTH_VULKAN_PIPELINE_STATS", "1");
     const std::string cmd = std::filesystem::read_symlink("/proc/self/exe").string() +
                             " --gtest_also_run_disabled_tests"
                             " --gtest_filter=VulkanDevice.DISABLED_CacheChildRunsKernels 2>&1";
@@ -322,7 +307,7 @@ TEST(VulkanDevice, CorruptPipelineCacheIsIgnoredWithAMessage) {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("hearth-vk-bad-" + std::to_string(getpid()));
     fs::remove_all(dir);
-    Env env("HEARTH_CACHE_DIR", dir.string());
+    ScopedEnv env("HEARTH_CACHE_DIR", dir.string());
     {
         auto dev = reg.create("vulkan");
         ASSERT_TRUE(dev.is_ok()) << dev.error_message();

@@ -14,6 +14,7 @@
 
 #include "cpu/cpu_device.h"
 #include "op_test_util.h"
+#include "scoped_env.h"
 
 namespace hearth::backend {
 namespace {
@@ -23,23 +24,7 @@ using test::nmse;
 using test::random_floats;
 using test::upload;
 
-class Env {
-public:
-    Env(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        setenv(name, value, 1);
-    }
-    ~Env() {
-        if (old_)
-            setenv(name_, old_->c_str(), 1);
-        else
-            unsetenv(name_);
-    }
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
+using hearth::test::ScopedEnv;
 
 std::vector<float> mat_mul(Device& dev, quant::Type wt, int64_t k, int64_t m, int64_t T) {
     std::mt19937 rng(uint32_t(k * 131 + m * 7 + T));
@@ -73,7 +58,7 @@ TEST(VulkanIntDot, Q8ActivationsMatchTheCpuBackend) {
     auto vk = std::move(reg.create(name).value());
     std::unique_ptr<Device> vk_float;
     {
-        Env off("HEARTH_VULKAN_NO_INT_DOT", "1");
+        ScopedEnv off("HEARTH_VULKAN_NO_INT_DOT", "1");
         const Registry without = Registry::probe();
         EXPECT_EQ(without.find(name)->description.find("integer dot products"), std::string::npos);
         vk_float = std::move(without.create(name).value());

@@ -19,6 +19,7 @@
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
 #include "runtime/placement.h"
+#include "scoped_env.h"
 #include "synthetic_model.h"
 #include "test_data.h"
 
@@ -34,23 +35,7 @@ std::unique_ptr<backend::Device> ref_plugin_device() {
 }
 
 // Scoped environment variable.
-class Env {
-public:
-    Env(const char* name, const std::string& value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        setenv(name, value.c_str(), 1);
-    }
-    ~Env() {
-        if (old_)
-            setenv(name_, old_->c_str(), 1);
-        else
-            unsetenv(name_);
-    }
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
+using hearth::test::ScopedEnv;
 
 class SplitByArch : public ::testing::TestWithParam<Arch> {};
 
@@ -170,7 +155,7 @@ TEST(Split, AutomaticLayerCountFollowsDeviceMemory) {
     const uint64_t per_layer =
         layer_weight_bytes(src, 0) + kv_layer_bytes(*params, n_ctx, DType::F16);
     const uint64_t mem = margin + compute_bytes(*params, 256) + 3 * per_layer + per_layer / 2;
-    Env env("HEARTH_REF_MEMORY", std::to_string(mem));
+    ScopedEnv env("HEARTH_REF_MEMORY", std::to_string(mem));
     auto cpu = backend::make_cpu_device();
     auto ref = ref_plugin_device();
     ASSERT_TRUE(ref);
@@ -297,7 +282,7 @@ TEST(Split, CancelDuringUploadLeavesNothingLoaded) {
 
 TEST(FitCheck, ModelLargerThanAvailableMemoryIsRefusedUnlessForced) {
     HEARTH_REQUIRE_SHARED(path, "models/stories260K.gguf");
-    Env env("HEARTH_HOST_MEMORY_AVAILABLE", "500000");  // 0.5 MB: less than the weights
+    ScopedEnv env("HEARTH_HOST_MEMORY_AVAILABLE", "500000");  // 0.5 MB: less than the weights
     LoadOptions lo;
     lo.backend = "cpu";
     lo.n_ctx = 512;
@@ -327,7 +312,7 @@ TEST(FitCheck, ModelLargerThanAvailableMemoryIsRefusedUnlessForced) {
 
 TEST(FitCheck, AcceleratorMemoryIsCheckedForAnExplicitLayerCount) {
     HEARTH_REQUIRE_SHARED(path, "models/stories260K.gguf");
-    Env env("HEARTH_REF_MEMORY", "100000");
+    ScopedEnv env("HEARTH_REF_MEMORY", "100000");
     LoadOptions lo;
     lo.backend = "ref";
     lo.gpu_layers = kGpuLayersAll;
