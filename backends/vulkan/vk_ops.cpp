@@ -41,6 +41,8 @@ constexpr uint32_t kMaxHeadDim = 256;                 // attention.comp MAX_HD
 constexpr int64_t kTiledMinCols = 16;                 // from this many columns: mul_mat_tiled
 constexpr uint32_t kTiledRows = 64, kTiledCols = 32;  // mul_mat_tiled.comp BM, BN
 constexpr size_t kQ8BlockBytes = 40;                  // quantize_q8.comp: 32 codes, scale, code sum
+constexpr int64_t kMoeGroupMinTokens = 8;             // from this many tokens: moe_group + tiled
+constexpr int64_t kMoeGroupMaxExperts = 256;          // moe_group.comp's shared counts
 
 // Bytes one binding may hold for a tensor, leaving room to align its start down.
 VkDeviceSize room(const Context& ctx) {
@@ -185,6 +187,7 @@ std::string unsupported_reason(const Context& ctx, const Node& n) {
             check(fits(ctx, d, "destination"));
             const Tensor& ids = n.src[2];
             if (ids.ne[0] * ids.ne[1] > kMaxGroups) check("too many slots");
+            if (a.ne[1] > int64_t(kMaxGroups) * kTiledRows) check("too many rows");
             break;
         }
         case Op::MoeCombine:
@@ -482,7 +485,52 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
         }
         case Op::MoeMatMul: {
             const Tensor& ids = n.src[2];
-            const int64_t m = a.ne[1], k = ids.ne[0], T = ids.ne[1];
+            const int64_t m = a.ne[1], k = ids.ne[0], T = ids.ne[1], E = a.ne[2];
+            // Prefill: the slots are grouped by expert on the device (moe_group), then each
+            // expert's rows are decoded once per 32 of its slots (moe_mat_mul_tiled) instead of
+            // once per slot. All in the same command buffer: no host round trip for the counts.
+            if (T >= kMoeGroupMinTokens && E <= kMoeGroupMaxExperts &&
+                !env_on("HEARTH_VULKAN_NO_MOE_GROUP")) {
+                const size_t bytes = size_t(2 * E + k * T) * 4;
+                auto s = scratch(bytes);
+                if (!s) return s.status();
+                Dispatch& gd = out.emplace_back();
+                gd.kernel = "moe_group";
+                gd.b[0] = {*s, 0, bytes, true};
+                gd.b[3] = whole(ids);
+                gd.pc.u[0] = u32(k);
+                gd.pc.u[1] = u32(T);
+                gd.pc.u[2] = u32(ids.nb[1]);
+                gd.pc.u[3] = u32(E);
+                gd.index_errors = true;
+                Dispatch& x = out.emplace_back();
+                x.kernel = ctx.use_f16_storage() ? "moe_mat_mul_tiled_h16" : "moe_mat_mul_tiled";
+                x.fmt = static_cast<uint32_t>(a.type);
+                x.b[0] = whole(d, true);
+                x.b[1] = whole(a);
+                x.b[2] = whole(b);
+                x.b[3] = {*s, 0, bytes, false};
+                x.pc.u[0] = u32(a.ne[0]);
+                x.pc.u[1] = u32(m);
+                x.pc.u[2] = u32(k);
+                x.pc.u[3] = u32(a.nb[1]);
+                x.pc.u[4] = u32(a.nb[2]);
+                x.pc.u[5] = u32(b.nb[1]);
+                x.pc.u[6] = u32(b.nb[2]);
+                x.pc.u[7] = b.ne[1] == k && k > 1 ? 1 : 0;
+                x.pc.u[8] = u32(d.nb[1]);
+                x.pc.u[9] = u32(d.nb[2]);
+                x.pc.u[11] = u32(E);
+                // Slot tiles per expert: twice the mean share, at most what the busiest expert
+                // can have (T); an expert with more loops over its tiles.
+                const int64_t mean = (k * T + E - 1) / E;
+                const int64_t tiles_max = (T + kTiledCols - 1) / kTiledCols;
+                x.groups[0] = u32((m + kTiledRows - 1) / kTiledRows);
+                x.groups[1] = u32(
+                    std::clamp<int64_t>(2 * ((mean + kTiledCols - 1) / kTiledCols), 1, tiles_max));
+                x.groups[2] = u32(E);
+                return Status::ok();
+            }
             Dispatch& x = out.emplace_back();
             x.kernel = ctx.use_f16_storage() ? "moe_mat_mul_h16" : "moe_mat_mul";
             x.fmt = static_cast<uint32_t>(a.type);

@@ -2,6 +2,8 @@
 // (cpu, ref, and each GPU plugin's devices: vulkan0 on lavapipe here, cuda0 on a GPU machine),
 // never crash; index errors found on a device (token ids, expert ids, KV cells) name the value,
 // and the stream stays usable after one.
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "op_test_util.h"
@@ -61,6 +63,18 @@ TEST_P(OpErrors, ExpertIdOutOfRange) {
     const Status st2 = stream_->compute(g2);
     EXPECT_FALSE(st2.is_ok());
     EXPECT_NE(st2.message().find("expert id -1"), std::string::npos) << st2.message();
+    // A prefill-sized batch (grouped by expert on Vulkan) with one bad id among good ones.
+    std::vector<int32_t> many(2 * 12);
+    for (size_t i = 0; i < many.size(); ++i) many[i] = int32_t(i % 4);
+    many[17] = 7;
+    auto id3 = upload(*dev_, DType::I32, {2, 12}, many.data());
+    auto x3 = upload(*dev_, DType::F32, {32, 1, 12}, nullptr);
+    auto y3 = upload(*dev_, DType::F32, {8, 2, 12}, nullptr);
+    Graph g3;
+    g3.moe_mat_mul(y3.t, w.t, x3.t, id3.t, "moe");
+    const Status st3 = stream_->compute(g3);
+    EXPECT_FALSE(st3.is_ok());
+    EXPECT_NE(st3.message().find("expert id 7"), std::string::npos) << st3.message();
     // A shape that does not match is refused before running.
     auto narrow = upload(*dev_, DType::F32, {16, 1, 1}, nullptr);
     Graph bad;

@@ -237,8 +237,9 @@ const quant::Type kWeightTypes[] = {
     quant::Type::Q6_K, quant::Type::IQ4_NL, quant::Type::IQ4_XS,
 };
 
-// Expert products for every weight format: decode (one token), a prefill whose tokens share
-// experts (grouped), shared input rows (X [n, 1, T]) and per-slot rows (X [n, k, T]); then the
+// Expert products for every weight format: decode (one token), prefills whose tokens share
+// experts (9 tokens; 40, where expert 4 has 39 slots: more than one 32-slot tile of Vulkan's
+// grouped kernel), shared input rows (X [n, 1, T]) and per-slot rows (X [n, k, T]); then the
 // weighted sum.
 TEST_P(OpParityFamilies, MoeMatMulEveryWeightType) {
     int tested = 0;
@@ -247,7 +248,7 @@ TEST_P(OpParityFamilies, MoeMatMulEveryWeightType) {
         ++tested;
         const int64_t n = quant::traits(wt).block_size == 256 ? 256 : 64;
         const int64_t m = 24, X = 6, k = 2;
-        for (int64_t T : {int64_t(1), int64_t(9)}) {
+        for (int64_t T : {int64_t(1), int64_t(9), int64_t(40)}) {
             for (bool per_slot : {false, true}) {
                 SCOPED_TRACE(std::string(quant::traits(wt).name) + " T=" + std::to_string(T) +
                              (per_slot ? " per-slot" : " shared"));
