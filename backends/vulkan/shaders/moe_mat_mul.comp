@@ -1,8 +1,8 @@
 #version 450
 // Mixture of experts: dst F32 [m, k, T] = W[ids[j, t]] [n, m] x X[:, j or 0, t], W [n, m, E] in
 // any weight format (binding 1), X F32 (2), ids I32 [k, T] (3). One workgroup per (output row,
-// slot j, token t); only the chosen experts' rows are read. (Tokens are not grouped by expert
-// yet: a prefill reads an expert's rows once per token that chose it.)
+// slot j, token t); only the chosen experts' rows are read, once per slot: decode and small
+// batches. Prefill batches run moe_group.comp + moe_mat_mul_tiled.comp instead.
 // u: 0 n, 1 m, 2 k, 3 W nb1, 4 W nb2, 5 X nb1, 6 X nb2, 7 X has k slots, 8 dst nb1, 9 dst nb2,
 //    10 ids nb1, 11 experts, 12 rows per z slice, 15 node index + 1
 // An expert id outside [0, experts) is reported (binding 7) and its output left as it was.
