@@ -137,7 +137,8 @@ float weight_at(uint ro, uint i) {
 }
 
 // Elements i..i+3 of a weight row (i a multiple of 4) for the matrix kernels: one scale and one
-// 32-bit word of quants for the common formats (the others decode element by element).
+// 32-bit word of quants for F32, F16, Q8_0, Q4_0, Q4_K, Q5_K and Q6_K (the others decode
+// element by element).
 vec4 weight_at4(uint ro, uint i) {
     if (FMT == T_F32) {
         const uint o = (ro + 4u * i) >> 2;
@@ -166,6 +167,43 @@ vec4 weight_at4(uint ro, uint i) {
         if (j >= 16u) q >>= 4;
         const vec4 v = vec4(ivec4(q & 15u, (q >> 8) & 15u, (q >> 16) & 15u, (q >> 24) & 15u) - 8);
         return v * HALF1(b);
+    }
+    if (FMT == T_Q4_K || FMT == T_Q5_K) {
+        // Four elements share a sub-block of 32: one scale and min, one word of nibbles (and
+        // for Q5_K one word of high bits); the arithmetic is weight_at's, element by element.
+        const uint j = i & 255u;
+        const uint b = ro + (FMT == T_Q4_K ? 144u : 176u) * (i >> 8);
+        const uint c = j >> 6, hi = (j >> 5) & 1u, l = j & 31u;
+        uint sc, m;
+        scale_min_k4(b + 4u, 2u * c + hi, sc, m);
+        uint q = LOAD_U32U(buf1, b + (FMT == T_Q4_K ? 16u : 48u) + 32u * c + l);
+        if (hi == 1u) q >>= 4;
+        uvec4 v = uvec4(q & 15u, (q >> 8) & 15u, (q >> 16) & 15u, (q >> 24) & 15u);
+        if (FMT == T_Q5_K) {
+            const uint h = LOAD_U32U(buf1, b + 16u + l) >> (2u * c + hi);
+            v |= uvec4(h & 1u, (h >> 8) & 1u, (h >> 16) & 1u, (h >> 24) & 1u) << 4;
+        }
+        precise float d1 = HALF1(b) * float(sc);
+        precise float m1 = HALF1(b + 2u) * float(m);
+        precise vec4 y = d1 * vec4(v) - m1;
+        return y;
+    }
+    if (FMT == T_Q6_K) {
+        // Four elements share a scale and one word each of low nibbles and high bit pairs.
+        const uint j = i & 255u;
+        const uint b = ro + 210u * (i >> 8);
+        const uint h = j >> 7, k = (j >> 5) & 3u, l = j & 31u;
+        uint ql = LOAD_U32U(buf1, b + 64u * h + l + 32u * (k & 1u));
+        if (k >= 2u) ql >>= 4;
+        const uint qh = LOAD_U32U(buf1, b + 128u + 32u * h + l) >> (2u * k);
+        const ivec4 q = ivec4(uvec4(ql & 15u, (ql >> 8) & 15u, (ql >> 16) & 15u, (ql >> 24) & 15u) |
+                              (uvec4(qh & 3u, (qh >> 8) & 3u, (qh >> 16) & 3u, (qh >> 24) & 3u)
+                               << 4)) -
+                        32;
+        const int sc = int(LOAD_U8(buf1, b + 192u + (j >> 4)) << 24) >> 24;
+        precise float ds = HALF1(b + 208u) * float(sc);
+        precise vec4 y = ds * vec4(q);
+        return y;
     }
     return vec4(weight_at(ro, i), weight_at(ro, i + 1u), weight_at(ro, i + 2u), weight_at(ro, i + 3u));
 }
