@@ -69,12 +69,14 @@ int32_t argmax_row(const float* x, int64_t n, bool simd) {
 }  // namespace
 
 void argmax(const Node& n, cpu::ThreadPool& pool) {
-    const int64_t width = n.src[0].ne[0];
-    const cpu::Isa isa = cpu::active_isa();
-    const bool simd = isa == cpu::Isa::Avx2 || isa == cpu::Isa::Avx512;
     const Node* np = &n;
-    pool.parallel_for(static_cast<size_t>(n.src[0].ne[1]), grain_for(static_cast<size_t>(width)),
-                      [np, width, simd](size_t b, size_t e, int) {
+    // One pointer captured: std::function keeps it without a heap allocation per step.
+    pool.parallel_for(static_cast<size_t>(n.src[0].ne[1]),
+                      grain_for(static_cast<size_t>(n.src[0].ne[0])),
+                      [np](size_t b, size_t e, int) {
+                          const int64_t width = np->src[0].ne[0];
+                          const cpu::Isa isa = cpu::active_isa();
+                          const bool simd = isa == cpu::Isa::Avx2 || isa == cpu::Isa::Avx512;
                           for (size_t t = b; t < e; ++t) {
                               const auto col = static_cast<int64_t>(t);
                               auto* out = reinterpret_cast<int32_t*>(row_ptr(np->dst, col));

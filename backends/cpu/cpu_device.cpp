@@ -7,6 +7,7 @@
 #include "core/host_access.h"
 #include "core/host_buffer.h"
 #include "core/host_memory.h"
+#include "cpu/cpu_fuse.h"
 #include "cpu/cpu_ops.h"
 #include "cpu/cpu_weights.h"
 #include "cpu/kernels/kernels.h"
@@ -18,7 +19,7 @@ namespace {
 
 class CpuStream final : public Stream {
 public:
-    explicit CpuStream(int n_threads) : pool_(n_threads) {}
+    explicit CpuStream(int n_threads) : pool_(n_threads), fuse_(cpu_fusion_enabled()) {}
 
     Status compute(const Graph& graph) override {
         if (Status s = validate_graph(graph); !s) return s;
@@ -36,13 +37,23 @@ public:
         const size_t need = per_thread * static_cast<size_t>(pool_.size());
         if (scratch_.per_thread.size() < need) scratch_.per_thread.resize(need);
         scratch_.per_thread_floats = per_thread;
-        for (const Node& n : graph.nodes())
-            if (Status s = cpu_ops::run_node(n, pool_, scratch_); !s) return s;
+        const std::vector<Node>& nodes = graph.nodes();
+        for (size_t i = 0; i < nodes.size();) {
+            // A one-token step's fusable runs of nodes go as one dispatch (cpu_fuse.h).
+            if (fuse_)
+                if (const size_t ran = cpu_ops::run_fused(nodes, i, pool_, scratch_); ran > 0) {
+                    i += ran;
+                    continue;
+                }
+            if (Status s = cpu_ops::run_node(nodes[i], pool_, scratch_); !s) return s;
+            ++i;
+        }
         return Status::ok();
     }
 
 private:
     cpu::ThreadPool pool_;
+    const bool fuse_;  // cpu_fusion_enabled() when the stream was made
     cpu_ops::Scratch scratch_;
 };
 

@@ -123,7 +123,7 @@ void swiglu(const Node& n, cpu::ThreadPool& pool) {
                               const float* u = f32_row(np->src[1], r);
                               float* d = f32_row(np->dst, r);
                               for (int64_t i = 0; i < np->dst.ne[0]; ++i)
-                                  d[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+                                  d[i] = silu_mul(g[i], u[i]);
                           }
                       });
 }

@@ -95,6 +95,12 @@ struct MoeArgs {
     const int32_t* pairs;  // this expert's pairs, each t * k_used + j (token t, slot j)
     size_t n_pairs;
     float* y;  // gemm output [n_pairs][m]
+    // Kept here so the parallel_for lambdas capture one pointer (std::function then stores it
+    // without a heap allocation per expert and step).
+    size_t m = 0;                    // output rows
+    int64_t k_used = 1;              // experts per token
+    float* out1 = nullptr;           // one pair: its output row
+    const std::byte* xq1 = nullptr;  // one pair: its prepared input row
 };
 
 }  // namespace
@@ -172,17 +178,21 @@ Status moe_mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
                                       std::min<size_t>(64, m / (4 * size_t(pool.size())) + 1));
         if (np == 1) {
             const int32_t p = args.pairs[0];
-            float* out = f32_row(n.dst, p % k_used, p / k_used);
-            const std::byte* xq = args.xq + x_row(p) * args.xq_stride;
-            pool.parallel_for(m, grain, [a, out, xq](size_t b, size_t e2, int) {
-                cpu::gemv(a->wt, a->w, a->k, b, e2, xq, out + b);
+            args.out1 = f32_row(n.dst, p % k_used, p / k_used);
+            args.xq1 = args.xq + x_row(p) * args.xq_stride;
+            pool.parallel_for(m, grain, [a](size_t b, size_t e2, int) {
+                cpu::gemv(a->wt, a->w, a->k, b, e2, a->xq1, a->out1 + b);
             });
             continue;
         }
         for (size_t i = 0; i < np; ++i)
             std::copy_n(args.xq + x_row(args.pairs[i]) * args.xq_stride, args.xq_stride,
                         args.gathered + i * args.xq_stride);
-        pool.parallel_for(m, grain, [a, m, k_used](size_t b, size_t e2, int) {
+        args.m = m;
+        args.k_used = k_used;
+        pool.parallel_for(m, grain, [a](size_t b, size_t e2, int) {
+            const size_t m = a->m;
+            const int64_t k_used = a->k_used;
             cpu::gemm(a->wt, a->w, a->k, b, e2, a->gathered, a->xq_stride, a->n_pairs, a->y, m);
             for (size_t i = 0; i < a->n_pairs; ++i) {
                 const int32_t p = a->pairs[i];

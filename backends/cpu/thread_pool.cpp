@@ -3,6 +3,10 @@
 // A job is cut into a few chunks per thread that every thread, the caller included, claims
 // from one atomic word: on a busy machine a descheduled worker delays at most the chunk it
 // is running, instead of the caller waiting for the OS to run it (a convoy per op).
+// Sleeping workers are woken one by one, each by a thread that is running and sees chunks
+// still unclaimed: with more threads than cores (-t 8 on 2 cores) a job no longer wakes every
+// worker at once only for most of them to find the chunks taken, and a job is cut for the
+// threads that can run at once (the cores), not for every thread.
 #include "thread_pool.h"
 
 #include <algorithm>
@@ -75,13 +79,29 @@ struct ThreadPool::Impl {
     uint32_t job = 0;
     std::atomic<int> remaining{0};  // chunks of the current job not yet finished
 
-    std::atomic<uint64_t> generation{0};
+    // 32 bits: the size std::atomic::wait / notify_one map straight onto a futex (wider
+    // types go through a shared proxy that wakes every waiter).
+    std::atomic<uint32_t> generation{0};
     std::atomic<int> worker_sleepers{0};
     std::atomic<int> caller_sleepers{0};
 
-    void wake_workers() {
+    int parallel = 1;  // threads that can run at once: min(n_threads, cores)
+
+    // Wakes one sleeping worker (if any); it wakes the next if chunks are still unclaimed.
+    void wake_one() {
+        if (worker_sleepers.load(std::memory_order_seq_cst) > 0) generation.notify_one();
+    }
+
+    void start_job() {
         generation.fetch_add(1, std::memory_order_seq_cst);
-        if (worker_sleepers.load(std::memory_order_seq_cst) > 0) generation.notify_all();
+        wake_one();
+    }
+
+    // Whether more than one chunk of the current job is unclaimed (one for the thread asking,
+    // the rest for a worker it would wake).
+    bool more_than_one_left() const {
+        const uint64_t w = claims.load(std::memory_order_acquire);
+        return (w & 0xFFFF) + 1 < ((w >> 16) & 0xFFFF);
     }
 
     bool claim(size_t& index) {
@@ -108,10 +128,11 @@ struct ThreadPool::Impl {
     }
 
     void worker_loop(int t) {
-        uint64_t seen = 0;
+        uint32_t seen = 0;
         for (;;) {
             seen = wait_change(generation, seen, worker_sleepers, spins);
             if (stop.load(std::memory_order_acquire)) return;
+            if (more_than_one_left()) wake_one();
             size_t index = 0;
             while (claim(index)) run_chunk(index, t);
         }
@@ -121,8 +142,11 @@ struct ThreadPool::Impl {
 ThreadPool::ThreadPool(int n_threads) : impl_(std::make_unique<Impl>()) {
     impl_->n_threads = std::max(1, n_threads);
     const unsigned cores = std::thread::hardware_concurrency();  // 0: unknown
-    if (cores > 0 && static_cast<unsigned>(impl_->n_threads) > cores)
+    impl_->parallel = impl_->n_threads;
+    if (cores > 0 && static_cast<unsigned>(impl_->n_threads) > cores) {
         impl_->spins = kOversubscribedSpinIterations;
+        impl_->parallel = static_cast<int>(cores);
+    }
     impl_->workers.reserve(static_cast<size_t>(impl_->n_threads - 1));
     for (int t = 1; t < impl_->n_threads; ++t)
         impl_->workers.emplace_back([this, t] { impl_->worker_loop(t); });
@@ -149,7 +173,7 @@ void ThreadPool::parallel_for(size_t n, size_t grain,
         fn(0, n, 0);
         return;
     }
-    const size_t want = std::min(kMaxChunks, kChunksPerThread * static_cast<size_t>(p.n_threads));
+    const size_t want = std::min(kMaxChunks, kChunksPerThread * static_cast<size_t>(p.parallel));
     const size_t per_chunk = (units + std::min(units, want) - 1) / std::min(units, want);
     const size_t chunks = (units + per_chunk - 1) / per_chunk;
     p.fn = &fn;
@@ -158,7 +182,7 @@ void ThreadPool::parallel_for(size_t n, size_t grain,
     p.remaining.store(static_cast<int>(chunks), std::memory_order_relaxed);
     ++p.job;
     p.claims.store((uint64_t{p.job} << 32) | (uint64_t{chunks} << 16), std::memory_order_release);
-    p.wake_workers();
+    p.start_job();
     size_t index = 0;
     while (p.claim(index)) p.run_chunk(index, 0);
     // Wait for the chunks other threads are still running.

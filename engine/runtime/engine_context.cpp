@@ -26,6 +26,7 @@ struct Context::Impl {
     int64_t n_batch = 256;
     std::vector<int32_t> tokens;     // evaluated, in cache order
     std::optional<int32_t> pending;  // sampled last but not evaluated yet
+    std::vector<int32_t> feed_buf;   // feed()'s tokens, reused so a step allocates nothing
     std::vector<float> logits;       // after the last evaluated token
     bool logits_on_device = false;   // a greedy step left them there (ensure_logits)
     std::atomic<bool> cancel{false};
@@ -106,6 +107,8 @@ Result<std::unique_ptr<Context>> Context::create(std::shared_ptr<const Model> mo
                                        std::min(impl->n_batch, n_ctx), opt.n_threads);
     if (!fw) return fw.status();
     impl->forward = std::move(fw.value());
+    // The cache holds at most n_ctx tokens: reserved once, a step never grows the list.
+    impl->tokens.reserve(static_cast<size_t>(n_ctx));
     return std::unique_ptr<Context>(new Context(std::move(impl)));
 } catch (...) {
     return exception_status("creating the context");
@@ -161,7 +164,8 @@ Status Context::feed(std::span<const int32_t> toks) try {
     Impl& c = *impl_;
     c.cancel.store(false);
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<int32_t> all;
+    std::vector<int32_t>& all = c.feed_buf;
+    all.clear();
     if (c.pending) all.push_back(*c.pending);
     all.insert(all.end(), toks.begin(), toks.end());
     if (all.empty()) return Status::ok();

@@ -1,0 +1,233 @@
+#include "cpu/cpu_fuse.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <string_view>
+
+#include "core/host_access.h"
+#include "cpu/cpu_weights.h"
+#include "cpu/kernels/kernels.h"
+#include "cpu/kernels/packed.h"
+
+namespace hearth::backend {
+
+namespace {
+
+std::atomic<bool>& fuse_flag() {
+    static std::atomic<bool> on{[] {
+        const char* v = std::getenv("HEARTH_CPU_FUSE");
+        return !(v && std::string_view(v) == "0");
+    }()};
+    return on;
+}
+
+std::atomic<uint64_t> g_fused_groups{0};
+
+}  // namespace
+
+bool cpu_fusion_enabled() {
+    return fuse_flag().load(std::memory_order_relaxed);
+}
+
+bool cpu_set_fusion(bool on) {
+    return fuse_flag().exchange(on);
+}
+
+uint64_t cpu_fused_groups() {
+    return g_fused_groups.load(std::memory_order_relaxed);
+}
+
+namespace cpu_ops {
+
+namespace {
+
+constexpr size_t kMaxGroup = 3;  // Q, K and V
+
+bool same_view(const Tensor& a, const Tensor& b) {
+    if (a.buffer != b.buffer || a.offset != b.offset || a.type != b.type) return false;
+    for (int d = 0; d < 4; ++d)
+        if (a.ne[d] != b.ne[d] || a.nb[d] != b.nb[d]) return false;
+    return true;
+}
+
+bool overlap(const Tensor& a, const Tensor& b) {
+    if (a.buffer != b.buffer) return false;
+    const size_t a1 = a.offset + a.span_bytes(), b1 = b.offset + b.span_bytes();
+    return a.offset < b1 && b.offset < a1;
+}
+
+// One token's output row of `rows` floats (the shape of a one-token MatMul's dst).
+bool one_row_of(const Tensor& t, int64_t rows) {
+    return t.type == DType::F32 && t.ne[0] == rows && t.ne[1] == 1 && t.ne[2] == 1 && t.ne[3] == 1;
+}
+
+// A MatMul of one token that the fused path runs exactly as mat_mul would.
+bool fusable_mat_mul(const Node& n) {
+    if (n.op != Op::MatMul) return false;
+    const Tensor& w = n.src[0];
+    const Tensor& x = n.src[1];
+    return x.ne[1] == 1 && x.ne[2] == 1 && x.ne[3] == 1 && cpu::supports_weight_type(w.type) &&
+           w.nb[1] == w.row_bytes() && one_row_of(n.dst, w.ne[1]) && !overlap(n.dst, x);
+}
+
+struct Mat {
+    const Node* node = nullptr;
+    const cpu::PackedWeight* packed = nullptr;
+    size_t rows = 0;
+    size_t items = 0;  // work items of this matrix (chunks of `chunk` rows)
+};
+
+struct Group {
+    Mat mats[kMaxGroup];
+    size_t count = 0;
+    const Node* swiglu = nullptr;  // silu(mats[0]) * mats[1], row by row
+    const Node* add = nullptr;     // an Add of mats[0]'s output (count == 1)
+    quant::Type wt = quant::Type::F32;
+    size_t k = 0;
+    const void* xq = nullptr;
+    size_t chunk = 0;  // rows per work item, a multiple of the packed group
+};
+
+// rows [b, e) of matrix m for the group's prepared token.
+void mat_rows(const Group& g, const Mat& m, size_t b, size_t e) {
+    float* out = f32_row(m.node->dst, 0);
+    if (m.packed) {
+        cpu::gemm_packed(*m.packed, b, e, g.xq, 0, 1, out, 0);
+    } else {
+        cpu::gemv(g.wt, row_ptr(m.node->src[0], 0), g.k, b, e, g.xq, out + b);
+    }
+}
+
+// The Add folded into a single MatMul: dst[i] = a[i] + b[i] for the rows just computed (the
+// same expression as cpu_ops' add).
+void add_rows(const Node& a, size_t b, size_t e) {
+    const float* x = f32_row(a.src[0], 0);
+    const float* y = f32_row(a.src[1], 0);
+    float* d = f32_row(a.dst, 0);
+    for (size_t i = b; i < e; ++i) d[i] = x[i] + y[i];
+}
+
+void swiglu_rows(const Node& s, size_t b, size_t e) {
+    const float* gt = f32_row(s.src[0], 0);
+    const float* up = f32_row(s.src[1], 0);
+    float* d = f32_row(s.dst, 0);
+    for (size_t i = b; i < e; ++i) d[i] = silu_mul(gt[i], up[i]);
+}
+
+void run_item(const Group& g, size_t item) {
+    if (g.swiglu) {  // item = a row range of gate and up alike
+        const size_t rows = g.mats[0].rows;
+        const size_t b = item * g.chunk, e = std::min(rows, b + g.chunk);
+        mat_rows(g, g.mats[0], b, e);
+        mat_rows(g, g.mats[1], b, e);
+        swiglu_rows(*g.swiglu, b, e);
+        return;
+    }
+    size_t m = 0;
+    while (item >= g.mats[m].items) item -= g.mats[m++].items;
+    const size_t b = item * g.chunk, e = std::min(g.mats[m].rows, b + g.chunk);
+    mat_rows(g, g.mats[m], b, e);
+    if (g.add) add_rows(*g.add, b, e);
+}
+
+// Whether an Add right after a lone MatMul (output t, input x) can be done row by row as each
+// chunk of t is computed: one operand is t itself, the other and the destination either are
+// t or the other operand exactly or do not touch t, and nothing writes the MatMul's input.
+bool foldable_add(const Node& a, const Tensor& t, const Tensor& x) {
+    if (a.op != Op::Add) return false;
+    const int64_t rows = t.ne[0];
+    if (!one_row_of(a.dst, rows) || !one_row_of(a.src[0], rows) || !one_row_of(a.src[1], rows))
+        return false;
+    const bool first = same_view(a.src[0], t), second = same_view(a.src[1], t);
+    if (!first && !second) return false;
+    const Tensor& other = first ? a.src[1] : a.src[0];
+    if (!same_view(other, t) && overlap(other, t)) return false;
+    const bool dst_ok = same_view(a.dst, t) || same_view(a.dst, other) ||
+                        (!overlap(a.dst, t) && !overlap(a.dst, other));
+    return dst_ok && !overlap(a.dst, x);
+}
+
+// SwiGlu(gate, up) right after the MatMuls of gate (mats[0]) and up (mats[1]).
+bool foldable_swiglu(const Node& s, const Group& g) {
+    if (s.op != Op::SwiGlu || g.count != 2) return false;
+    const Tensor& gate = g.mats[0].node->dst;
+    const Tensor& up = g.mats[1].node->dst;
+    const Tensor& x = g.mats[0].node->src[1];
+    if (gate.ne[0] != up.ne[0] || !same_view(s.src[0], gate) || !same_view(s.src[1], up))
+        return false;
+    if (!one_row_of(s.dst, gate.ne[0])) return false;
+    const bool dst_ok = same_view(s.dst, gate) || same_view(s.dst, up) ||
+                        (!overlap(s.dst, gate) && !overlap(s.dst, up));
+    return dst_ok && !overlap(s.dst, x);
+}
+
+}  // namespace
+
+size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool,
+                 Scratch& scratch) {
+    const Node& first = nodes[i];
+    if (!fusable_mat_mul(first)) return 0;
+    Group g;
+    g.wt = first.src[0].type;
+    g.k = static_cast<size_t>(first.src[0].ne[0]);
+    g.mats[g.count++].node = &first;
+    size_t j = i + 1;
+    // Further MatMuls of the same input and weight type (so the same prepared activation),
+    // writing rows no other member writes or reads.
+    for (; g.count < kMaxGroup && j < nodes.size(); ++j) {
+        const Node& n = nodes[j];
+        if (!fusable_mat_mul(n) || !same_view(n.src[1], first.src[1]) || n.src[0].type != g.wt)
+            break;
+        bool clash = false;
+        for (size_t m = 0; m < g.count; ++m) clash = clash || overlap(n.dst, g.mats[m].node->dst);
+        if (clash) break;
+        g.mats[g.count++].node = &n;
+    }
+    if (j < nodes.size() && foldable_swiglu(nodes[j], g)) {
+        g.swiglu = &nodes[j++];
+    } else if (g.count == 1 && j < nodes.size() &&
+               foldable_add(nodes[j], first.dst, first.src[1])) {
+        g.add = &nodes[j++];
+    }
+    if (g.count == 1 && !g.add) return 0;  // a lone MatMul: nothing to fuse
+
+    // Prepare the token once for every matrix (mat_mul does the same per matrix).
+    cpu::quantize_activation(g.wt, f32_row(first.src[1], 0), g.k, scratch.activations.data());
+    g.xq = scratch.activations.data();
+    size_t total = 0;
+    for (size_t m = 0; m < g.count; ++m) {
+        Mat& mat = g.mats[m];
+        const Tensor& w = mat.node->src[0];
+        mat.rows = static_cast<size_t>(w.ne[1]);
+        auto* wbuf = dynamic_cast<CpuWeightBuffer*>(w.buffer);
+        mat.packed = wbuf ? wbuf->packed(w, pool) : nullptr;
+        total += mat.rows;
+    }
+    // About four items per thread (a descheduled thread then holds up little), each at least
+    // the work that pays for a hand-off, in whole packed row groups.
+    const size_t per_row = g.k * (g.swiglu ? 2 : 1);
+    const size_t span = g.swiglu ? g.mats[0].rows : total;
+    const size_t want = 4 * static_cast<size_t>(pool.size());
+    size_t chunk = std::max(grain_for(per_row), (span + want - 1) / want);
+    chunk = (chunk + cpu::kPackRows - 1) / cpu::kPackRows * cpu::kPackRows;
+    g.chunk = chunk;
+    size_t items = 0;
+    if (g.swiglu) {
+        items = (g.mats[0].rows + chunk - 1) / chunk;
+    } else {
+        for (size_t m = 0; m < g.count; ++m) {
+            g.mats[m].items = (g.mats[m].rows + chunk - 1) / chunk;
+            items += g.mats[m].items;
+        }
+    }
+    const Group* gp = &g;  // one pointer: the std::function stores it without allocating
+    pool.parallel_for(items, 1, [gp](size_t b, size_t e, int) {
+        for (size_t it = b; it < e; ++it) run_item(*gp, it);
+    });
+    g_fused_groups.fetch_add(1, std::memory_order_relaxed);
+    return j - i;
+}
+
+}  // namespace cpu_ops
+}  // namespace hearth::backend
