@@ -51,7 +51,7 @@ void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* o
 // bit-identical logits, which speculation's greedy equality and the scheduler's "alone equals
 // batched" rely on; cpu_kernels_test (InvarianceTest) checks it for every type and ISA.
 // One exception, opt-in: AMX-INT8 (HEARTH_CPU_ISA=amx) multiplies 4 or more tokens on tiles
-// that round differently from the VNNI kernel used for fewer.
+// that may round differently from the VNNI kernel used for fewer (not held to the rule).
 //
 // Unsupported types (supports_weight_type() false) and empty slices do nothing.
 // out[i] = dot(W row (row_begin + i), x) for i in [0, row_end - row_begin).
