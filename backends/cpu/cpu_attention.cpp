@@ -2,7 +2,7 @@
 // an item's rows are the tile's tokens times the query heads of the group, and the kernels of
 // cpu/kernels (attn_*) run the online softmax over the item's cells in chunks, each K and V
 // row decoded once for all rows. A token only takes the cells up to its own position (causal)
-// and, with a sliding window, none before it; cells no row of an item can see are never read.
+// and, with a sliding window, none before it; chunks no row of an item can see are never read.
 #include <algorithm>
 #include <cstring>
 
@@ -111,7 +111,11 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
     const uint8_t* kp[cpu::kAttnChunk];
     const uint8_t* vp[cpu::kAttnChunk];
     constexpr auto kChunk = static_cast<int64_t>(cpu::kAttnChunk);
-    for (int64_t j0 = j_first; j0 < n_kv; j0 += kChunk) {
+    // Chunks start at multiples of kChunk whatever the item's rows (a sliding window's first
+    // visible cell depends on them): a row's online softmax then folds the same runs of cells
+    // alone or in a batch (batch invariance, cpu/kernels/kernels.h); cells below a row's
+    // window are masked.
+    for (int64_t j0 = j_first / kChunk * kChunk; j0 < n_kv; j0 += kChunk) {
         const int64_t jn = std::min(kChunk, n_kv - j0);
         for (int64_t c = 0; c < jn; ++c) {
             const int64_t cell = lk.cell(seq, j0 + c);

@@ -39,6 +39,20 @@ void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out)
 // The values a prepared activation row stands for (tests compare against them).
 void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* out);
 
+// Batch invariance, the rule for every matrix kernel here (gemv, gemm, gemm_packed, MoE) and
+// every attention kernel: the value computed for (output row r, token t) depends only on W's
+// row r and t's own prepared activation, never on how many tokens share the call, which tile
+// or token chunk t falls in, or how the rows are split across threads. So each kernel fixes
+// one reduction per row: the same blocks, in the same order, into the same number of partial
+// accumulators, combined the same way, with the same FMA use, in every tile shape; tiles
+// only share decoded weights across tokens (and hide latency with independent (row, token)
+// chains, never by splitting one row's sum differently). Threads split rows or heads, never
+// k. Decode (1 token), speculative verification (k + 1) and batched decode then give
+// bit-identical logits, which speculation's greedy equality and the scheduler's "alone equals
+// batched" rely on; cpu_kernels_test (InvarianceTest) checks it for every type and ISA.
+// One exception, opt-in: AMX-INT8 (HEARTH_CPU_ISA=amx) multiplies 4 or more tokens on tiles
+// that may round differently from the VNNI kernel used for fewer (not held to the rule).
+//
 // Unsupported types (supports_weight_type() false) and empty slices do nothing.
 // out[i] = dot(W row (row_begin + i), x) for i in [0, row_end - row_begin).
 // W points at row 0; rows are row_bytes(wtype, k) apart. xq comes from quantize_activation.

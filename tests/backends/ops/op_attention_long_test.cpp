@@ -1,8 +1,13 @@
 // Attention over a long paged history on the CPU backend against the reference device, on every
 // ISA this CPU runs: a new turn's prefill (more tokens than one work item holds) and a decode
-// step over hundreds of cells, for each KV type, with qwen2.5-0.5b's group of 7 heads.
+// step over hundreds of cells, for each KV type, with qwen2.5-0.5b's group of 7 heads; and a
+// token's output the same bits alone, in a verification step and in a prefill.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <span>
 #include <string>
 
 #include "cpu/cpu_device.h"
@@ -38,6 +43,81 @@ TEST(OpAttentionLong, NewTurnAndDecodeOverLongHistoryEveryKvTypeAndIsa) {
             const auto c = run_steps(*cpu, **cs, kv, 64, 14, 2, steps);
             ASSERT_EQ(r.size(), c.size());
             EXPECT_LT(max_rel(c, r), 1e-5);
+        }
+    }
+    cpu::force_isa(saved);
+}
+
+// Positions [0, total) fed in steps of the given sizes on one sequence (32 blocks of 16 cells,
+// shuffled): the attention output of every token, whatever the split. K, V and Q of each
+// position are fixed in advance, so two splits see the same numbers.
+std::vector<float> attention_split(Device& d, Stream& s, DType kv, int64_t hd, int64_t H,
+                                   int64_t Hkv, int32_t window, std::span<const int64_t> sizes) {
+    constexpr int32_t bs = 16, blocks = 32;
+    int64_t total = 0;
+    for (int64_t n : sizes) total += n;
+    std::mt19937 rng(17);
+    const auto kf = random_floats(rng, size_t(hd * Hkv * total));
+    const auto vf = random_floats(rng, size_t(hd * Hkv * total));
+    const auto qf = random_floats(rng, size_t(hd * H * total), 2.f);
+    std::vector<int32_t> table(blocks);
+    for (int32_t b = 0; b < blocks; ++b) table[size_t(b)] = (b * 7) % blocks;
+    auto kc = upload(d, kv, {hd * Hkv, bs * blocks}, nullptr);
+    auto vc = upload(d, kv, {hd * Hkv, bs * blocks}, nullptr);
+    auto bt = upload(d, DType::I32, {blocks, 1}, table.data());
+    std::vector<float> out;
+    int64_t first = 0;
+    for (int64_t n : sizes) {
+        std::vector<int32_t> pos(static_cast<size_t>(n));
+        std::iota(pos.begin(), pos.end(), static_cast<int32_t>(first));
+        auto k = upload(d, DType::F32, {hd * Hkv, n}, kf.data() + first * hd * Hkv);
+        auto v = upload(d, DType::F32, {hd * Hkv, n}, vf.data() + first * hd * Hkv);
+        auto q = upload(d, DType::F32, {hd, H, n}, qf.data() + first * hd * H);
+        auto p = upload(d, DType::I32, {n}, pos.data());
+        auto y = upload(d, DType::F32, {hd, H, n}, nullptr);
+        const KvIndex idx{p.t, bt.t, Tensor{}};
+        KvParams kp{bs, 1.f / std::sqrt(float(hd))};
+        kp.window = window;
+        Graph g;
+        g.kv_append(kc.t, k.t, idx, bs, "k");
+        g.kv_append(vc.t, v.t, idx, bs, "v");
+        g.attention(y.t, q.t, kc.t, vc.t, idx, kp, "attn");
+        const Status st = s.compute(g);
+        EXPECT_TRUE(st.is_ok()) << st.message();
+        const auto o = download_f32(y.t);
+        out.insert(out.end(), o.begin(), o.end());
+        first += n;
+    }
+    return out;
+}
+
+// Batch invariance (cpu/kernels/kernels.h): a token's attention output is the same bits
+// whether it is decoded alone, verified among 6 (a speculative step) or inside a prefill, with
+// and without a sliding window (100 cells: a lone token's first visible cell and a step's differ,
+// and the cells run over more than one 64-cell chunk), on every KV type and ISA.
+TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepEveryWindowKvTypeAndIsa) {
+    const cpu::Isa saved = cpu::active_isa();
+    const int64_t decode[] = {200, 1, 1, 1, 1, 1, 1};
+    const int64_t verify[] = {200, 6};
+    const int64_t prefill[] = {150, 56};
+    for (int32_t window : {0, 100}) {
+        for (DType kv : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
+            for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+                if (!cpu::force_isa(isa)) continue;
+                SCOPED_TRACE(std::string(dtype_name(kv)) + " " + std::string(cpu::isa_name(isa)) +
+                             " window " + std::to_string(window));
+                auto cpu = make_cpu_device();
+                auto cs = cpu->create_stream({2});
+                const auto a = attention_split(*cpu, **cs, kv, 64, 14, 2, window, decode);
+                const auto b = attention_split(*cpu, **cs, kv, 64, 14, 2, window, verify);
+                const auto c = attention_split(*cpu, **cs, kv, 64, 14, 2, window, prefill);
+                ASSERT_EQ(a.size(), b.size());
+                ASSERT_EQ(a.size(), c.size());
+                EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
+                    << "decode alone vs a verification step";
+                EXPECT_EQ(std::memcmp(a.data(), c.data(), a.size() * sizeof(float)), 0)
+                    << "decode alone vs a prefill";
+            }
         }
     }
     cpu::force_isa(saved);

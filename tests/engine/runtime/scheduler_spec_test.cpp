@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include "cpu/cpu_weights.h"
 #include "hearth/scheduler.h"
 #include "hearth/speculative.h"
 #include "model/synthetic_model.h"
@@ -295,17 +296,140 @@ TEST_F(SchedulerSpec, SeededSamplingIsTheSameAloneBatchedAndPreempted) {
         EXPECT_EQ(batched[i].size(), 50u) << i;
     }
     // Preempted (9 blocks for three sequences of 5-6): the recomputed positions come from
-    // other batch shapes, whose last-bit differences an F16 cache's rounding can turn into a
-    // flipped draw now and then; with an F32 cache the tokens are the same.
-    SchedulerOptions f32 = wide;
-    f32.kv_type = KvType::F32;
-    SchedulerOptions tight = f32;
-    tight.n_ctx = 128;
-    tight.kv_budget_bytes = 1;
-    const auto roomy = run(f32, 3, false);
-    const auto preempted = run(tight, 3, false);
-    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(roomy[i], preempted[i]) << i;
+    // other batch shapes; the CPU kernels are batch invariant, so their K and V are the same
+    // bits and so are the draws, with an F16 cache (the default) as with an F32 one.
+    for (KvType kv : {KvType::F16, KvType::F32}) {
+        SchedulerOptions roomy_opt = wide;
+        roomy_opt.kv_type = kv;
+        SchedulerOptions tight = roomy_opt;
+        tight.n_ctx = 128;
+        tight.kv_budget_bytes = 1;
+        const auto roomy = run(roomy_opt, 3, false);
+        const auto preempted = run(tight, 3, false);
+        for (size_t i = 0; i < 3; ++i) EXPECT_EQ(roomy[i], preempted[i]) << kv_type_name(kv) << i;
+    }
 }
+
+// The same promises on quantized and half weights (synthetic small-llama, whose random weights
+// give near-tied logits that any batch-dependent rounding would flip): greedy output equals
+// the contiguous Context's alone and batched with three other sequences, plainly and with
+// prompt lookup. Q4_0 / Q8_0 packed (the CPU's default) and Q4_0 in the file format.
+struct QuantCase {
+    model::WeightType type;
+    bool repack;
+};
+
+std::string quant_case_name(const QuantCase& c) {
+    return std::string(model::weight_type_name(c.type)) + (c.repack ? "" : "_unpacked");
+}
+
+class SchedulerQuantized : public ::testing::TestWithParam<QuantCase> {
+protected:
+    void SetUp() override {
+        namespace fs = std::filesystem;
+        dir_ = fs::temp_directory_path() /
+               ("hearth-sched-q-" + std::to_string(::getpid()) + "-" + quant_case_name(GetParam()));
+        fs::create_directories(dir_);
+        model::SyntheticSpec spec;
+        spec.shape = "small-llama";
+        spec.type = GetParam().type;
+        spec.seed = 9;
+        const auto vocab = test::write_vocab(dir_ / "v256.gguf", {});
+        ASSERT_TRUE(model::write_synthetic_model(spec, vocab, dir_ / "m.gguf").is_ok());
+        LoadOptions lo;
+        lo.backend = "cpu";
+        const bool had = backend::cpu_set_repack(GetParam().repack);  // decided at load
+        auto m = Model::load(dir_ / "m.gguf", lo);
+        backend::cpu_set_repack(had);
+        ASSERT_TRUE(m.is_ok()) << m.error_message();
+        model_ = *m;
+    }
+    void TearDown() override {
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+    // Ids in [3, 256) with repeated stretches (lookup finds n-grams), after BOS.
+    static std::vector<int32_t> prompt(size_t n, uint32_t salt) {
+        std::vector<int32_t> p = {1};
+        uint32_t x = 777 + salt;
+        while (p.size() < n) {
+            x = x * 1103515245u + 12345u;
+            if (p.size() > 8 && (x >> 16) % 3 == 0)
+                p.push_back(p[p.size() - 6]);
+            else
+                p.push_back(3 + static_cast<int32_t>((x >> 16) % 253));
+        }
+        return p;
+    }
+    std::vector<int32_t> reference(std::span<const int32_t> p, int32_t n) const {
+        auto ctx = Context::create(model_, {.n_ctx = 256, .n_threads = 2});
+        EXPECT_TRUE(ctx.is_ok());
+        EXPECT_TRUE((*ctx)->feed(p).is_ok());
+        GenerateOptions o;
+        o.max_tokens = n;
+        o.sampling.temperature = 0.f;
+        o.stop_at_end_of_generation = false;
+        auto r = (*ctx)->generate(o);
+        EXPECT_TRUE(r.is_ok());
+        return r ? r->tokens : std::vector<int32_t>{};
+    }
+    std::unique_ptr<Scheduler> scheduler() const {
+        SchedulerOptions o{.max_running = 4, .step_tokens = 32};
+        o.n_threads = 2;
+        o.n_ctx = 256;
+        auto s = Scheduler::create(model_, o);
+        EXPECT_TRUE(s.is_ok()) << s.error_message();
+        return s ? std::move(*s) : nullptr;
+    }
+    std::filesystem::path dir_;
+    std::shared_ptr<Model> model_;
+};
+
+TEST_P(SchedulerQuantized, GreedyOutputIsTheSameAloneAndBatchedWithThreeOthers) {
+    const size_t lengths[] = {9, 17, 30, 44};
+    const int32_t n_gen = 32;
+    std::vector<std::vector<int32_t>> prompts, refs;
+    for (size_t i = 0; i < std::size(lengths); ++i) {
+        prompts.push_back(prompt(lengths[i], static_cast<uint32_t>(i)));
+        refs.push_back(reference(prompts.back(), n_gen));
+        ASSERT_EQ(refs.back().size(), size_t(n_gen));
+    }
+    for (bool speculate : {false, true}) {
+        SCOPED_TRACE(speculate ? "with prompt lookup" : "plain");
+        for (size_t i = 0; i < prompts.size(); ++i) {
+            auto s = scheduler();
+            Outcome o;
+            ASSERT_TRUE(
+                s->submit(request(prompts[i], n_gen, o, speculate ? lookup() : nullptr)).ok());
+            drain(*s);
+            ASSERT_TRUE(o.done && o.error.empty()) << o.error;
+            EXPECT_EQ(o.tokens, refs[i]) << "alone, prompt of " << lengths[i];
+        }
+        auto s = scheduler();
+        std::vector<Outcome> outs(prompts.size());
+        for (size_t i = 0; i < prompts.size(); ++i)
+            ASSERT_TRUE(
+                s->submit(request(prompts[i], n_gen, outs[i], speculate ? lookup() : nullptr))
+                    .ok());
+        drain(*s);
+        int64_t drafted = 0;
+        for (size_t i = 0; i < prompts.size(); ++i) {
+            ASSERT_TRUE(outs[i].done && outs[i].error.empty()) << outs[i].error;
+            EXPECT_EQ(outs[i].tokens, refs[i]) << "batched, prompt of " << lengths[i];
+            drafted += outs[i].usage.draft_tokens;
+        }
+        if (speculate) {
+            EXPECT_GT(drafted, 0);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, SchedulerQuantized,
+                         ::testing::Values(QuantCase{model::WeightType::Q4_0, true},
+                                           QuantCase{model::WeightType::Q8_0, true},
+                                           QuantCase{model::WeightType::Q4_0, false},
+                                           QuantCase{model::WeightType::F16, true}),
+                         [](const auto& info) { return quant_case_name(info.param); });
 
 // On a 12-token synthetic model the exact marginals of the first three generated tokens are
 // enumerable; lookup drafts 2 tokens on the prompt's last chunk and after, so each of them is

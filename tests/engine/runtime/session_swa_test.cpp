@@ -4,6 +4,8 @@
 // llama.cpp's.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <nlohmann/json.hpp>
 
 #include "hearth/session.h"
@@ -75,6 +77,51 @@ TEST_P(SlidingWindowSession, PrefixReuseAndForkMatchFullRecomputation) {
     auto third = (*fork)->generate(greedy(24));
     ASSERT_TRUE(third.is_ok());
     EXPECT_EQ(third->tokens, reference(*model, branch, 24));
+}
+
+// Batch invariance with a sliding window (cpu/kernels/kernels.h): the logits after each token
+// are the same bits whether it is decoded alone, verified among 6 tokens (a speculative step),
+// or the last of one 70-token prefill, where the first cell any row of the step sees (and so
+// where a chunk of cells could start) is far from a lone token's.
+TEST_P(SlidingWindowSession, LogitsAloneEqualVerificationAndPrefillRows) {
+    const std::string name = GetParam();
+    HEARTH_REQUIRE_SHARED(model_path, "models/archs/" + name + ".gguf");
+    LoadOptions lo;
+    lo.backend = "cpu";
+    auto model = Model::load(model_path, lo);
+    ASSERT_TRUE(model.is_ok()) << model.error_message();
+    const auto n_vocab = static_cast<int32_t>((*model)->info().n_vocab);
+    std::vector<int32_t> all;
+    for (int32_t i = 0; i < 70; ++i) all.push_back(3 + (i * 131 + 7) % (n_vocab - 3));
+    const std::span<const int32_t> prompt(all.data(), 64), next(all.data() + 64, 6);
+    const auto session = [&] {
+        auto store = KvStore::create(*model, {.kv_type = KvType::F16, .n_ctx = 256});
+        EXPECT_TRUE(store.is_ok());
+        auto s = Session::create(*store, {.n_threads = 2, .n_batch = 128});
+        EXPECT_TRUE(s.is_ok());
+        return std::move(*s);
+    };
+    auto a = session();
+    ASSERT_TRUE(a->prefill(prompt).is_ok());
+    std::vector<float> alone;
+    for (int32_t t : next) {
+        auto l = a->evaluate(std::span<const int32_t>(&t, 1));
+        ASSERT_TRUE(l.is_ok()) << l.error_message();
+        alone.insert(alone.end(), l->begin(), l->end());
+    }
+    auto b = session();
+    ASSERT_TRUE(b->prefill(prompt).is_ok());
+    auto v = b->evaluate(next);
+    ASSERT_TRUE(v.is_ok()) << v.error_message();
+    ASSERT_EQ(v->size(), alone.size());
+    EXPECT_EQ(std::memcmp(v->data(), alone.data(), alone.size() * sizeof(float)), 0)
+        << "verification rows differ from the tokens decoded alone";
+    auto c = session();
+    ASSERT_TRUE(c->prefill(std::span<const int32_t>(all)).is_ok());
+    const auto last = std::span<const float>(alone).last(static_cast<size_t>(n_vocab));
+    ASSERT_EQ(c->logits().size(), last.size());
+    EXPECT_EQ(std::memcmp(c->logits().data(), last.data(), last.size() * sizeof(float)), 0)
+        << "the last row of a 70-token prefill differs from the token decoded alone";
 }
 
 INSTANTIATE_TEST_SUITE_P(Gemma, SlidingWindowSession, ::testing::Values("gemma2", "gemma3"));
