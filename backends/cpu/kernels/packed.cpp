@@ -1,12 +1,14 @@
-// Packing Q4_0 / Q8_0 rows into 16-row groups (layout in packed.h) and the dispatch of the
-// packed kernels by ISA.
+// Packing Q4_0 / Q8_0 rows into 16-row groups (layout in packed.h; Q4_K / Q6_K in packed_k.h)
+// and the dispatch of the packed kernels by ISA.
 #include "kernels/packed.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "kernels/kernels_internal.h"
+#include "kernels/packed_k.h"
 
 namespace hearth::cpu {
 
@@ -14,8 +16,25 @@ namespace {
 
 constexpr size_t kScaleBytes = 2 * kPackRows;  // 16 f16 scales
 
+bool k_quant(quant::Type t) {
+    return t == quant::Type::Q4_K || t == quant::Type::Q6_K;
+}
+
 size_t file_block_bytes(quant::Type t) {
-    return t == quant::Type::Q4_0 ? 18 : 34;
+    switch (t) {
+        case quant::Type::Q4_0:
+            return 18;
+        case quant::Type::Q4_K:
+            return packk::kQ4KBlock;
+        case quant::Type::Q6_K:
+            return packk::kQ6KBlock;
+        default:
+            return 34;
+    }
+}
+
+size_t block_elems(quant::Type t) {
+    return k_quant(t) ? 256 : 32;
 }
 
 }  // namespace
@@ -25,7 +44,9 @@ void PackedWeight::Free::operator()(uint8_t* p) const {
 }
 
 bool packable(quant::Type t, size_t k) {
-    return (t == quant::Type::Q4_0 || t == quant::Type::Q8_0) && k > 0 && k % 32 == 0;
+    if (k == 0) return false;
+    if (t == quant::Type::Q4_0 || t == quant::Type::Q8_0) return k % 32 == 0;
+    return k_quant(t) && k % 256 == 0;
 }
 
 std::unique_ptr<PackedWeight> make_packed(quant::Type t, const void* w, size_t k, size_t rows) {
@@ -35,7 +56,7 @@ std::unique_ptr<PackedWeight> make_packed(quant::Type t, const void* w, size_t k
     pw->type = t;
     pw->k = k;
     pw->rows = rows;
-    pw->nb = k / 32;
+    pw->nb = k / block_elems(t);
     pw->block_bytes = kPackRows * file_block_bytes(t);
     pw->original = static_cast<const uint8_t*>(w);
     pw->bytes = pw->groups() * pw->nb * pw->block_bytes;
@@ -50,6 +71,22 @@ std::unique_ptr<PackedWeight> make_packed(quant::Type t, const void* w, size_t k
 void pack_groups(PackedWeight& pw, size_t g0, size_t g1) {
     const size_t fb = file_block_bytes(pw.type);
     const size_t rb = pw.nb * fb;
+    if (k_quant(pw.type)) {
+        const uint8_t* blk[kPackRows];
+        for (size_t g = g0; g < g1; ++g) {
+            const size_t n = std::min(kPackRows, pw.rows - g * kPackRows);
+            for (size_t b = 0; b < pw.nb; ++b) {
+                for (size_t r = 0; r < n; ++r)
+                    blk[r] = pw.original + (g * kPackRows + r) * rb + b * fb;
+                uint8_t* out = pw.packed + (g * pw.nb + b) * pw.block_bytes;
+                if (pw.type == quant::Type::Q4_K)
+                    packk::pack_superblock_q4k(blk, n, out);
+                else
+                    packk::pack_superblock_q6k(blk, n, out);
+            }
+        }
+        return;
+    }
     // bytes of codes per row and block: Q4_0 16 (two nibbles a byte), Q8_0 32
     const size_t code_bytes = fb - 2;
     for (size_t g = g0; g < g1; ++g)

@@ -5,6 +5,7 @@
 // the 16 results of a tile land in 16 adjacent outputs, and each decoded block serves every
 // token of the tile. The codes are the file's bytes moved, never re-quantized, so the numbers
 // are the weights' own; a block group is exactly 16 file blocks long (no extra bytes).
+// Q4_K and Q6_K use the same 16-row groups over 256-element super-blocks (packed_k.h).
 #pragma once
 
 #include <cstddef>
@@ -19,9 +20,9 @@ constexpr size_t kPackRows = 16;
 
 struct PackedWeight {
     quant::Type type = quant::Type::F32;
-    size_t k = 0;            // row length (a multiple of 32)
+    size_t k = 0;            // row length (a multiple of 32; of 256 for Q4_K / Q6_K)
     size_t rows = 0;         // real rows; the last group is padded with zero rows (scale 0)
-    size_t nb = 0;           // blocks per row
+    size_t nb = 0;           // blocks (K-quants: super-blocks) per row
     size_t block_bytes = 0;  // bytes of one block group (16 rows' blocks)
     const uint8_t* original = nullptr;  // the file-format rows (kernels without a packed path)
     struct Free {
@@ -35,7 +36,8 @@ struct PackedWeight {
     size_t groups() const { return (rows + kPackRows - 1) / kPackRows; }
 };
 
-// Whether pack_weight takes this type / row length (Q4_0, Q8_0 with k a multiple of 32).
+// Whether pack_weight takes this type / row length (Q4_0, Q8_0 with k a multiple of 32; Q4_K,
+// Q6_K with k a multiple of 256).
 bool packable(quant::Type t, size_t k);
 // Allocates the packed form of `rows` rows (nullptr: not packable, or out of memory); fill it
 // with pack_groups (any split of [0, groups()) across threads).

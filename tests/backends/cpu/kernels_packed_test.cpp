@@ -1,12 +1,14 @@
-// Packed Q4_0 / Q8_0 weights (kernels/packed.h) on every ISA path this CPU runs: gemm_packed
-// against float64 dot products of the reference-dequantized weights, against the unpacked
-// kernel of the same path, on row counts that are not a multiple of the 16-row group, single
-// rows, row slices that start and end inside a group, 1..9 tokens and more than one token
-// chunk, and a 152k-row output.
+// Packed Q4_0 / Q8_0 / Q4_K / Q6_K weights (kernels/packed.h, packed_k.h) on every ISA path
+// this CPU runs: gemm_packed against float64 dot products of the reference-dequantized weights,
+// against the unpacked kernel of the same path, on row counts that are not a multiple of the
+// 16-row group, single rows, row slices that start and end inside a group, odd block counts,
+// 1..9 tokens and more than one token chunk, and a 152k-row output. The K-quant kernels also
+// give every token bit-identical results whatever the number of tokens in the call.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <tuple>
 
@@ -82,6 +84,12 @@ protected:
         detail::allow_amx(saved_amx_);
     }
     Type type() const { return std::get<1>(GetParam()); }
+    // Row lengths are written for 32-element blocks; K-quants get as many 256-element blocks.
+    // (2080, 65 blocks, becomes 2816, 11 super-blocks, to keep the reference fast).
+    size_t kk(size_t k) const {
+        if (quant::traits(type()).block_size != 256) return k;
+        return k == 2080 ? 2816 : k * 8;
+    }
 
     std::vector<float> ref_weights(const std::vector<uint8_t>& w, size_t rows, size_t k) const {
         std::vector<float> f(rows * k);
@@ -153,14 +161,14 @@ TEST_P(PackedTest, OneToNineTokensOnOddShapes) {
     size_t i = 0;
     for (size_t n = 1; n <= 9; ++n)
         for (size_t rows : rows_list) {
-            const size_t k = ks[i++ % 4];
+            const size_t k = kk(ks[i++ % 4]);
             check(rows, k, n, 0, rows, rng);
         }
 }
 
 TEST_P(PackedTest, RowSlicesInsideGroups) {
     std::mt19937 rng(77);
-    const size_t rows = 83, k = 288;
+    const size_t rows = 83, k = kk(288);
     for (size_t n : {1, 3, 8})
         for (auto [r0, r1] :
              {std::pair<size_t, size_t>{5, 6}, {3, 20}, {17, 83}, {16, 32}, {9, 71}, {0, 83}})
@@ -170,26 +178,53 @@ TEST_P(PackedTest, RowSlicesInsideGroups) {
 // 16-token multiples and their neighbours: whole AMX tiles, and tiles plus a VNNI tail.
 TEST_P(PackedTest, TileSizedTokenCounts) {
     std::mt19937 rng(21);
-    for (size_t n : {15, 16, 17, 32, 33, 48, 64, 80}) check(37, n % 2 ? 96 : 2080, n, 0, 37, rng);
+    for (size_t n : {15, 16, 17, 32, 33, 48, 64, 80})
+        check(37, kk(n % 2 ? 96 : 2080), n, 0, 37, rng);
 }
 
 TEST_P(PackedTest, ManyTokensCrossChunks) {
     std::mt19937 rng(5);
-    check(40, 96, 70, 0, 40, rng);  // more than one 64-token chunk, a 6-token tail
-    check(19, 2080, 131, 2, 19, rng);
+    check(40, kk(96), 70, 0, 40, rng);  // more than one 64-token chunk, a 6-token tail
+    check(19, kk(2080), 131, 2, 19, rng);
 }
 
 TEST_P(PackedTest, VocabularySizedOutput) {
     std::mt19937 rng(8);
     const size_t rows = 152064 + 7;  // not a multiple of 16
-    check(rows, 32, 1, 0, rows, rng);
-    check(rows, 32, 3, 100003, rows, rng);
+    check(rows, kk(32), 1, 0, rows, rng);
+    check(rows, kk(32), 3, 100003, rows, rng);
+}
+
+// A token's results do not depend on the other tokens of the call: the same rows for 1 token
+// and for 2..9, 16, 17, 64, 65 tokens are bit-identical (the K-quant kernels share one per-block
+// accumulation order across tile shapes).
+TEST_P(PackedTest, TokensAreBatchInvariant) {
+    if (quant::traits(type()).block_size != 256) GTEST_SKIP() << "checked for the K-quants";
+    std::mt19937 rng(99);
+    const size_t rows = 37, k = kk(96), n_max = 65;
+    const auto w = random_weights(type(), rows, k, rng);
+    std::vector<uint8_t> xq;
+    std::vector<float> xv;
+    size_t stride = 0;
+    prepare(k, n_max, rng, xq, stride, xv);
+    auto pw = pack_all(type(), w, k, rows);
+    ASSERT_TRUE(pw);
+    std::vector<float> one(n_max * rows);
+    for (size_t j = 0; j < n_max; ++j)
+        gemm_packed(*pw, 0, rows, &xq[j * stride], stride, 1, &one[j * rows], rows);
+    for (size_t n : {2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 64, 65}) {
+        std::vector<float> y(n * rows);
+        gemm_packed(*pw, 0, rows, xq.data(), stride, n, y.data(), rows);
+        for (size_t j = 0; j < n; ++j)
+            EXPECT_EQ(std::memcmp(&y[j * rows], &one[j * rows], rows * sizeof(float)), 0)
+                << "token " << j << " of " << n << " differs from the same token alone";
+    }
 }
 
 std::vector<std::tuple<Path, Type>> all_cases() {
     std::vector<std::tuple<Path, Type>> out;
     for (const Path& p : paths())
-        for (Type t : {Type::Q4_0, Type::Q8_0}) out.emplace_back(p, t);
+        for (Type t : {Type::Q4_0, Type::Q8_0, Type::Q4_K, Type::Q6_K}) out.emplace_back(p, t);
     return out;
 }
 
@@ -217,14 +252,19 @@ TEST(Packed, AmxPresenceIsReported) {
     detail::allow_amx(had);
 }
 
-TEST(Packed, OnlyQ4_0AndQ8_0WithWholeBlocks) {
+TEST(Packed, OnlyPackedTypesWithWholeBlocks) {
     EXPECT_TRUE(packable(Type::Q4_0, 64));
     EXPECT_TRUE(packable(Type::Q8_0, 32));
+    EXPECT_TRUE(packable(Type::Q4_K, 256));
+    EXPECT_TRUE(packable(Type::Q6_K, 512));
     EXPECT_FALSE(packable(Type::Q4_0, 48));
-    EXPECT_FALSE(packable(Type::Q4_K, 256));
+    EXPECT_FALSE(packable(Type::Q4_K, 128));
+    EXPECT_FALSE(packable(Type::Q6_K, 0));
+    EXPECT_FALSE(packable(Type::Q5_K, 256));
     EXPECT_FALSE(packable(Type::F16, 64));
-    std::vector<uint8_t> w(18 * 4);
-    EXPECT_FALSE(make_packed(Type::Q4_K, w.data(), 256, 1));
+    std::vector<uint8_t> w(176 * 4);
+    EXPECT_FALSE(make_packed(Type::Q5_K, w.data(), 256, 1));
+    EXPECT_FALSE(make_packed(Type::Q4_K, w.data(), 128, 1));
     EXPECT_FALSE(make_packed(Type::Q4_0, w.data(), 64, 0));
     EXPECT_FALSE(make_packed(Type::Q4_0, nullptr, 64, 2));
 }
@@ -251,6 +291,76 @@ TEST(Packed, LayoutMovesTheFileBytes) {
                         const uint8_t want = row < rows ? w[row * nb * fb + b * fb + i] : 0;
                         ASSERT_EQ(blk[at], want)
                             << "row " << row << " block " << b << " byte " << i;
+                    }
+                }
+            }
+    }
+}
+
+// Q4_K: every byte of every row's super-block lands where packed_k.h says. Q6_K: the scales
+// and d move as bytes, and each code's 6 bits (read from the file as the reference decoder does)
+// are found at the documented nibble and bit pair; padding rows are zero.
+TEST(Packed, KQuantLayoutMovesTheFileBytes) {
+    std::mt19937 rng(4);
+    const size_t k = 512, rows = 19, nb = 2;
+    {
+        const auto w = random_weights(Type::Q4_K, rows, k, rng);
+        auto pw = pack_all(Type::Q4_K, w, k, rows);
+        ASSERT_TRUE(pw);
+        EXPECT_EQ(pw->bytes, 2 * nb * 16 * 144u);
+        for (size_t g = 0; g < 2; ++g)
+            for (size_t b = 0; b < nb; ++b) {
+                const uint8_t* blk = pw->packed + (g * nb + b) * pw->block_bytes;
+                for (size_t r = 0; r < 16; ++r) {
+                    const size_t row = g * 16 + r;
+                    for (size_t i = 0; i < 144; ++i) {
+                        size_t at = 0;
+                        if (i < 2)
+                            at = 2 * r + i;
+                        else if (i < 4)
+                            at = 32 + 2 * r + i - 2;
+                        else if (i < 16)
+                            at = 64 + (i - 4) / 4 * 64 + 4 * r + (i - 4) % 4;
+                        else
+                            at = 256 + (i - 16) / 4 * 64 + 4 * r + (i - 16) % 4;
+                        const uint8_t want = row < rows ? w[row * nb * 144 + b * 144 + i] : 0;
+                        ASSERT_EQ(blk[at], want)
+                            << "Q4_K row " << row << " block " << b << " byte " << i;
+                    }
+                }
+            }
+    }
+    {
+        const auto w = random_weights(Type::Q6_K, rows, k, rng);
+        auto pw = pack_all(Type::Q6_K, w, k, rows);
+        ASSERT_TRUE(pw);
+        EXPECT_EQ(pw->bytes, 2 * nb * 16 * 210u);
+        for (size_t g = 0; g < 2; ++g)
+            for (size_t b = 0; b < nb; ++b) {
+                const uint8_t* blk = pw->packed + (g * nb + b) * pw->block_bytes;
+                for (size_t r = 0; r < 16; ++r) {
+                    const size_t row = g * 16 + r;
+                    const uint8_t* f = row < rows ? &w[row * nb * 210 + b * 210] : nullptr;
+                    for (size_t i = 0; i < 2; ++i)
+                        ASSERT_EQ(blk[2 * r + i], f ? f[208 + i] : 0) << "Q6_K d, row " << row;
+                    for (size_t sg = 0; sg < 16; ++sg)
+                        ASSERT_EQ(blk[32 + 16 * sg + r], f ? f[192 + sg] : 0)
+                            << "Q6_K scale " << sg << ", row " << row;
+                    for (size_t e = 0; e < 256; ++e) {
+                        int want = 0;
+                        if (f) {  // the file's code, as decode_q6_k reads it
+                            const size_t h = e / 128, part = (e % 128) / 32, l = e % 32;
+                            const int lo =
+                                (f[64 * h + 32 * (part & 1) + l] >> (4 * (part >> 1))) & 15;
+                            const int hi = (f[128 + 32 * h + l] >> (2 * part)) & 3;
+                            want = lo | (hi << 4);
+                        }
+                        const size_t grp = e / 16, i = e % 16, t = i % 4, which = i / 4;
+                        const uint8_t* o = blk + 288 + 192 * grp + 4 * r + t;
+                        const int nib = which % 2 == 0 ? o[0] : o[64];
+                        const int lo = (nib >> (which < 2 ? 0 : 4)) & 15;
+                        const int hi = (o[128] >> (2 * which)) & 3;
+                        ASSERT_EQ(lo | (hi << 4), want) << "Q6_K row " << row << " code " << e;
                     }
                 }
             }

@@ -141,7 +141,8 @@ TEST_P(ForwardByArch, QuantizedWeightsMatchTheirF32Decoding) {
 // tokens: logits within 3e-2 of the largest, and every greedy choice whose margin is above
 // that noise agrees.
 TEST_P(ForwardByArch, PackedWeightsKeepLogitsAndGreedyTokens) {
-    for (quant::Type wt : {quant::Type::Q8_0, quant::Type::Q4_0}) {
+    for (quant::Type wt :
+         {quant::Type::Q8_0, quant::Type::Q4_0, quant::Type::Q4_K, quant::Type::Q6_K}) {
         const auto m = make_synthetic(GetParam(), wt, 4);
         const bool had = backend::cpu_set_repack(false);
         Runner plain(m, DType::F32);
