@@ -80,7 +80,8 @@ public:
                                                           std::to_string(bytes) + " bytes");
         return std::unique_ptr<Buffer>(std::move(b));
     }
-    // The model file: borrowed, with packed copies of its Q4_0 / Q8_0 / Q4_K / Q6_K matrices (cpu_weights.h).
+    // The model file: borrowed, with packed copies of its Q4_0 / Q8_0 / Q4_K / Q6_K matrices
+    // (cpu_weights.h).
     Result<std::unique_ptr<Buffer>> import_host(std::span<const std::byte> bytes) override {
         auto b = CpuWeightBuffer::borrow(bytes);
         if (!b) return Result<std::unique_ptr<Buffer>>::error("out of memory");
