@@ -19,22 +19,7 @@ namespace {
 
 using quant::Type;
 
-struct Path {
-    Isa isa;
-    bool vnni;
-};
-
-std::vector<Path> paths() {
-    std::vector<Path> out;
-    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512})
-        if (isa_supported(isa)) out.push_back({isa, false});
-    if (isa_supported(Isa::Avx512)) {
-        const bool had = detail::allow_avx512vnni(true);
-        if (detail::cpu_has_avx512vnni()) out.push_back({Isa::Avx512, true});
-        detail::allow_avx512vnni(had);
-    }
-    return out;
-}
+using Path = test::IsaPath;
 
 class GemvFloatTest : public ::testing::TestWithParam<std::tuple<Path, Type>> {
 protected:
@@ -126,15 +111,14 @@ TEST_P(GemvFloatTest, RowResultDoesNotDependOnTheSplit) {
 
 std::vector<std::tuple<Path, Type>> cases() {
     std::vector<std::tuple<Path, Type>> out;
-    for (const Path& p : paths())
+    for (const Path& p : test::isa_paths())
         for (Type t : {Type::F32, Type::F16, Type::BF16}) out.emplace_back(p, t);
     return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllIsas, GemvFloatTest, ::testing::ValuesIn(cases()),
                          [](const auto& info) {
-                             const Path& p = std::get<0>(info.param);
-                             return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "") + "_" +
+                             return test::isa_path_name(std::get<0>(info.param)) + "_" +
                                     std::string(quant::traits(std::get<1>(info.param)).name);
                          });
 

@@ -21,26 +21,9 @@ namespace {
 
 using quant::Type;
 
-struct Path {
-    Isa isa;
-    bool vnni;
-};
-
-std::vector<Path> runnable_paths() {
-    std::vector<Path> out;
-    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon})
-        if (isa_supported(isa)) out.push_back({isa, false});
-    if (isa_supported(Isa::Avx512)) {
-        const bool had = detail::allow_avx512vnni(true);
-        if (detail::cpu_has_avx512vnni()) out.push_back({Isa::Avx512, true});
-        detail::allow_avx512vnni(had);
-    }
-    return out;
-}
-
-std::string path_name(const Path& p) {
-    return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "");
-}
+using Path = test::IsaPath;
+constexpr auto runnable_paths = [] { return test::isa_paths(); };
+constexpr auto path_name = test::isa_path_name;
 
 // Token counts: decode (1), verification and batched decode (2..9, 16, 17), prefill chunks and
 // their neighbours (64, 65: one whole 64-token chunk, then a chunk of one).

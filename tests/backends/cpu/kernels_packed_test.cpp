@@ -24,38 +24,16 @@ using test::random_activation;
 using test::random_weights;
 using test::ref_dot;
 
-// An ISA; for AVX-512 also whether its VNNI variant and the AMX-INT8 prefill may run. The AMX
-// path is listed only where the CPU and OS run it (AMX_Absent says so where not).
-struct Path {
-    Isa isa;
-    bool vnni;
-    bool amx;
-};
+// The AMX path is listed only where the CPU and OS run it (AMX_Absent says so where not).
+using Path = test::IsaPath;
+constexpr auto paths = [] { return test::isa_paths(true); };
+constexpr auto path_name = test::isa_path_name;
 
 bool amx_here() {
     const bool had = detail::allow_amx(true);
     const bool has = detail::cpu_has_amx();
     detail::allow_amx(had);
     return has;
-}
-
-std::vector<Path> paths() {
-    std::vector<Path> out;
-    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon})
-        if (isa_supported(isa)) out.push_back({isa, false, false});
-    if (isa_supported(Isa::Avx512)) {
-        const bool had = detail::allow_avx512vnni(true);
-        if (detail::cpu_has_avx512vnni()) {
-            out.push_back({Isa::Avx512, true, false});
-            if (amx_here()) out.push_back({Isa::Avx512, true, true});
-        }
-        detail::allow_avx512vnni(had);
-    }
-    return out;
-}
-
-std::string path_name(const Path& p) {
-    return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "") + (p.amx ? "amx" : "");
 }
 
 double tolerance(const test::RefDot& r, size_t k) {

@@ -1,16 +1,49 @@
-// Random weight rows for every weight type and a float64 reference dot product.
+// Random weight rows for every weight type, a float64 reference dot product, and the ISA paths
+// a kernel test runs on.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "kernels/kernels_internal.h"
 #include "quant/quant_ref.h"
 #include "quant/quant_type.h"
 
 namespace hearth::cpu::test {
+
+// An ISA; for AVX-512 also whether its VNNI variant and the opt-in AMX-INT8 prefill may run.
+struct IsaPath {
+    Isa isa;
+    bool vnni = false;
+    bool amx = false;
+};
+
+// Every path this CPU runs (both AVX-512 variants where it has VNNI); with_amx adds the AMX path
+// where the CPU and OS run it.
+inline std::vector<IsaPath> isa_paths(bool with_amx = false) {
+    std::vector<IsaPath> out;
+    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon})
+        if (isa_supported(isa)) out.push_back({isa});
+    if (isa_supported(Isa::Avx512)) {
+        const bool had = detail::allow_avx512vnni(true);
+        if (detail::cpu_has_avx512vnni()) {
+            out.push_back({Isa::Avx512, true});
+            const bool had_amx = detail::allow_amx(true);
+            if (with_amx && detail::cpu_has_amx()) out.push_back({Isa::Avx512, true, true});
+            detail::allow_amx(had_amx);
+        }
+        detail::allow_avx512vnni(had);
+    }
+    return out;
+}
+
+inline std::string isa_path_name(const IsaPath& p) {
+    return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "") + (p.amx ? "amx" : "");
+}
 
 inline const std::vector<quant::Type>& weight_types() {
     using quant::Type;
