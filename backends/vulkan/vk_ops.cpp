@@ -486,6 +486,28 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
         case Op::MoeMatMul: {
             const Tensor& ids = n.src[2];
             const int64_t m = a.ne[1], k = ids.ne[0], T = ids.ne[1], E = a.ne[2];
+            // Both kernels: dst, the experts' weights and the input in bindings 0-2, and the
+            // same sizes and strides in u0-u9 and u11.
+            auto expert_product = [&](const char* kernel) -> Dispatch& {
+                Dispatch& x = out.emplace_back();
+                x.kernel = kernel;
+                x.fmt = static_cast<uint32_t>(a.type);
+                x.b[0] = whole(d, true);
+                x.b[1] = whole(a);
+                x.b[2] = whole(b);
+                x.pc.u[0] = u32(a.ne[0]);
+                x.pc.u[1] = u32(m);
+                x.pc.u[2] = u32(k);
+                x.pc.u[3] = u32(a.nb[1]);
+                x.pc.u[4] = u32(a.nb[2]);
+                x.pc.u[5] = u32(b.nb[1]);
+                x.pc.u[6] = u32(b.nb[2]);
+                x.pc.u[7] = b.ne[1] == k && k > 1 ? 1 : 0;
+                x.pc.u[8] = u32(d.nb[1]);
+                x.pc.u[9] = u32(d.nb[2]);
+                x.pc.u[11] = u32(E);
+                return x;
+            };
             // Prefill: the slots are grouped by expert on the device (moe_group), then each
             // expert's rows are decoded once per 32 of its slots (moe_mat_mul_tiled) instead of
             // once per slot. All in the same command buffer: no host round trip for the counts.
@@ -503,24 +525,9 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
                 gd.pc.u[2] = u32(ids.nb[1]);
                 gd.pc.u[3] = u32(E);
                 gd.index_errors = true;
-                Dispatch& x = out.emplace_back();
-                x.kernel = ctx.use_f16_storage() ? "moe_mat_mul_tiled_h16" : "moe_mat_mul_tiled";
-                x.fmt = static_cast<uint32_t>(a.type);
-                x.b[0] = whole(d, true);
-                x.b[1] = whole(a);
-                x.b[2] = whole(b);
+                Dispatch& x = expert_product(ctx.use_f16_storage() ? "moe_mat_mul_tiled_h16"
+                                                                   : "moe_mat_mul_tiled");
                 x.b[3] = {*s, 0, bytes, false};
-                x.pc.u[0] = u32(a.ne[0]);
-                x.pc.u[1] = u32(m);
-                x.pc.u[2] = u32(k);
-                x.pc.u[3] = u32(a.nb[1]);
-                x.pc.u[4] = u32(a.nb[2]);
-                x.pc.u[5] = u32(b.nb[1]);
-                x.pc.u[6] = u32(b.nb[2]);
-                x.pc.u[7] = b.ne[1] == k && k > 1 ? 1 : 0;
-                x.pc.u[8] = u32(d.nb[1]);
-                x.pc.u[9] = u32(d.nb[2]);
-                x.pc.u[11] = u32(E);
                 // Slot tiles per expert: twice the mean share, at most what the busiest expert
                 // can have (T); an expert with more loops over its tiles.
                 const int64_t mean = (k * T + E - 1) / E;
@@ -531,25 +538,9 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
                 x.groups[2] = u32(E);
                 return Status::ok();
             }
-            Dispatch& x = out.emplace_back();
-            x.kernel = ctx.use_f16_storage() ? "moe_mat_mul_h16" : "moe_mat_mul";
-            x.fmt = static_cast<uint32_t>(a.type);
-            x.b[0] = whole(d, true);
-            x.b[1] = whole(a);
-            x.b[2] = whole(b);
+            Dispatch& x = expert_product(ctx.use_f16_storage() ? "moe_mat_mul_h16" : "moe_mat_mul");
             x.b[3] = whole(ids);
-            x.pc.u[0] = u32(a.ne[0]);
-            x.pc.u[1] = u32(m);
-            x.pc.u[2] = u32(k);
-            x.pc.u[3] = u32(a.nb[1]);
-            x.pc.u[4] = u32(a.nb[2]);
-            x.pc.u[5] = u32(b.nb[1]);
-            x.pc.u[6] = u32(b.nb[2]);
-            x.pc.u[7] = b.ne[1] == k && k > 1 ? 1 : 0;
-            x.pc.u[8] = u32(d.nb[1]);
-            x.pc.u[9] = u32(d.nb[2]);
             x.pc.u[10] = u32(ids.nb[1]);
-            x.pc.u[11] = u32(a.ne[2]);
             x.pc.u[12] = kMatMulRowsPerZ;
             x.groups[0] = u32(std::min<int64_t>(m, kMatMulRowsPerZ));
             x.groups[1] = u32(k * T);
