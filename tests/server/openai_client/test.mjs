@@ -16,7 +16,8 @@ function check(ok, what) {
 }
 
 const server = spawn(cli, ['serve', '-m', modelPath, '--port', '0', '--api-key', KEY,
-  '--parallel', '8', '-c', '1024', '-t', '2'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  '--parallel', '8', '-c', '2048', '-t', '2', '--ctx-beyond-training'],
+  { stdio: ['ignore', 'pipe', 'inherit'] });
 const line = await new Promise((resolve, reject) => {
   createInterface({ input: server.stdout }).once('line', resolve);
   server.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -93,7 +94,9 @@ try {
   const before = await health();
   const controller = new AbortController();
   const long = await client.completions.create(
-    { model: modelId, prompt: 'Once', max_tokens: 900, stream: true },
+    // 2,000 tokens: stories260K decodes about 7,000 a second, and its training context (128)
+    // would end the request before the abort lands (hence --ctx-beyond-training above).
+    { model: modelId, prompt: 'Once', max_tokens: 2000, stream: true },
     { signal: controller.signal });
   let got = 0;
   try {
