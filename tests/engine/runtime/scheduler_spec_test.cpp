@@ -362,16 +362,7 @@ protected:
         return p;
     }
     std::vector<int32_t> reference(std::span<const int32_t> p, int32_t n) const {
-        auto ctx = Context::create(model_, {.n_ctx = 256, .n_threads = 2});
-        EXPECT_TRUE(ctx.is_ok());
-        EXPECT_TRUE((*ctx)->feed(p).is_ok());
-        GenerateOptions o;
-        o.max_tokens = n;
-        o.sampling.temperature = 0.f;
-        o.stop_at_end_of_generation = false;
-        auto r = (*ctx)->generate(o);
-        EXPECT_TRUE(r.is_ok());
-        return r ? r->tokens : std::vector<int32_t>{};
+        return test::greedy_reference(model_, p, n, 256);
     }
     std::unique_ptr<Scheduler> scheduler() const {
         SchedulerOptions o{.max_running = 4, .step_tokens = 32};

@@ -15,6 +15,23 @@
 
 namespace hearth::test {
 
+// n greedy tokens after p, computed alone on a contiguous Context of n_ctx cells: what every
+// scheduler sequence must reproduce.
+inline std::vector<int32_t> greedy_reference(const std::shared_ptr<Model>& model,
+                                             std::span<const int32_t> p, int32_t n, int32_t n_ctx) {
+    auto ctx = Context::create(model, {.n_ctx = n_ctx, .n_threads = 2});
+    EXPECT_TRUE(ctx.is_ok());
+    if (!ctx) return {};
+    EXPECT_TRUE((*ctx)->feed(p).is_ok());
+    GenerateOptions o;
+    o.max_tokens = n;
+    o.sampling.temperature = 0.f;
+    o.stop_at_end_of_generation = false;
+    auto r = (*ctx)->generate(o);
+    EXPECT_TRUE(r.is_ok());
+    return r ? r->tokens : std::vector<int32_t>{};
+}
+
 class StoriesSchedulerTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -41,16 +58,7 @@ protected:
 
     // n greedy tokens after p, computed alone on a contiguous Context.
     std::vector<int32_t> reference(std::span<const int32_t> p, int32_t n) const {
-        auto ctx = Context::create(model_, {.n_ctx = 512, .n_threads = 2});
-        EXPECT_TRUE(ctx.is_ok());
-        EXPECT_TRUE((*ctx)->feed(p).is_ok());
-        GenerateOptions o;
-        o.max_tokens = n;
-        o.sampling.temperature = 0.f;
-        o.stop_at_end_of_generation = false;
-        auto r = (*ctx)->generate(o);
-        EXPECT_TRUE(r.is_ok());
-        return r ? r->tokens : std::vector<int32_t>{};
+        return greedy_reference(model_, p, n, 512);
     }
 
     std::unique_ptr<Scheduler> scheduler(SchedulerOptions o) const {
