@@ -69,6 +69,8 @@ void gemm(quant::Type wtype, const void* w, size_t k, size_t row_begin, size_t r
 // KV cells, with the online softmax. Each chunk of cells is decoded once (F16 / Q8_0 / Q4_0 to
 // floats) for all rows; scores and the weighted sum of V are small matrix products with the
 // rows in SIMD lanes, so one instruction serves up to 16 rows and no horizontal sums are needed.
+// A decode step's few rows (at most half a vector) take cells in lanes for the scores and head
+// elements in lanes for the weighted sum instead, with bit-identical results.
 // The caller keeps the per-item state in its scratch (attn_state_floats) and walks the cells:
 // attn_begin, attn_chunk per run of up to kAttnChunk cells, attn_end.
 enum class KvFormat { F32, F16, Q8_0, Q4_0 };

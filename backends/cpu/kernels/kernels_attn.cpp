@@ -127,9 +127,12 @@ void attn_chunk(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_
 
 void attn_end(const float* st, size_t hd, size_t rows, float* const* out) {
     const AttnLayout a = detail::attn_layout(const_cast<float*>(st), hd, rows);
+    const auto* simd = attn_simd();
+    const bool rows_major = simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
     for (size_t r = 0; r < rows; ++r) {
         const float inv = a.l[r] > 0.0f ? 1.0f / a.l[r] : 0.0f;
-        for (size_t i = 0; i < hd; ++i) out[r][i] = a.ot[i * a.rp + r] * inv;
+        for (size_t i = 0; i < hd; ++i)
+            out[r][i] = (rows_major ? a.ot[r * hd + i] : a.ot[i * a.rp + r]) * inv;
     }
 }
 

@@ -75,13 +75,20 @@ struct SimdKernels {
     // gemm over packed weights (packed.h); false when the type has no packed kernel.
     bool (*gemm_packed)(const PackedWeight& pw, size_t r0, size_t r1, const uint8_t* xq,
                         size_t xq_stride, size_t n, float* y, size_t y_stride);
+    size_t attn_lanes;  // floats per vector in attn_chunk (attn_rows_major)
 };
 // The attention state (floats; rows padded to kAttnLanes, so every ISA uses the same layout):
 // QT [hd][rp] (queries, transposed and pre-scaled), OT [hd][rp] (running weighted sums of V),
 // m [rp] (running max), l [rp] (running sum of weights), lo, hi [rp] (int32: visible cells),
 // S [kAttnChunk][rp] (scores, then weights, of one chunk), K, V [kAttnChunk + 8][hd] (the
 // chunk decoded to floats; padding cells are zero).
+// Exception: with few rows (at most half of one of the ISA's vectors; a decode step) and heads
+// of whole vectors, the SIMD attn_chunk keeps OT row-major, [rows][hd]
+// (kernels_x86_attn_few.inc).
 constexpr size_t kAttnLanes = 16;
+constexpr bool attn_rows_major(size_t simd_lanes, size_t hd, size_t rows) {
+    return simd_lanes > 0 && rows > 0 && 2 * rows <= simd_lanes && hd % simd_lanes == 0;
+}
 // attn_layout is static (internal linkage): the SIMD files compile their own copy.
 struct AttnLayout {
     size_t hd, rp;

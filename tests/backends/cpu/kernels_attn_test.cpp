@@ -172,6 +172,8 @@ TEST_F(AttnKernels, EveryIsaFormatAndShapeEdgeMatchesFloat64) {
         {64, 2, 1, 12, 150, 20, 0},   // sliding window
         {64, 2, 0, 6, 50, 0, 30.0f},  // soft-capped scores (Gemma 2)
         {64, 2, 1, 3, 1, 0, 0},       // a single cell
+        {128, 2, 1, 8, 140, 0, 0},    // decode of an 8-query-head group, hd 128 (few rows)
+        {64, 8, 5, 4, 77, 9, 0},      // decode, 4 rows, window shorter than a chunk
     };
     for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
         if (!force_isa(isa)) continue;
@@ -182,6 +184,81 @@ TEST_F(AttnKernels, EveryIsaFormatAndShapeEdgeMatchesFloat64) {
                 for (size_t chunk : {size_t{64}, size_t{13}}) check(f, sh, chunk, 7);
             }
     }
+}
+
+// Rows [0, rows) of an item of `total` rows (the others attend too), in chunks of `chunk`.
+std::vector<float> run_item(KvFormat f, const Cache& k, const Cache& v, size_t hd, size_t off,
+                            size_t cells, const std::vector<float>& q, size_t rows, size_t total,
+                            const std::vector<int32_t>& lo, const std::vector<int32_t>& hi,
+                            size_t chunk, float softcap) {
+    std::vector<const float*> qp(total);
+    std::vector<float> out(total * hd);
+    std::vector<float*> op(total);
+    for (size_t r = 0; r < total; ++r) {
+        qp[r] = &q[r * hd];
+        op[r] = &out[r * hd];
+    }
+    std::vector<float> state(attn_state_floats(hd, total), std::nanf(""));
+    attn_begin(state.data(), hd, total, qp.data(), 0.1f, lo.data(), hi.data());
+    for (size_t j0 = 0; j0 < cells; j0 += chunk) {
+        const size_t n = std::min(chunk, cells - j0);
+        std::vector<const uint8_t*> kp(n), vp(n);
+        for (size_t c = 0; c < n; ++c) {
+            kp[c] = &k.bytes[(j0 + c) * k.row_bytes];
+            vp[c] = &v.bytes[(j0 + c) * v.row_bytes];
+        }
+        attn_chunk(state.data(), hd, total, f, kp.data(), vp.data(), off, n, int32_t(j0), softcap);
+    }
+    attn_end(state.data(), hd, total, op.data());
+    out.resize(rows * hd);
+    return out;
+}
+
+TEST_F(AttnKernels, FewRowsAreBitIdenticalInsideALargerItem) {
+    // A decode step's item (1-8 rows: the few-rows path on AVX-512, 1-4 on AVX2) must give the
+    // same bits as the same rows inside a prefill's item of many rows (batch invariance).
+    struct Case {
+        size_t hd, heads, kvh, cells;
+        int32_t window;
+        float softcap;
+    };
+    const Case cases[] = {{64, 4, 1, 300, 0, 0},     {128, 2, 1, 150, 0, 0}, {64, 2, 0, 97, 40, 0},
+                          {64, 2, 1, 130, 0, 25.0f}, {256, 1, 0, 70, 0, 0},  {32, 4, 3, 90, 0, 0},
+                          {16, 2, 1, 66, 0, 0},      {8, 4, 2, 45, 0, 0},    {48, 2, 1, 80, 0, 0}};
+    size_t compared = 0;
+    for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
+        if (!force_isa(isa)) continue;
+        for (KvFormat f : {KvFormat::F32, KvFormat::F16, KvFormat::Q8_0, KvFormat::Q4_0})
+            for (const Case& cs : cases)
+                for (size_t rows = 1; rows <= 8; ++rows)
+                    for (size_t chunk : {size_t{64}, size_t{13}}) {
+                        std::mt19937 rng(uint32_t(rows * 31 + cs.hd));
+                        const size_t row_len = cs.hd * cs.heads, off = cs.kvh * cs.hd;
+                        const Cache k = make_cache(f, row_len, cs.cells, rng),
+                                    v = make_cache(f, row_len, cs.cells, rng);
+                        const size_t total = rows + 19;
+                        std::vector<float> q(total * cs.hd);
+                        std::normal_distribution<float> nd(0.0f, 2.0f);
+                        for (auto& x : q) x = nd(rng);
+                        std::vector<int32_t> lo(total), hi(total);
+                        std::uniform_int_distribution<int32_t> pick(0, int32_t(cs.cells) - 1);
+                        for (size_t r = 0; r < total; ++r) {
+                            hi[r] = r == 0 ? int32_t(cs.cells) - 1 : pick(rng);
+                            lo[r] = cs.window > 0 ? std::max(0, hi[r] + 1 - cs.window) : 0;
+                        }
+                        if (rows > 2) hi[1] = lo[1] - 1;  // sees nothing
+                        const auto few = run_item(f, k, v, cs.hd, off, cs.cells, q, rows, rows, lo,
+                                                  hi, chunk, cs.softcap);
+                        const auto many = run_item(f, k, v, cs.hd, off, cs.cells, q, rows, total,
+                                                   lo, hi, chunk, cs.softcap);
+                        ASSERT_EQ(std::memcmp(few.data(), many.data(), few.size() * 4), 0)
+                            << name(f) << " isa=" << isa_name(isa) << " hd=" << cs.hd
+                            << " rows=" << rows << " chunk=" << chunk << " window=" << cs.window
+                            << " softcap=" << cs.softcap;
+                        ++compared;
+                    }
+    }
+    if (compared == 0) GTEST_SKIP() << "no SIMD attention path on this CPU";
 }
 
 TEST_F(AttnKernels, IsasAgreeClosely) {
