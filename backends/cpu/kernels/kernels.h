@@ -21,7 +21,7 @@ Isa active_isa();
 // Tests: whether an ISA can run here, and forcing one (returns false if it can't run).
 bool isa_supported(Isa isa);
 bool force_isa(Isa isa);
-// Whether products of packed Q4_0 / Q8_0 weights with 4 or more tokens run on AMX-INT8 tiles:
+// Whether products of packed Q4_0 / Q8_0 weights with 16 or more tokens run on AMX-INT8 tiles:
 // opt-in with HEARTH_CPU_ISA=amx (the AVX-512 path), the CPU has AMX-INT8, Linux granted the
 // tile state and a probe product was right.
 bool amx_active();
@@ -49,9 +49,9 @@ void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* o
 // chains, never by splitting one row's sum differently). Threads split rows or heads, never
 // k. Decode (1 token), speculative verification (k + 1) and batched decode then give
 // bit-identical logits, which speculation's greedy equality and the scheduler's "alone equals
-// batched" rely on; cpu_kernels_test (InvarianceTest) checks it for every type and ISA.
-// One exception, opt-in: AMX-INT8 (HEARTH_CPU_ISA=amx) multiplies 4 or more tokens on tiles
-// that may round differently from the VNNI kernel used for fewer (not held to the rule).
+// batched" rely on; cpu_kernels_test (InvarianceTest) checks it for every type and ISA,
+// the opt-in AMX-INT8 tiles (HEARTH_CPU_ISA=amx; 16 or more tokens) included: they compute the
+// VNNI kernel's integer sums and repeat its float steps.
 //
 // Unsupported types (supports_weight_type() false) and empty slices do nothing.
 // out[i] = dot(W row (row_begin + i), x) for i in [0, row_end - row_begin).

@@ -117,8 +117,10 @@ void gemm_packed(const PackedWeight& pw, size_t row_begin, size_t row_end, const
     if (row_end > pw.rows) row_end = pw.rows;
     if (row_end <= row_begin || n == 0) return;
     const auto* x = static_cast<const uint8_t*>(xq);
-    // Prefill and batched decode on AMX tiles (kernels_amx.cpp).
-    if (n >= detail::kAmxMinTokens && active_isa() == Isa::Avx512 && detail::cpu_has_amx())
+    // Prefill and batched decode on AMX tiles (kernels_amx.cpp), which repeat the VNNI kernel's
+    // arithmetic exactly (so not under the AVX-512 kernel without VNNI, whose Q8_0 step differs).
+    if (n >= detail::kAmxMinTokens && active_isa() == Isa::Avx512 && detail::cpu_has_amx() &&
+        detail::cpu_has_avx512vnni())
         if (detail::amx_gemm_packed(pw, row_begin, row_end, x, xq_stride, n, y, y_stride)) return;
     if (const auto* simd = detail::simd_for(active_isa()))
         if (simd->gemm_packed(pw, row_begin, row_end, x, xq_stride, n, y, y_stride)) return;
