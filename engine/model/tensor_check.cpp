@@ -53,6 +53,7 @@ public:
     void fail(const std::string& m) {
         if (error_.empty()) error_ = m;
     }
+    bool failed() const { return !error_.empty(); }
     Status finish() {
         if (error_.empty()) {
             for (const auto& t : f_.tensors()) {
@@ -124,8 +125,14 @@ Status check_tensors(const GgufFile& f, ModelConfig& c) {
                                   c.rope_freq_factors.size());
         }
     }
+    // block_count comes from the file: a claim of billions of layers must cost one comparison
+    // (and the layer loop stops at the first error), not billions of name lookups.
+    if (uint64_t(c.n_layer) > f.tensors().size())
+        return Status::error("block_count " + std::to_string(c.n_layer) +
+                             " is more layers than the file has tensors (" +
+                             std::to_string(f.tensors().size()) + ")");
     bool bias_seen = false, bias_missing = false, obias_seen = false, obias_missing = false;
-    for (int64_t i = 0; i < c.n_layer; ++i) {
+    for (int64_t i = 0; i < c.n_layer && !ck.failed(); ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         ck.need(b + "attn_norm.weight", {E});
         if (c.fused_qkv) {

@@ -349,5 +349,21 @@ TEST(ModelConfig, TensorSetMessages) {
     expect_error(rf, "rope_freqs.weight: expected [8], file has [16]");
 }
 
+// block_count is untrusted: before the layer loop stopped at its first error and the count was
+// checked against the tensors, a claim of 2^32 - 1 layers ran billions of name lookups (the
+// model_file fuzzer's 37-second unit); both now end at once with a message about the count.
+TEST(ModelConfig, HugeBlockCountFailsFast) {
+    auto layers = [](uint32_t n) {
+        return [n](gguf::GgufWriter& w, const std::string& k) { w.set_u32(k, n); };
+    };
+    TinyModel huge;
+    huge.keys["llama.block_count"] = layers(0xFFFFFFFFu);
+    expect_error(huge, "block_count 4294967295 is more layers than the file has tensors (20)");
+    // Fewer layers than tensors, but more than the file holds: the first missing one is named.
+    TinyModel more;
+    more.keys["llama.block_count"] = layers(19);
+    expect_error(more, "blk.2.attn_norm.weight: missing (expected shape [64])");
+}
+
 }  // namespace
 }  // namespace hearth::model
