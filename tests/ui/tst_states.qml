@@ -295,6 +295,9 @@ TestCase {
         const c = view.controller
         loadModel(view)
         sendAndWait(view, "Lily found a shell")
+        // The reply's signal can come before the list has made its first row (a loaded CI
+        // machine did once), so wait for the row rather than read it at once.
+        tryVerify(() => view.chat.itemAtIndex(0) !== null)
         const lily = view.chat.itemAtIndex(0).messageId
         replySpy.clear()
         verify(c.editMessage(lily, "Tom found a stick"))
