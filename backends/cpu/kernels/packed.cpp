@@ -1,5 +1,5 @@
-// Packing Q4_0 / Q8_0 rows into 16-row groups (layout in packed.h; Q4_K / Q6_K in packed_k.h)
-// and the dispatch of the packed kernels by ISA.
+// Packing Q4_0 / Q5_0 / Q8_0 rows into 16-row groups (layout in packed.h; Q4_K / Q6_K in
+// packed_k.h) and the dispatch of the packed kernels by ISA.
 #include "kernels/packed.h"
 
 #include <algorithm>
@@ -24,6 +24,8 @@ size_t file_block_bytes(quant::Type t) {
     switch (t) {
         case quant::Type::Q4_0:
             return 18;
+        case quant::Type::Q5_0:
+            return 22;
         case quant::Type::Q4_K:
             return packk::kQ4KBlock;
         case quant::Type::Q6_K:
@@ -37,6 +39,38 @@ size_t block_elems(quant::Type t) {
     return k_quant(t) ? 256 : 32;
 }
 
+// Q5_0 (file block: f16 d, 32 bits qh, 16 bytes of nibbles): the scales and nibbles as Q4_0,
+// then qh as 8 masks of 64 bits, mask 2j + h for code piece j's low (h = 0) or high (h = 1)
+// nibbles: bit 4r + t is the fifth bit of row r's element 16h + 4j + t, so bit i belongs to byte i
+// of the 64-byte piece vector (an AVX-512 byte mask as it is; AVX2 reads its 8 rows' 32 bits).
+void pack_groups_q5_0(PackedWeight& pw, size_t g0, size_t g1) {
+    constexpr size_t fb = 22;
+    const size_t rb = pw.nb * fb;
+    for (size_t g = g0; g < g1; ++g)
+        for (size_t b = 0; b < pw.nb; ++b) {
+            uint8_t* out = pw.packed + (g * pw.nb + b) * pw.block_bytes;
+            std::memset(out, 0, pw.block_bytes);
+            uint8_t* masks = out + kScaleBytes + 16 * kPackRows;
+            for (size_t r = 0; r < kPackRows; ++r) {
+                const size_t row = g * kPackRows + r;
+                if (row >= pw.rows) break;
+                const uint8_t* blk = pw.original + row * rb + b * fb;
+                std::memcpy(out + 2 * r, blk, 2);
+                for (size_t j = 0; j < 4; ++j)
+                    std::memcpy(out + kScaleBytes + j * 4 * kPackRows + 4 * r, blk + 6 + 4 * j, 4);
+                const uint32_t qh = uint32_t(blk[2]) | uint32_t(blk[3]) << 8 |
+                                    uint32_t(blk[4]) << 16 | uint32_t(blk[5]) << 24;
+                for (size_t j = 0; j < 4; ++j)
+                    for (size_t h = 0; h < 2; ++h)
+                        for (size_t t = 0; t < 4; ++t)
+                            if ((qh >> (16 * h + 4 * j + t)) & 1u) {
+                                const size_t bit = 4 * r + t;
+                                masks[(2 * j + h) * 8 + bit / 8] |= uint8_t(1u << (bit % 8));
+                            }
+            }
+        }
+}
+
 }  // namespace
 
 void PackedWeight::Free::operator()(uint8_t* p) const {
@@ -45,7 +79,8 @@ void PackedWeight::Free::operator()(uint8_t* p) const {
 
 bool packable(quant::Type t, size_t k) {
     if (k == 0) return false;
-    if (t == quant::Type::Q4_0 || t == quant::Type::Q8_0) return k % 32 == 0;
+    if (t == quant::Type::Q4_0 || t == quant::Type::Q5_0 || t == quant::Type::Q8_0)
+        return k % 32 == 0;
     return k_quant(t) && k % 256 == 0;
 }
 
@@ -85,6 +120,10 @@ void pack_groups(PackedWeight& pw, size_t g0, size_t g1) {
                     packk::pack_superblock_q6k(blk, n, out);
             }
         }
+        return;
+    }
+    if (pw.type == quant::Type::Q5_0) {
+        pack_groups_q5_0(pw, g0, g1);
         return;
     }
     // bytes of codes per row and block: Q4_0 16 (two nibbles a byte), Q8_0 32

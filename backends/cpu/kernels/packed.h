@@ -1,10 +1,11 @@
-// Weights repacked for the SIMD kernels (Q4_0 and Q8_0): rows in groups of 16, and within a
+// Weights repacked for the SIMD kernels (Q4_0, Q5_0 and Q8_0): rows in groups of 16, and within a
 // group each 32-element block stored as the 16 rows' scales (f16) followed by the codes in
 // 4-byte pieces, row by row (piece j of rows 0..15, then piece j + 1, ...). One 64-byte load then
 // feeds 16 rows at once (one row per 32-bit lane of vpdpbusd), the scales load as one vector,
 // the 16 results of a tile land in 16 adjacent outputs, and each decoded block serves every
 // token of the tile. The codes are the file's bytes moved, never re-quantized, so the numbers
-// are the weights' own; a block group is exactly 16 file blocks long (no extra bytes).
+// are the weights' own; a block group is exactly 16 file blocks long (no extra bytes). Q5_0's
+// fifth bits follow its nibbles as byte masks over the code pieces (packed.cpp).
 // Q4_K and Q6_K use the same 16-row groups over 256-element super-blocks (packed_k.h).
 #pragma once
 
@@ -36,7 +37,7 @@ struct PackedWeight {
     size_t groups() const { return (rows + kPackRows - 1) / kPackRows; }
 };
 
-// Whether pack_weight takes this type / row length (Q4_0, Q8_0 with k a multiple of 32; Q4_K,
+// Whether pack_weight takes this type / row length (Q4_0, Q5_0, Q8_0 with k a multiple of 32; Q4_K,
 // Q6_K with k a multiple of 256).
 bool packable(quant::Type t, size_t k);
 // Allocates the packed form of `rows` rows (nullptr: not packable, or out of memory); fill it

@@ -161,7 +161,8 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Path, Type>>& in
 INSTANTIATE_TEST_SUITE_P(AllIsasAllTypes, InvarianceTest,
                          ::testing::ValuesIn(all_cases(test::weight_types())), case_name);
 INSTANTIATE_TEST_SUITE_P(AllIsas, PackedInvarianceTest,
-                         ::testing::ValuesIn(all_cases({Type::Q4_0, Type::Q8_0}, true)), case_name);
+                         ::testing::ValuesIn(all_cases({Type::Q4_0, Type::Q5_0, Type::Q8_0}, true)),
+                         case_name);
 
 }  // namespace
 }  // namespace hearth::cpu

@@ -1,4 +1,4 @@
-// Packed Q4_0 / Q8_0 / Q4_K / Q6_K weights (kernels/packed.h, packed_k.h) on every ISA path
+// Packed Q4_0 / Q5_0 / Q8_0 / Q4_K / Q6_K weights (kernels/packed.h, packed_k.h) on every ISA path
 // this CPU runs: gemm_packed against float64 dot products of the reference-dequantized weights,
 // against the unpacked kernel of the same path, on row counts that are not a multiple of the
 // 16-row group, single rows, row slices that start and end inside a group, odd block counts,
@@ -202,7 +202,8 @@ TEST_P(PackedTest, TokensAreBatchInvariant) {
 std::vector<std::tuple<Path, Type>> all_cases() {
     std::vector<std::tuple<Path, Type>> out;
     for (const Path& p : paths())
-        for (Type t : {Type::Q4_0, Type::Q8_0, Type::Q4_K, Type::Q6_K}) out.emplace_back(p, t);
+        for (Type t : {Type::Q4_0, Type::Q5_0, Type::Q8_0, Type::Q4_K, Type::Q6_K})
+            out.emplace_back(p, t);
     return out;
 }
 
@@ -233,6 +234,9 @@ TEST(Packed, AmxPresenceIsReported) {
 TEST(Packed, OnlyPackedTypesWithWholeBlocks) {
     EXPECT_TRUE(packable(Type::Q4_0, 64));
     EXPECT_TRUE(packable(Type::Q8_0, 32));
+    EXPECT_TRUE(packable(Type::Q5_0, 896));
+    EXPECT_FALSE(packable(Type::Q5_0, 48));
+    EXPECT_FALSE(packable(Type::Q5_1, 64));
     EXPECT_TRUE(packable(Type::Q4_K, 256));
     EXPECT_TRUE(packable(Type::Q6_K, 512));
     EXPECT_FALSE(packable(Type::Q4_0, 48));
@@ -273,6 +277,42 @@ TEST(Packed, LayoutMovesTheFileBytes) {
                 }
             }
     }
+}
+
+// Q5_0: the scales and nibbles move as Q4_0's do, and every code's fifth bit (qh bit e of
+// element e) is found in mask 2j + h at bit 4r + t for element 16h + 4j + t; padding rows are
+// zero.
+TEST(Packed, Q5_0LayoutMovesScalesNibblesAndFifthBits) {
+    std::mt19937 rng(5);
+    const size_t k = 96, rows = 19, fb = 22, nb = k / 32;
+    const auto w = random_weights(Type::Q5_0, rows, k, rng);
+    auto pw = pack_all(Type::Q5_0, w, k, rows);
+    ASSERT_TRUE(pw);
+    EXPECT_EQ(pw->block_bytes, 16 * fb);
+    EXPECT_EQ(pw->bytes, 2 * nb * 16 * fb);
+    size_t fifth_bits = 0;
+    for (size_t g = 0; g < 2; ++g)
+        for (size_t b = 0; b < nb; ++b) {
+            const uint8_t* blk = pw->packed + (g * nb + b) * pw->block_bytes;
+            const uint8_t* masks = blk + 32 + 256;
+            for (size_t r = 0; r < 16; ++r) {
+                const size_t row = g * 16 + r;
+                const uint8_t* src = row < rows ? &w[row * nb * fb + b * fb] : nullptr;
+                for (size_t i = 0; i < 2; ++i)
+                    ASSERT_EQ(blk[2 * r + i], src ? src[i] : 0) << "row " << row << " scale";
+                for (size_t i = 0; i < 16; ++i)
+                    ASSERT_EQ(blk[32 + i / 4 * 64 + 4 * r + i % 4], src ? src[6 + i] : 0)
+                        << "row " << row << " block " << b << " nibble byte " << i;
+                for (size_t e = 0; e < 32; ++e) {
+                    const size_t h = e / 16, j = e % 16 / 4, t = e % 4, bit = 4 * r + t;
+                    const bool want = src && ((src[2 + e / 8] >> (e % 8)) & 1);
+                    const bool got = (masks[(2 * j + h) * 8 + bit / 8] >> (bit % 8)) & 1;
+                    ASSERT_EQ(got, want) << "row " << row << " block " << b << " element " << e;
+                    fifth_bits += got;
+                }
+            }
+        }
+    EXPECT_GT(fifth_bits, 100u) << "random codes should set about half the fifth bits";
 }
 
 // Q4_K: every byte of every row's super-block lands where packed_k.h says. Q6_K: the scales
