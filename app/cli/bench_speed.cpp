@@ -269,7 +269,8 @@ int run_bench_speed(const Args& args) {
     const double floor_tps =
         bandwidth > 0 && traffic.total() > 0 ? bandwidth * 1e9 / traffic.total() : 0;
     const auto& info = (*model)->info();
-    const std::string isa(cpu::isa_name(cpu::active_isa()));
+    const std::string isa =
+        std::string(cpu::isa_name(cpu::active_isa())) + (cpu::amx_active() ? "+amx" : "");
 
     if (json) {
         std::printf(
