@@ -39,36 +39,22 @@ size_t block_elems(quant::Type t) {
     return k_quant(t) ? 256 : 32;
 }
 
-// Q5_0 (file block: f16 d, 32 bits qh, 16 bytes of nibbles): the scales and nibbles as Q4_0,
-// then qh as 8 masks of 64 bits, mask 2j + h for code piece j's low (h = 0) or high (h = 1)
-// nibbles: bit 4r + t is the fifth bit of row r's element 16h + 4j + t, so bit i belongs to byte i
-// of the 64-byte piece vector (an AVX-512 byte mask as it is; AVX2 reads its 8 rows' 32 bits).
-void pack_groups_q5_0(PackedWeight& pw, size_t g0, size_t g1) {
-    constexpr size_t fb = 22;
-    const size_t rb = pw.nb * fb;
-    for (size_t g = g0; g < g1; ++g)
-        for (size_t b = 0; b < pw.nb; ++b) {
-            uint8_t* out = pw.packed + (g * pw.nb + b) * pw.block_bytes;
-            std::memset(out, 0, pw.block_bytes);
-            uint8_t* masks = out + kScaleBytes + 16 * kPackRows;
-            for (size_t r = 0; r < kPackRows; ++r) {
-                const size_t row = g * kPackRows + r;
-                if (row >= pw.rows) break;
-                const uint8_t* blk = pw.original + row * rb + b * fb;
-                std::memcpy(out + 2 * r, blk, 2);
-                for (size_t j = 0; j < 4; ++j)
-                    std::memcpy(out + kScaleBytes + j * 4 * kPackRows + 4 * r, blk + 6 + 4 * j, 4);
-                const uint32_t qh = uint32_t(blk[2]) | uint32_t(blk[3]) << 8 |
-                                    uint32_t(blk[4]) << 16 | uint32_t(blk[5]) << 24;
-                for (size_t j = 0; j < 4; ++j)
-                    for (size_t h = 0; h < 2; ++h)
-                        for (size_t t = 0; t < 4; ++t)
-                            if ((qh >> (16 * h + 4 * j + t)) & 1u) {
-                                const size_t bit = 4 * r + t;
-                                masks[(2 * j + h) * 8 + bit / 8] |= uint8_t(1u << (bit % 8));
-                            }
-            }
-        }
+// Q5_0's fifth bits (file block: f16 d, 32 bits qh, 16 bytes of nibbles; the scales and nibbles
+// are packed as Q4_0's) become 8 masks of 64 bits after the nibbles, mask 2j + h for code piece
+// j's low (h = 0) or high (h = 1) nibbles: bit 4r + t is the fifth bit of row r's element
+// 16h + 4j + t, so bit i belongs to byte i of the 64-byte piece vector (an AVX-512 byte mask as it
+// is; AVX2 reads its 8 rows' 32 bits).
+void pack_fifth_bits(const uint8_t* blk, size_t r, uint8_t* out) {
+    uint8_t* masks = out + kScaleBytes + 16 * kPackRows;
+    const uint32_t qh =
+        uint32_t(blk[2]) | uint32_t(blk[3]) << 8 | uint32_t(blk[4]) << 16 | uint32_t(blk[5]) << 24;
+    for (size_t j = 0; j < 4; ++j)
+        for (size_t h = 0; h < 2; ++h)
+            for (size_t t = 0; t < 4; ++t)
+                if ((qh >> (16 * h + 4 * j + t)) & 1u) {
+                    const size_t bit = 4 * r + t;
+                    masks[(2 * j + h) * 8 + bit / 8] |= uint8_t(1u << (bit % 8));
+                }
 }
 
 }  // namespace
@@ -122,12 +108,11 @@ void pack_groups(PackedWeight& pw, size_t g0, size_t g1) {
         }
         return;
     }
-    if (pw.type == quant::Type::Q5_0) {
-        pack_groups_q5_0(pw, g0, g1);
-        return;
-    }
-    // bytes of codes per row and block: Q4_0 16 (two nibbles a byte), Q8_0 32
-    const size_t code_bytes = fb - 2;
+    // After the f16 scale: Q4_0 16 bytes of codes (two nibbles a byte), Q8_0 32, Q5_0 the 4
+    // bytes of fifth bits and then 16 of nibbles.
+    const bool q5 = pw.type == quant::Type::Q5_0;
+    const size_t code_offset = q5 ? 6 : 2;
+    const size_t code_bytes = fb - code_offset;
     for (size_t g = g0; g < g1; ++g)
         for (size_t b = 0; b < pw.nb; ++b) {
             uint8_t* out = pw.packed + (g * pw.nb + b) * pw.block_bytes;
@@ -138,7 +123,9 @@ void pack_groups(PackedWeight& pw, size_t g0, size_t g1) {
                 const uint8_t* blk = pw.original + row * rb + b * fb;
                 std::memcpy(out + 2 * r, blk, 2);  // the f16 scale
                 for (size_t j = 0; j < code_bytes / 4; ++j)
-                    std::memcpy(out + kScaleBytes + j * 4 * kPackRows + 4 * r, blk + 2 + 4 * j, 4);
+                    std::memcpy(out + kScaleBytes + j * 4 * kPackRows + 4 * r,
+                                blk + code_offset + 4 * j, 4);
+                if (q5) pack_fifth_bits(blk, r, out);
             }
         }
 }
