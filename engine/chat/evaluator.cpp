@@ -284,31 +284,52 @@ void Evaluator::exec_for(const ast::Stmt& s) {
     }
     const int64_t n = static_cast<int64_t>(items.size());
     charge_list(items.size(), s.offset);
-    auto state = std::make_shared<LoopState>();
+    // One `loop` object, updated in place each iteration: building a fresh one of 11 attributes
+    // per iteration cost more allocations than most loop bodies. Nothing a template can write
+    // keeps it past its iteration (sets are per iteration, namespaces refuse it); should a
+    // reference survive anyway, it keeps its values and this loop goes on with a copy.
+    enum Field {
+        Index0,
+        Index,
+        Revindex0,
+        Revindex,
+        First,
+        Last,
+        Length,
+        Depth,
+        Depth0,
+        Prev,
+        Next
+    };
+    auto loop = std::make_shared<DictObj>();
+    loop->is_loop = true;
+    loop->loop_state = std::make_shared<LoopState>();
+    for (const char* name : {"index0", "index", "revindex0", "revindex", "first", "last", "length",
+                             "depth", "depth0", "previtem", "nextitem"})
+        loop->items.emplace_back(Value::string(name), Value());
+    const Value no_prev = Value::undefined("'previtem' is undefined");
+    const Value no_next = Value::undefined("'nextitem' is undefined");
     for (int64_t i = 0; i < n; ++i) {
         count_iterations(1, s.offset);
         // Jinja2 gives every iteration a fresh frame: a `set` in one iteration is not seen
         // by the next (that is what namespace() is for).
         loop_scope.vars.clear();
         assign_targets(loop_scope, s.targets, items[static_cast<size_t>(i)], s.offset);
-        auto loop = std::make_shared<DictObj>();
-        loop->is_loop = true;
-        loop->loop_state = state;
-        loop->set(Value::string("index0"), Value::integer(i));
-        loop->set(Value::string("index"), Value::integer(i + 1));
-        loop->set(Value::string("revindex0"), Value::integer(n - i - 1));
-        loop->set(Value::string("revindex"), Value::integer(n - i));
-        loop->set(Value::string("first"), Value::boolean(i == 0));
-        loop->set(Value::string("last"), Value::boolean(i == n - 1));
-        loop->set(Value::string("length"), Value::integer(n));
-        loop->set(Value::string("depth"), Value::integer(1));
-        loop->set(Value::string("depth0"), Value::integer(0));
-        loop->set(Value::string("previtem"), i > 0 ? items[static_cast<size_t>(i - 1)]
-                                                   : Value::undefined("'previtem' is undefined"));
-        loop->set(Value::string("nextitem"), i + 1 < n
-                                                 ? items[static_cast<size_t>(i + 1)]
-                                                 : Value::undefined("'nextitem' is undefined"));
-        loop_scope.set("loop", Value::dict(std::move(loop)));
+        if (loop.use_count() > 1) loop = std::make_shared<DictObj>(*loop);
+        auto& f = loop->items;
+        f[Index0].second = Value::integer(i);
+        f[Index].second = Value::integer(i + 1);
+        f[Revindex0].second = Value::integer(n - i - 1);
+        f[Revindex].second = Value::integer(n - i);
+        f[First].second = Value::boolean(i == 0);
+        f[Last].second = Value::boolean(i == n - 1);
+        f[Length].second = Value::integer(n);
+        f[Depth].second = Value::integer(1);
+        f[Depth0].second = Value::integer(0);
+        f[Prev].second = i > 0 ? items[static_cast<size_t>(i - 1)] : no_prev;
+        f[Next].second = i + 1 < n ? items[static_cast<size_t>(i + 1)] : no_next;
+        loop->depth = 1 + std::max(nesting(f[Prev].second), nesting(f[Next].second));
+        loop_scope.set("loop", Value::dict(loop));
         if (exec_body(s.body) == Flow::Break) break;
     }
     scope_ = saved;

@@ -69,6 +69,11 @@ const Case kSyntaxCases[] = {
     {"{% for x in nums %}{{ loop.previtem }}>{{ x }}>{{ loop.nextitem }};{% endfor %}",
      ">3>1;3>1>2;1>2>;"},
     {"{% for x in nums %}{{ loop.cycle('odd', 'even') }}{% endfor %}", "oddevenodd"},
+    // A reference to `loop` taken in an iteration sees that iteration's values, also after an
+    // inner loop ran.
+    {"{% for c in 'abc' %}{% set l = loop %}{% for d in 'xy' %}{% endfor %}{{ l.index }}{{ "
+     "l.previtem }}{{ loop.nextitem }}{{ l.last }};{% endfor %}",
+     "1bFalse;2acFalse;3bTrue;"},
     {"{% for i in range(3) %}{{ i }}{% endfor %}{% for i in range(1, 10, 3) %}{{ i }}{% endfor "
      "%}{% for i in range(5, 0, -2) %}{{ i }}{% endfor %}",
      "012147531"},
