@@ -284,9 +284,9 @@ void Evaluator::exec_for(const ast::Stmt& s) {
     }
     const int64_t n = static_cast<int64_t>(items.size());
     charge_list(items.size(), s.offset);
-    // One `loop` object, updated in place each iteration: building a fresh one of 11 attributes
-    // per iteration cost more allocations than most loop bodies. Nothing a template can write
-    // keeps it past its iteration (sets are per iteration, namespaces refuse it); should a
+    // One `loop` object, its per-iteration fields updated in place: building a fresh one of 11
+    // attributes per iteration cost more allocations than most loop bodies. Nothing a template can
+    // write keeps it past its iteration (sets are per iteration, namespaces refuse it); should a
     // reference survive anyway, it keeps its values and this loop goes on with a copy.
     enum Field {
         Index0,
@@ -307,6 +307,9 @@ void Evaluator::exec_for(const ast::Stmt& s) {
     for (const char* name : {"index0", "index", "revindex0", "revindex", "first", "last", "length",
                              "depth", "depth0", "previtem", "nextitem"})
         loop->items.emplace_back(Value::string(name), Value());
+    loop->items[Length].second = Value::integer(n);
+    loop->items[Depth].second = Value::integer(1);
+    loop->items[Depth0].second = Value::integer(0);
     const Value no_prev = Value::undefined("'previtem' is undefined");
     const Value no_next = Value::undefined("'nextitem' is undefined");
     for (int64_t i = 0; i < n; ++i) {
@@ -323,9 +326,6 @@ void Evaluator::exec_for(const ast::Stmt& s) {
         f[Revindex].second = Value::integer(n - i);
         f[First].second = Value::boolean(i == 0);
         f[Last].second = Value::boolean(i == n - 1);
-        f[Length].second = Value::integer(n);
-        f[Depth].second = Value::integer(1);
-        f[Depth0].second = Value::integer(0);
         f[Prev].second = i > 0 ? items[static_cast<size_t>(i - 1)] : no_prev;
         f[Next].second = i + 1 < n ? items[static_cast<size_t>(i + 1)] : no_next;
         loop->depth = 1 + std::max(nesting(f[Prev].second), nesting(f[Next].second));
