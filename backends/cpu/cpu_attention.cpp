@@ -42,21 +42,6 @@ cpu::KvFormat kv_format(DType t) {
     }
 }
 
-// Bytes [begin, begin + bytes) of a cache row that hold elements [off, off + n).
-std::pair<size_t, size_t> kv_slice(cpu::KvFormat fmt, size_t off, size_t n) {
-    switch (fmt) {
-        case cpu::KvFormat::F32:
-            return {4 * off, 4 * n};
-        case cpu::KvFormat::F16:
-            return {2 * off, 2 * n};
-        case cpu::KvFormat::Q8_0:
-            return {off / 32 * 34, (n + 31) / 32 * 34};
-        case cpu::KvFormat::Q4_0:
-            return {off / 32 * 18, (n + 31) / 32 * 18};
-    }
-    return {0, 0};
-}
-
 void prefetch_slice(const uint8_t* p, size_t bytes) {
     const auto first = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(63);
     const auto end = reinterpret_cast<uintptr_t>(p + bytes);
@@ -130,36 +115,43 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
     }
     const cpu::KvFormat fmt = kv_format(kc.type);
     const int64_t seq = lk.seq(t0);
-    const uint8_t* kp[cpu::kAttnChunk];
-    const uint8_t* vp[cpu::kAttnChunk];
+    // Row pointers of the current chunk and of the next one (buffers cur and 1 - cur).
+    const uint8_t* kp[2][cpu::kAttnChunk];
+    const uint8_t* vp[2][cpu::kAttnChunk];
     constexpr auto kChunk = static_cast<int64_t>(cpu::kAttnChunk);
+    auto fill_rows = [&](int64_t j0, int b) {
+        for (int64_t c = 0; c < std::min(kChunk, n_kv - j0); ++c) {
+            const int64_t cell = lk.cell(seq, j0 + c);
+            kp[b][c] = reinterpret_cast<const uint8_t*>(row_ptr(kc, cell));
+            vp[b][c] = reinterpret_cast<const uint8_t*>(row_ptr(vc, cell));
+        }
+    };
+    // The item's heads within a cache row.
+    const size_t slice_begin = dtype_row_bytes(kc.type, size_t(kvh0 * hd));
+    const size_t slice_bytes = dtype_row_bytes(kc.type, size_t((kvh1 - kvh0) * hd));
     // Chunks start at multiples of kChunk whatever the item's rows (a sliding window's first
     // visible cell depends on them): a row's online softmax then folds the same runs of cells
     // alone or in a batch (batch invariance, cpu/kernels/kernels.h); cells below a row's
     // window are masked.
-    const auto [slice_begin, slice_bytes] =
-        kv_slice(fmt, size_t(kvh0 * hd), size_t((kvh1 - kvh0) * hd));
-    for (int64_t j0 = j_first / kChunk * kChunk; j0 < n_kv; j0 += kChunk) {
+    int cur = 0;
+    const int64_t j_start = j_first / kChunk * kChunk;
+    if (j_start < n_kv) fill_rows(j_start, cur);
+    for (int64_t j0 = j_start; j0 < n_kv; j0 += kChunk, cur = 1 - cur) {
         const int64_t jn = std::min(kChunk, n_kv - j0);
-        for (int64_t c = 0; c < jn; ++c) {
-            const int64_t cell = lk.cell(seq, j0 + c);
-            kp[c] = reinterpret_cast<const uint8_t*>(row_ptr(kc, cell));
-            vp[c] = reinterpret_cast<const uint8_t*>(row_ptr(vc, cell));
-        }
         // The next chunk's slices are requested while this one is computed: a chunk's cells are
         // cache rows hundreds of bytes apart of which an item reads a slice, runs too short for
         // the hardware prefetchers, and without this a decode step at a 4k context spent most
         // of its attention time waiting on them.
-        for (int64_t c = j0 + kChunk; c < std::min(j0 + 2 * kChunk, n_kv); ++c) {
-            const int64_t cell = lk.cell(seq, c);
-            prefetch_slice(reinterpret_cast<const uint8_t*>(row_ptr(kc, cell)) + slice_begin,
-                           slice_bytes);
-            prefetch_slice(reinterpret_cast<const uint8_t*>(row_ptr(vc, cell)) + slice_begin,
-                           slice_bytes);
+        if (const int64_t next = j0 + kChunk; next < n_kv) {
+            fill_rows(next, 1 - cur);
+            for (int64_t c = 0; c < std::min(kChunk, n_kv - next); ++c) {
+                prefetch_slice(kp[1 - cur][c] + slice_begin, slice_bytes);
+                prefetch_slice(vp[1 - cur][c] + slice_begin, slice_bytes);
+            }
         }
         for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
             const ItemScratch s = item_scratch(scratch + size_t(kvh - kvh0) * head_floats, rows);
-            cpu::attn_chunk(s.state, ud, rows, fmt, kp, vp, static_cast<size_t>(kvh * hd),
+            cpu::attn_chunk(s.state, ud, rows, fmt, kp[cur], vp[cur], static_cast<size_t>(kvh * hd),
                             static_cast<size_t>(jn), static_cast<int32_t>(j0), n.kvp.softcap);
         }
     }
