@@ -263,6 +263,8 @@ private slots:
         QTRY_VERIFY(kv.entryList({"chat-*.hkv"}, QDir::Files).size() == 1 &&
                     kv.filePath(kv.entryList({"chat-*.hkv"}, QDir::Files).first()) != mine);
         const QString theirs = kv.filePath(kv.entryList({"chat-*.hkv"}, QDir::Files).first());
+        // The engine's file appears first, the app's record of its messages after it.
+        QTRY_VERIFY(QFileInfo::exists(theirs + ".json"));
         QVERIFY(QFile::rename(theirs, mine));
         QVERIFY(QFile::rename(theirs + ".json", mine + ".json"));
 
