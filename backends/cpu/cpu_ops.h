@@ -19,8 +19,14 @@ struct Scratch {
     std::vector<float> per_thread;       // per-thread rows for attention and RoPE
     size_t per_thread_floats = 0;        // floats reserved per thread in per_thread
     std::vector<int64_t> tiles;          // attention: token tiles of one graph node
-    std::vector<int32_t> moe_pairs;      // MoE: (slot, token) pairs grouped by expert
-    std::vector<float> moe_out;          // MoE: an expert's gemm output before the scatter
+    // Attention steps that split their segments across threads (cpu_attention.cpp): the
+    // per-segment partial results, the items (runs of segments) and per tile its first
+    // segment, offset of its results and end of its items. Grown on first use, then kept.
+    std::vector<float> attn_parts;
+    std::vector<int64_t> attn_items;
+    std::vector<int64_t> attn_tiles;
+    std::vector<int32_t> moe_pairs;  // MoE: (slot, token) pairs grouped by expert
+    std::vector<float> moe_out;      // MoE: an expert's gemm output before the scatter
 };
 
 // Bytes/floats the scratch needs for one node (the stream takes the max over a graph).

@@ -86,5 +86,11 @@ void attn_chunk(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_
                 const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap);
 // out[r] = softmax-weighted sum of V for row r (hd floats); rows that saw no cell get zeros.
 void attn_end(const float* state, size_t hd, size_t rows, float* const* out);
+// What attn_end divides, for combining runs of cells folded apart: per row, kAttnPartFloats
+// + hd floats at out + r * (hd + kAttnPartFloats): the running max (-inf: no cell seen), the
+// sum of weights, then the weighted sum of V (attn_end's out is that sum times 1 / the sum of
+// weights, or zeros when the latter is 0).
+constexpr size_t kAttnPartFloats = 2;
+void attn_export(const float* state, size_t hd, size_t rows, float* out);
 
 }  // namespace hearth::cpu

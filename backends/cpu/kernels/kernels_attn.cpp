@@ -136,4 +136,17 @@ void attn_end(const float* st, size_t hd, size_t rows, float* const* out) {
     }
 }
 
+void attn_export(const float* st, size_t hd, size_t rows, float* out) {
+    const AttnLayout a = detail::attn_layout(const_cast<float*>(st), hd, rows);
+    const auto* simd = attn_simd();
+    const bool rows_major = simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
+    for (size_t r = 0; r < rows; ++r) {
+        float* p = out + r * (hd + kAttnPartFloats);
+        p[0] = a.m[r];
+        p[1] = a.l[r];
+        for (size_t i = 0; i < hd; ++i)
+            p[kAttnPartFloats + i] = rows_major ? a.ot[r * hd + i] : a.ot[i * a.rp + r];
+    }
+}
+
 }  // namespace hearth::cpu

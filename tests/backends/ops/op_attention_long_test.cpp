@@ -48,12 +48,12 @@ TEST(OpAttentionLong, NewTurnAndDecodeOverLongHistoryEveryKvTypeAndIsa) {
     cpu::force_isa(saved);
 }
 
-// Positions [0, total) fed in steps of the given sizes on one sequence (32 blocks of 16 cells,
+// Positions [0, total) fed in steps of the given sizes on one sequence (64 blocks of 16 cells,
 // shuffled): the attention output of every token, whatever the split. K, V and Q of each
 // position are fixed in advance, so two splits see the same numbers.
 std::vector<float> attention_split(Device& d, Stream& s, DType kv, int64_t hd, int64_t H,
                                    int64_t Hkv, int32_t window, std::span<const int64_t> sizes) {
-    constexpr int32_t bs = 16, blocks = 32;
+    constexpr int32_t bs = 16, blocks = 64;
     int64_t total = 0;
     for (int64_t n : sizes) total += n;
     std::mt19937 rng(17);
@@ -118,6 +118,65 @@ TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepEveryWindowKvTypeAndIsa) {
                 EXPECT_EQ(std::memcmp(a.data(), c.data(), a.size() * sizeof(float)), 0)
                     << "decode alone vs a prefill";
             }
+        }
+    }
+    cpu::force_isa(saved);
+}
+
+// The same over a context of several 256-cell segments (cpu_attention.cpp): a decode step
+// or a verification step splits its segments across the threads (2 and 3 threads: runs of
+// different lengths) and combines them, a prefill folds them one after the other; the
+// windows make a row's first segment start mid-way and skip whole segments.
+TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepAcrossSegmentsAndThreads) {
+    const cpu::Isa saved = cpu::active_isa();
+    const int64_t decode[] = {700, 1, 1, 1, 1, 1, 1};
+    const int64_t verify[] = {700, 6};
+    const int64_t prefill[] = {470, 236};
+    for (int32_t window : {0, 300}) {
+        for (DType kv : {DType::F16, DType::Q8_0}) {
+            for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx512}) {
+                if (!cpu::force_isa(isa)) continue;
+                for (int threads : {2, 3}) {
+                    SCOPED_TRACE(std::string(dtype_name(kv)) + " " +
+                                 std::string(cpu::isa_name(isa)) + " window " +
+                                 std::to_string(window) + " threads " + std::to_string(threads));
+                    auto cpu = make_cpu_device();
+                    auto cs = cpu->create_stream({threads});
+                    const auto a = attention_split(*cpu, **cs, kv, 64, 14, 2, window, decode);
+                    const auto b = attention_split(*cpu, **cs, kv, 64, 14, 2, window, verify);
+                    const auto c = attention_split(*cpu, **cs, kv, 64, 14, 2, window, prefill);
+                    ASSERT_EQ(a.size(), b.size());
+                    ASSERT_EQ(a.size(), c.size());
+                    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
+                        << "decode alone vs a verification step";
+                    EXPECT_EQ(std::memcmp(a.data(), c.data(), a.size() * sizeof(float)), 0)
+                        << "decode alone vs a prefill";
+                }
+            }
+        }
+    }
+    cpu::force_isa(saved);
+}
+
+// Against the reference device over several segments: a history of 600 cells, a new turn of
+// 30 tokens and decode steps, with 2 threads (the decode steps split their segments).
+TEST(OpAttentionLong, DecodeAcrossSegmentsMatchesReference) {
+    const cpu::Isa saved = cpu::active_isa();
+    const auto steps = {std::pair<int64_t, int64_t>{0, 600}, {600, 30}, {630, 1}, {631, 1}};
+    std::vector<int32_t> table(48);
+    for (int32_t b = 0; b < 48; ++b) table[size_t(b)] = (b * 7) % 48;
+    for (DType kv : {DType::F32, DType::F16, DType::Q4_0}) {
+        auto ref = make_ref_device();
+        auto rs = ref->create_stream({1});
+        const auto r = attention_steps(*ref, **rs, kv, 64, 14, 2, 16, table, steps, 5);
+        for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+            if (!cpu::force_isa(isa)) continue;
+            SCOPED_TRACE(std::string(dtype_name(kv)) + " " + std::string(cpu::isa_name(isa)));
+            auto cpu = make_cpu_device();
+            auto cs = cpu->create_stream({2});
+            const auto c = attention_steps(*cpu, **cs, kv, 64, 14, 2, 16, table, steps, 5);
+            ASSERT_EQ(r.size(), c.size());
+            EXPECT_LT(max_rel(c, r), 1e-5);
         }
     }
     cpu::force_isa(saved);
