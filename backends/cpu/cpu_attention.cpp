@@ -70,6 +70,25 @@ void prefetch_slice(const uint8_t* p, size_t bytes) {
         __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 3);
 }
 
+// The first cell a token at pos sees: its sliding window's start, else 0.
+int32_t first_visible(int32_t pos, int64_t window) {
+    return window > 0 ? std::max<int32_t>(0, pos + 1 - int32_t(window)) : 0;
+}
+
+// Tokens [t0, t1) of one sequence: the first cell any of them sees and one past the last.
+struct CellSpan {
+    int64_t first = INT64_MAX, end = 0;
+};
+CellSpan visible_cells(const KvLookup& lk, int64_t t0, int64_t t1, int64_t window) {
+    CellSpan c;
+    for (int64_t t = t0; t < t1; ++t) {
+        const int32_t pos = lk.position(t);
+        c.first = std::min<int64_t>(c.first, first_visible(pos, window));
+        c.end = std::max<int64_t>(c.end, int64_t(pos) + 1);
+    }
+    return c;
+}
+
 // A row's partial result (cpu::attn_export): max, sum of weights, weighted sum of V.
 size_t part_floats(size_t hd) {
     return hd + cpu::kAttnPartFloats;
@@ -166,15 +185,13 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
     auto head_scratch = [&](int64_t kvh) {
         return item_scratch(scratch + size_t(kvh - kvh0) * head_floats, ud, rows);
     };
-    const int64_t window = n.kvp.window;
-    int64_t j_first = INT64_MAX, n_kv = 0;
+    const CellSpan span = visible_cells(lk, t0, t1, n.kvp.window);
+    int64_t n_kv = span.end;
     for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
         const ItemScratch s = head_scratch(kvh);
         for (int64_t t = t0; t < t1; ++t) {
             const int32_t pos = lk.position(t);
-            const int32_t lo = window > 0 ? std::max<int32_t>(0, pos + 1 - int32_t(window)) : 0;
-            j_first = std::min<int64_t>(j_first, lo);
-            n_kv = std::max<int64_t>(n_kv, int64_t(pos) + 1);
+            const int32_t lo = first_visible(pos, n.kvp.window);
             for (int64_t g = 0; g < group; ++g) {
                 const size_t r = static_cast<size_t>((t - t0) * group + g);
                 s.q[r] = f32_row(q, kvh * group + g, t);
@@ -206,7 +223,7 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
     // alone or in a batch (batch invariance, cpu/kernels/kernels.h); cells below a row's
     // window are masked.
     int cur = 0;
-    int64_t j_start = j_first / kChunk * kChunk;
+    int64_t j_start = span.first / kChunk * kChunk;
     if (parts) {
         j_start = std::max(j_start, seg_lo * kSegmentCells);
         n_kv = std::min(n_kv, seg_hi * kSegmentCells);
@@ -220,7 +237,7 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
                 parts + size_t(seg - seg_lo) * seg_floats + size_t(kvh - kvh0) * rows * pf);
     };
     bool combined = false;  // whether a segment was folded into the heads' acc yet
-    // The heads' states so far into their acc, and fresh states for the next segment.
+    // The heads' states so far into their acc.
     auto fold_segment = [&]() {
         for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
             const ItemScratch s = head_scratch(kvh);
@@ -228,21 +245,19 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
                 for (size_t r = 0; r < rows; ++r) part_clear(s.acc + r * pf, ud);
             cpu::attn_export(s.state, ud, rows, exported);
             for (size_t r = 0; r < rows; ++r) fold_part(s.acc + r * pf, exported + r * pf, ud);
-            cpu::attn_begin(s.state, ud, rows, s.q, n.kvp.scale, s.lo, s.hi);
         }
         combined = true;
     };
     if (j_start < n_kv) fill_rows(j_start, cur);
     for (int64_t j0 = j_start; j0 < n_kv; j0 += kChunk, cur = 1 - cur) {
-        if (j0 != j_start && j0 % kSegmentCells == 0) {
-            if (parts) {
+        if (j0 != j_start && j0 % kSegmentCells == 0) {  // a segment ends: fresh states
+            if (parts)
                 export_segment(j0 / kSegmentCells - 1);
-                for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
-                    const ItemScratch s = head_scratch(kvh);
-                    cpu::attn_begin(s.state, ud, rows, s.q, n.kvp.scale, s.lo, s.hi);
-                }
-            } else {
+            else
                 fold_segment();
+            for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
+                const ItemScratch s = head_scratch(kvh);
+                cpu::attn_begin(s.state, ud, rows, s.q, n.kvp.scale, s.lo, s.hi);
             }
         }
         const int64_t jn = std::min(kChunk, n_kv - j0);
@@ -267,17 +282,17 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
         if (j_start < n_kv) export_segment((n_kv - 1) / kSegmentCells);
         return;
     }
+    if (!combined) {  // one segment: attn_end gives what combining it would
+        for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
+            const ItemScratch s = head_scratch(kvh);
+            cpu::attn_end(s.state, ud, rows, s.out);
+        }
+        return;
+    }
+    fold_segment();
     for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
         const ItemScratch s = head_scratch(kvh);
-        if (!combined) {  // one segment: attn_end gives what combining it would
-            cpu::attn_end(s.state, ud, rows, s.out);
-        } else {
-            cpu::attn_export(s.state, ud, rows, exported);
-            for (size_t r = 0; r < rows; ++r) {
-                fold_part(s.acc + r * pf, exported + r * pf, ud);
-                part_result(s.acc + r * pf, ud, s.out[r]);
-            }
-        }
+        for (size_t r = 0; r < rows; ++r) part_result(s.acc + r * pf, ud, s.out[r]);
     }
 }
 
@@ -300,9 +315,8 @@ void attention_split(const Node& n, const KvLookup& lk, cpu::ThreadPool& pool, S
     const int64_t group = group_of(n);
     const size_t hd = static_cast<size_t>(n.src[0].ne[0]);
     const size_t pf = part_floats(hd);
-    const int64_t window = n.kvp.window;
     // Per tile (scratch.attn_tiles, three values each): its first segment, the offset
-    // of its parts (segment by segment, then heads, then rows) and the end of its items; per
+    // of its parts (segment by segment, then heads, then rows) and its number of segments; per
     // item (scratch.attn_items, three values each): tile, first segment, end segment. A
     // tile's segments are cut into as many contiguous runs as the threads need, so that each
     // thread streams through long runs of cells.
@@ -314,21 +328,15 @@ void attention_split(const Node& n, const KvLookup& lk, cpu::ThreadPool& pool, S
     size_t parts = 0;
     int64_t max_seg = 0;
     for (size_t tile = 0; tile < n_tiles; ++tile) {
-        int64_t j_first = INT64_MAX, n_kv = 0;
-        for (int64_t t = tiles[tile]; t < tiles[tile + 1]; ++t) {
-            const int32_t pos = lk.position(t);
-            j_first = std::min<int64_t>(
-                j_first, window > 0 ? std::max<int64_t>(0, pos + 1 - window) : int64_t{0});
-            n_kv = std::max<int64_t>(n_kv, int64_t(pos) + 1);
-        }
+        const CellSpan span = visible_cells(lk, tiles[tile], tiles[tile + 1], n.kvp.window);
         const size_t rows = static_cast<size_t>((tiles[tile + 1] - tiles[tile]) * group);
-        const int64_t seg0 = j_first / kSegmentCells;
-        const int64_t n_seg = (n_kv + kSegmentCells - 1) / kSegmentCells - seg0;
+        const int64_t seg0 = span.first / kSegmentCells;
+        const int64_t n_seg = (span.end + kSegmentCells - 1) / kSegmentCells - seg0;
         const auto runs = static_cast<int64_t>(std::min<size_t>(runs_per_tile, size_t(n_seg)));
         for (int64_t r = 0; r < runs; ++r)
             items.insert(items.end(),
                          {int64_t(tile), seg0 + n_seg * r / runs, seg0 + n_seg * (r + 1) / runs});
-        tile_info.insert(tile_info.end(), {seg0, int64_t(parts), int64_t(items.size() / 3)});
+        tile_info.insert(tile_info.end(), {seg0, int64_t(parts), n_seg});
         parts += size_t(n_seg) * kv_heads * rows * pf;
         max_seg = std::max(max_seg, n_seg);
     }
@@ -363,14 +371,13 @@ void attention_split(const Node& n, const KvLookup& lk, cpu::ThreadPool& pool, S
             const auto kvh = static_cast<int64_t>(i % kv_heads);
             const int64_t t0 = sp->tiles[tile], t1 = sp->tiles[tile + 1];
             const size_t rows = static_cast<size_t>((t1 - t0) * group);
-            const int64_t item_end = tp[3 * tile + 2];
-            const int64_t seg_end = ip[3 * (item_end - 1) + 2];
+            const int64_t n_seg = tp[3 * tile + 2];
             const float* tile_parts = part_base + static_cast<size_t>(tp[3 * tile + 1]);
             for (int64_t t = t0; t < t1; ++t)
                 for (int64_t g = 0; g < group; ++g) {
                     const size_t r = static_cast<size_t>((t - t0) * group + g);
                     part_clear(acc, hd);
-                    for (int64_t sg = 0; sg < seg_end - tp[3 * tile]; ++sg)
+                    for (int64_t sg = 0; sg < n_seg; ++sg)
                         fold_part(
                             acc,
                             tile_parts + (size_t(sg) * kv_heads + size_t(kvh)) * rows * pf + r * pf,

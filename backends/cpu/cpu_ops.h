@@ -21,7 +21,7 @@ struct Scratch {
     std::vector<int64_t> tiles;          // attention: token tiles of one graph node
     // Attention steps that split their segments across threads (cpu_attention.cpp): the
     // per-segment partial results, the items (runs of segments) and per tile its first
-    // segment, offset of its results and end of its items. Grown on first use, then kept.
+    // segment, offset of its results and number of segments. Grown on first use, then kept.
     std::vector<float> attn_parts;
     std::vector<int64_t> attn_items;
     std::vector<int64_t> attn_tiles;

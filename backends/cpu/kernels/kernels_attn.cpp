@@ -125,27 +125,39 @@ void attn_chunk(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_
     attn_chunk_scalar(state, hd, rows, fmt, k, v, off, n, j0, softcap);
 }
 
+namespace {
+
+// A state's running results, read in whichever layout attn_chunk keeps OT.
+struct StateResults {
+    AttnLayout a;
+    bool rows_major;
+    StateResults(const float* st, size_t hd, size_t rows)
+        : a(detail::attn_layout(const_cast<float*>(st), hd, rows)) {
+        const auto* simd = attn_simd();
+        rows_major = simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
+    }
+    float ot(size_t r, size_t i) const {
+        return rows_major ? a.ot[r * a.hd + i] : a.ot[i * a.rp + r];
+    }
+};
+
+}  // namespace
+
 void attn_end(const float* st, size_t hd, size_t rows, float* const* out) {
-    const AttnLayout a = detail::attn_layout(const_cast<float*>(st), hd, rows);
-    const auto* simd = attn_simd();
-    const bool rows_major = simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
+    const StateResults sr(st, hd, rows);
     for (size_t r = 0; r < rows; ++r) {
-        const float inv = a.l[r] > 0.0f ? 1.0f / a.l[r] : 0.0f;
-        for (size_t i = 0; i < hd; ++i)
-            out[r][i] = (rows_major ? a.ot[r * hd + i] : a.ot[i * a.rp + r]) * inv;
+        const float inv = sr.a.l[r] > 0.0f ? 1.0f / sr.a.l[r] : 0.0f;
+        for (size_t i = 0; i < hd; ++i) out[r][i] = sr.ot(r, i) * inv;
     }
 }
 
 void attn_export(const float* st, size_t hd, size_t rows, float* out) {
-    const AttnLayout a = detail::attn_layout(const_cast<float*>(st), hd, rows);
-    const auto* simd = attn_simd();
-    const bool rows_major = simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
+    const StateResults sr(st, hd, rows);
     for (size_t r = 0; r < rows; ++r) {
         float* p = out + r * (hd + kAttnPartFloats);
-        p[0] = a.m[r];
-        p[1] = a.l[r];
-        for (size_t i = 0; i < hd; ++i)
-            p[kAttnPartFloats + i] = rows_major ? a.ot[r * hd + i] : a.ot[i * a.rp + r];
+        p[0] = sr.a.m[r];
+        p[1] = sr.a.l[r];
+        for (size_t i = 0; i < hd; ++i) p[kAttnPartFloats + i] = sr.ot(r, i);
     }
 }
 

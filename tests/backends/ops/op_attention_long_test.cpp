@@ -18,34 +18,36 @@
 namespace hearth::backend::test {
 namespace {
 
-// Steps on one sequence of a cache of 32 blocks of 16 cells, in shuffled order.
-std::vector<float> run_steps(Device& d, Stream& s, DType kv, int64_t hd, int64_t H, int64_t Hkv,
-                             std::initializer_list<std::pair<int64_t, int64_t>> steps) {
-    std::vector<int32_t> table(32);
-    for (int32_t b = 0; b < 32; ++b) table[size_t(b)] = (b * 7) % 32;
-    return attention_steps(d, s, kv, hd, H, Hkv, 16, table, steps, 5);
-}
-
-TEST(OpAttentionLong, NewTurnAndDecodeOverLongHistoryEveryKvTypeAndIsa) {
+// Steps on one sequence of qwen2.5-0.5b's head shape (64 wide, 14 query heads, 2 KV heads)
+// in a cache of `blocks` blocks of 16 cells in shuffled order, on the reference device and on
+// the CPU with 2 threads under every ISA this CPU runs, for each KV type: the same outputs.
+void expect_steps_match_reference(std::initializer_list<DType> kvs, int32_t blocks,
+                                  std::initializer_list<std::pair<int64_t, int64_t>> steps) {
     const cpu::Isa saved = cpu::active_isa();
-    // History of 300, a new turn of 41 tokens (three work items of 18 tokens x 7 heads), then
-    // two decode steps.
-    const auto steps = {std::pair<int64_t, int64_t>{0, 300}, {300, 41}, {341, 1}, {342, 1}};
-    for (DType kv : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
+    std::vector<int32_t> table(static_cast<size_t>(blocks));
+    for (int32_t b = 0; b < blocks; ++b) table[size_t(b)] = (b * 7) % blocks;
+    for (DType kv : kvs) {
         auto ref = make_ref_device();
         auto rs = ref->create_stream({1});
-        const auto r = run_steps(*ref, **rs, kv, 64, 14, 2, steps);
+        const auto r = attention_steps(*ref, **rs, kv, 64, 14, 2, 16, table, steps, 5);
         for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
             if (!cpu::force_isa(isa)) continue;
             SCOPED_TRACE(std::string(dtype_name(kv)) + " " + std::string(cpu::isa_name(isa)));
             auto cpu = make_cpu_device();
             auto cs = cpu->create_stream({2});
-            const auto c = run_steps(*cpu, **cs, kv, 64, 14, 2, steps);
+            const auto c = attention_steps(*cpu, **cs, kv, 64, 14, 2, 16, table, steps, 5);
             ASSERT_EQ(r.size(), c.size());
             EXPECT_LT(max_rel(c, r), 1e-5);
         }
     }
     cpu::force_isa(saved);
+}
+
+TEST(OpAttentionLong, NewTurnAndDecodeOverLongHistoryEveryKvTypeAndIsa) {
+    // History of 300, a new turn of 41 tokens (three work items of 18 tokens x 7 heads), then
+    // two decode steps.
+    expect_steps_match_reference({DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}, 32,
+                                 {{0, 300}, {300, 41}, {341, 1}, {342, 1}});
 }
 
 // Positions [0, total) fed in steps of the given sizes on one sequence (64 blocks of 16 cells,
@@ -91,6 +93,23 @@ std::vector<float> attention_split(Device& d, Stream& s, DType kv, int64_t hd, i
     return out;
 }
 
+// A token's attention output on the CPU (`threads` threads) the same bits decoded alone, in a
+// verification step and in a prefill (the three ways of feeding the same positions).
+void expect_same_bits(DType kv, int32_t window, int threads, std::span<const int64_t> decode,
+                      std::span<const int64_t> verify, std::span<const int64_t> prefill) {
+    auto cpu = make_cpu_device();
+    auto cs = cpu->create_stream({threads});
+    const auto a = attention_split(*cpu, **cs, kv, 64, 14, 2, window, decode);
+    const auto b = attention_split(*cpu, **cs, kv, 64, 14, 2, window, verify);
+    const auto c = attention_split(*cpu, **cs, kv, 64, 14, 2, window, prefill);
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_EQ(a.size(), c.size());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
+        << "decode alone vs a verification step";
+    EXPECT_EQ(std::memcmp(a.data(), c.data(), a.size() * sizeof(float)), 0)
+        << "decode alone vs a prefill";
+}
+
 // Batch invariance (cpu/kernels/kernels.h): a token's attention output is the same bits
 // whether it is decoded alone, verified among 6 (a speculative step) or inside a prefill, with
 // and without a sliding window (100 cells: a lone token's first visible cell and a step's differ,
@@ -106,17 +125,7 @@ TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepEveryWindowKvTypeAndIsa) {
                 if (!cpu::force_isa(isa)) continue;
                 SCOPED_TRACE(std::string(dtype_name(kv)) + " " + std::string(cpu::isa_name(isa)) +
                              " window " + std::to_string(window));
-                auto cpu = make_cpu_device();
-                auto cs = cpu->create_stream({2});
-                const auto a = attention_split(*cpu, **cs, kv, 64, 14, 2, window, decode);
-                const auto b = attention_split(*cpu, **cs, kv, 64, 14, 2, window, verify);
-                const auto c = attention_split(*cpu, **cs, kv, 64, 14, 2, window, prefill);
-                ASSERT_EQ(a.size(), b.size());
-                ASSERT_EQ(a.size(), c.size());
-                EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
-                    << "decode alone vs a verification step";
-                EXPECT_EQ(std::memcmp(a.data(), c.data(), a.size() * sizeof(float)), 0)
-                    << "decode alone vs a prefill";
+                expect_same_bits(kv, window, 2, decode, verify, prefill);
             }
         }
     }
@@ -140,17 +149,7 @@ TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepAcrossSegmentsAndThreads) {
                     SCOPED_TRACE(std::string(dtype_name(kv)) + " " +
                                  std::string(cpu::isa_name(isa)) + " window " +
                                  std::to_string(window) + " threads " + std::to_string(threads));
-                    auto cpu = make_cpu_device();
-                    auto cs = cpu->create_stream({threads});
-                    const auto a = attention_split(*cpu, **cs, kv, 64, 14, 2, window, decode);
-                    const auto b = attention_split(*cpu, **cs, kv, 64, 14, 2, window, verify);
-                    const auto c = attention_split(*cpu, **cs, kv, 64, 14, 2, window, prefill);
-                    ASSERT_EQ(a.size(), b.size());
-                    ASSERT_EQ(a.size(), c.size());
-                    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
-                        << "decode alone vs a verification step";
-                    EXPECT_EQ(std::memcmp(a.data(), c.data(), a.size() * sizeof(float)), 0)
-                        << "decode alone vs a prefill";
+                    expect_same_bits(kv, window, threads, decode, verify, prefill);
                 }
             }
         }
@@ -161,25 +160,8 @@ TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepAcrossSegmentsAndThreads) {
 // Against the reference device over several segments: a history of 600 cells, a new turn of
 // 30 tokens and decode steps, with 2 threads (the decode steps split their segments).
 TEST(OpAttentionLong, DecodeAcrossSegmentsMatchesReference) {
-    const cpu::Isa saved = cpu::active_isa();
-    const auto steps = {std::pair<int64_t, int64_t>{0, 600}, {600, 30}, {630, 1}, {631, 1}};
-    std::vector<int32_t> table(48);
-    for (int32_t b = 0; b < 48; ++b) table[size_t(b)] = (b * 7) % 48;
-    for (DType kv : {DType::F32, DType::F16, DType::Q4_0}) {
-        auto ref = make_ref_device();
-        auto rs = ref->create_stream({1});
-        const auto r = attention_steps(*ref, **rs, kv, 64, 14, 2, 16, table, steps, 5);
-        for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
-            if (!cpu::force_isa(isa)) continue;
-            SCOPED_TRACE(std::string(dtype_name(kv)) + " " + std::string(cpu::isa_name(isa)));
-            auto cpu = make_cpu_device();
-            auto cs = cpu->create_stream({2});
-            const auto c = attention_steps(*cpu, **cs, kv, 64, 14, 2, 16, table, steps, 5);
-            ASSERT_EQ(r.size(), c.size());
-            EXPECT_LT(max_rel(c, r), 1e-5);
-        }
-    }
-    cpu::force_isa(saved);
+    expect_steps_match_reference({DType::F32, DType::F16, DType::Q4_0}, 48,
+                                 {{0, 600}, {600, 30}, {630, 1}, {631, 1}});
 }
 
 }  // namespace
