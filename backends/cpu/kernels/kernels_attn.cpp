@@ -103,12 +103,17 @@ size_t attn_state_floats(size_t hd, size_t rows) {
 void attn_begin(float* st, size_t hd, size_t rows, const float* const* q, float scale,
                 const int32_t* lo, const int32_t* hi) {
     const AttnLayout a = detail::attn_layout(st, hd, rows);
+    // Element-major, so the stores run along the transposed rows: a decode step begins a state
+    // per KV head and per 256-cell segment, and a row-by-row walk of the transpose cost as much
+    // as the attention it set up at short contexts.
+    for (size_t i = 0; i < hd; ++i) {
+        float* qt = a.qt + i * a.rp;
+        for (size_t r = 0; r < rows; ++r) qt[r] = q[r][i] * scale;
+        std::fill(qt + rows, qt + a.rp, 0.0f);
+    }
+    std::fill(a.ot, a.ot + hd * a.rp, 0.0f);
     for (size_t r = 0; r < a.rp; ++r) {
         const bool real = r < rows;
-        for (size_t i = 0; i < hd; ++i) {
-            a.qt[i * a.rp + r] = real ? q[r][i] * scale : 0.0f;
-            a.ot[i * a.rp + r] = 0.0f;
-        }
         a.m[r] = -INFINITY;
         a.l[r] = 0.0f;
         a.lo[r] = real ? lo[r] : 1;  // padding lanes see nothing
