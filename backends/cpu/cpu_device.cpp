@@ -39,7 +39,7 @@ public:
         scratch_.per_thread_floats = per_thread;
         const std::vector<Node>& nodes = graph.nodes();
         for (size_t i = 0; i < nodes.size();) {
-            // A one-token step's fusable runs of nodes go as one dispatch (cpu_fuse.h).
+            // A short step's fusable runs of nodes go as one dispatch (cpu_fuse.h).
             if (fuse_)
                 if (const size_t ran = cpu_ops::run_fused(nodes, i, pool_, scratch_); ran > 0) {
                     i += ran;

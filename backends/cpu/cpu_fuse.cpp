@@ -44,6 +44,12 @@ namespace {
 
 constexpr size_t kMaxGroup = 3;  // Q, K and V
 
+// Steps of up to this many tokens fuse: decode, batched decode of several sequences and
+// speculative verification, where a matrix's share of the step is short enough that a
+// dispatch's wake-up and barrier show. A longer step (a prefill) is compute-bound; there the
+// unfused MatMul also prepares its tokens' activations in parallel, which pays.
+constexpr int64_t kMaxFuseTokens = 16;
+
 bool same_view(const Tensor& a, const Tensor& b) {
     if (a.buffer != b.buffer || a.offset != b.offset || a.type != b.type) return false;
     for (int d = 0; d < 4; ++d)
@@ -57,18 +63,21 @@ bool overlap(const Tensor& a, const Tensor& b) {
     return a.offset < b1 && b.offset < a1;
 }
 
-// One token's output row of `rows` floats (the shape of a one-token MatMul's dst).
-bool one_row_of(const Tensor& t, int64_t rows) {
-    return t.type == DType::F32 && t.ne[0] == rows && t.ne[1] == 1 && t.ne[2] == 1 && t.ne[3] == 1;
+// `tokens` rows of `rows` floats each (the shape of a MatMul's dst for that many tokens).
+bool rows_of(const Tensor& t, int64_t rows, int64_t tokens) {
+    return t.type == DType::F32 && t.ne[0] == rows && t.ne[1] == tokens && t.ne[2] == 1 &&
+           t.ne[3] == 1;
 }
 
-// A MatMul of one token that the fused path runs exactly as mat_mul would.
+// A MatMul of a short step that the fused path runs exactly as mat_mul would.
 bool fusable_mat_mul(const Node& n) {
     if (n.op != Op::MatMul) return false;
     const Tensor& w = n.src[0];
     const Tensor& x = n.src[1];
-    return x.ne[1] == 1 && x.ne[2] == 1 && x.ne[3] == 1 && cpu::supports_weight_type(w.type) &&
-           w.nb[1] == w.row_bytes() && one_row_of(n.dst, w.ne[1]) && !overlap(n.dst, x);
+    const int64_t tokens = x.ne[1];
+    return tokens >= 1 && tokens <= kMaxFuseTokens && x.type == DType::F32 && x.ne[2] == 1 &&
+           x.ne[3] == 1 && cpu::supports_weight_type(w.type) && w.nb[1] == w.row_bytes() &&
+           rows_of(n.dst, w.ne[1], tokens) && !overlap(n.dst, x);
 }
 
 struct Mat {
@@ -85,34 +94,47 @@ struct Group {
     const Node* add = nullptr;     // an Add of mats[0]'s output (count == 1)
     quant::Type wt = quant::Type::F32;
     size_t k = 0;
-    const void* xq = nullptr;
+    size_t tokens = 0;
+    const std::byte* xq = nullptr;  // the tokens' prepared activations, xq_stride bytes apart
+    size_t xq_stride = 0;
     size_t chunk = 0;  // rows per work item, a multiple of the packed group
 };
 
-// rows [b, e) of matrix m for the group's prepared token.
+// rows [b, e) of matrix m for every token of the group.
 void mat_rows(const Group& g, const Mat& m, size_t b, size_t e) {
-    float* out = f32_row(m.node->dst, 0);
+    const Tensor& d = m.node->dst;
+    float* out = f32_row(d, 0);
+    const size_t y_stride = d.nb[1] / sizeof(float);
     if (m.packed) {
-        cpu::gemm_packed(*m.packed, b, e, g.xq, 0, 1, out, 0);
-    } else {
+        cpu::gemm_packed(*m.packed, b, e, g.xq, g.xq_stride, g.tokens, out, y_stride);
+    } else if (g.tokens == 1) {
         cpu::gemv(g.wt, row_ptr(m.node->src[0], 0), g.k, b, e, g.xq, out + b);
+    } else {
+        cpu::gemm(g.wt, row_ptr(m.node->src[0], 0), g.k, b, e, g.xq, g.xq_stride, g.tokens, out,
+                  y_stride);
     }
 }
 
-// The Add folded into a single MatMul: dst[i] = a[i] + b[i] for the rows just computed (the
-// same expression as cpu_ops' add).
-void add_rows(const Node& a, size_t b, size_t e) {
-    const float* x = f32_row(a.src[0], 0);
-    const float* y = f32_row(a.src[1], 0);
-    float* d = f32_row(a.dst, 0);
-    for (size_t i = b; i < e; ++i) d[i] = x[i] + y[i];
+// The Add folded into a single MatMul: dst[i] = a[i] + b[i] for the rows just computed of
+// every token (the same expression as cpu_ops' add; a one-row operand is broadcast as there).
+void add_rows(const Node& a, size_t tokens, size_t b, size_t e) {
+    for (size_t t = 0; t < tokens; ++t) {
+        const int64_t r = static_cast<int64_t>(t);
+        const float* x = f32_row(a.src[0], r);
+        const float* y = f32_row(a.src[1], a.src[1].ne[1] == 1 ? 0 : r);
+        float* d = f32_row(a.dst, r);
+        for (size_t i = b; i < e; ++i) d[i] = x[i] + y[i];
+    }
 }
 
-void swiglu_rows(const Node& s, size_t b, size_t e) {
-    const float* gt = f32_row(s.src[0], 0);
-    const float* up = f32_row(s.src[1], 0);
-    float* d = f32_row(s.dst, 0);
-    for (size_t i = b; i < e; ++i) d[i] = silu_mul(gt[i], up[i]);
+void swiglu_rows(const Node& s, size_t tokens, size_t b, size_t e) {
+    for (size_t t = 0; t < tokens; ++t) {
+        const int64_t r = static_cast<int64_t>(t);
+        const float* gt = f32_row(s.src[0], r);
+        const float* up = f32_row(s.src[1], r);
+        float* d = f32_row(s.dst, r);
+        for (size_t i = b; i < e; ++i) d[i] = silu_mul(gt[i], up[i]);
+    }
 }
 
 void run_item(const Group& g, size_t item) {
@@ -121,31 +143,35 @@ void run_item(const Group& g, size_t item) {
         const size_t b = item * g.chunk, e = std::min(rows, b + g.chunk);
         mat_rows(g, g.mats[0], b, e);
         mat_rows(g, g.mats[1], b, e);
-        swiglu_rows(*g.swiglu, b, e);
+        swiglu_rows(*g.swiglu, g.tokens, b, e);
         return;
     }
     size_t m = 0;
     while (item >= g.mats[m].items) item -= g.mats[m++].items;
     const size_t b = item * g.chunk, e = std::min(g.mats[m].rows, b + g.chunk);
     mat_rows(g, g.mats[m], b, e);
-    if (g.add) add_rows(*g.add, b, e);
+    if (g.add) add_rows(*g.add, g.tokens, b, e);
 }
 
 // Whether an Add right after a lone MatMul (output t, input x) can be done row by row as each
-// chunk of t is computed: one operand is t itself, the other and the destination either are
-// t or the other operand exactly or do not touch t, and nothing writes the MatMul's input.
+// chunk of t is computed: one operand is t itself, the other (t's shape, or one row broadcast
+// to every token: a bias) and the destination either are t or the other operand exactly or do
+// not touch t, and nothing writes the MatMul's input.
 bool foldable_add(const Node& a, const Tensor& t, const Tensor& x) {
     if (a.op != Op::Add) return false;
-    const int64_t rows = t.ne[0];
-    if (!one_row_of(a.dst, rows) || !one_row_of(a.src[0], rows) || !one_row_of(a.src[1], rows))
-        return false;
+    const int64_t rows = t.ne[0], tokens = t.ne[1];
+    if (!rows_of(a.dst, rows, tokens)) return false;
     const bool first = same_view(a.src[0], t), second = same_view(a.src[1], t);
     if (!first && !second) return false;
     const Tensor& other = first ? a.src[1] : a.src[0];
+    // add() broadcasts only its second operand
+    const bool broadcast = first && tokens > 1 && rows_of(other, rows, 1);
+    if (!rows_of(other, rows, tokens) && !broadcast) return false;
     if (!same_view(other, t) && overlap(other, t)) return false;
     const bool dst_ok = same_view(a.dst, t) || same_view(a.dst, other) ||
                         (!overlap(a.dst, t) && !overlap(a.dst, other));
-    return dst_ok && !overlap(a.dst, x);
+    // a broadcast row must survive until every token has read it
+    return dst_ok && !overlap(a.dst, x) && !(broadcast && overlap(a.dst, other));
 }
 
 // SwiGlu(gate, up) right after the MatMuls of gate (mats[0]) and up (mats[1]).
@@ -156,7 +182,7 @@ bool foldable_swiglu(const Node& s, const Group& g) {
     const Tensor& x = g.mats[0].node->src[1];
     if (gate.ne[0] != up.ne[0] || !same_view(s.src[0], gate) || !same_view(s.src[1], up))
         return false;
-    if (!one_row_of(s.dst, gate.ne[0])) return false;
+    if (!rows_of(s.dst, gate.ne[0], gate.ne[1])) return false;
     const bool dst_ok = same_view(s.dst, gate) || same_view(s.dst, up) ||
                         (!overlap(s.dst, gate) && !overlap(s.dst, up));
     return dst_ok && !overlap(s.dst, x);
@@ -192,8 +218,13 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
     }
     if (g.count == 1 && !g.add) return 0;  // a lone MatMul: nothing to fuse
 
-    // Prepare the token once for every matrix (mat_mul does the same per matrix).
-    cpu::quantize_activation(g.wt, f32_row(first.src[1], 0), g.k, scratch.activations.data());
+    // Prepare the tokens once for every matrix (mat_mul does the same per matrix).
+    const Tensor& x = first.src[1];
+    g.tokens = static_cast<size_t>(x.ne[1]);
+    g.xq_stride = cpu::activation_row_bytes(g.wt, g.k);
+    for (size_t t = 0; t < g.tokens; ++t)
+        cpu::quantize_activation(g.wt, f32_row(x, static_cast<int64_t>(t)), g.k,
+                                 scratch.activations.data() + t * g.xq_stride);
     g.xq = scratch.activations.data();
     size_t total = 0;
     for (size_t m = 0; m < g.count; ++m) {
@@ -206,7 +237,7 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
     }
     // About four items per thread (a descheduled thread then holds up little), each at least
     // the work that pays for a hand-off, in whole packed row groups.
-    const size_t per_row = g.k * (g.swiglu ? 2 : 1);
+    const size_t per_row = g.k * g.tokens * (g.swiglu ? 2 : 1);
     const size_t span = g.swiglu ? g.mats[0].rows : total;
     const size_t want = 4 * static_cast<size_t>(pool.size());
     size_t chunk = std::max(grain_for(per_row), (span + want - 1) / want);

@@ -1,14 +1,15 @@
 // Decode-step fusion on the CPU: runs of graph nodes that the forward pass records separately
-// run as one pool dispatch (one wake-up of the workers) when the step has one token:
-//   - consecutive MatMuls of one input (Q/K/V; gate/up): the input is prepared once and every
-//     matrix's rows are shared out in one dispatch;
+// run as one pool dispatch (one wake-up of the workers) when the step is short (at most 16
+// tokens: a decode step, several sequences' batched decode, a speculative verification):
+//   - consecutive MatMuls of one input (Q/K/V; gate/up): the tokens are prepared once and
+//     every matrix's rows are shared out in one dispatch;
 //   - gate + up followed by their SwiGLU: each work item computes rows [b, e) of both and
 //     then their SwiGLU, so the activation never makes a separate pass;
 //   - a MatMul followed by an Add of its output (the residual, or a bias): each work item adds
 //     the rows it has just computed.
 // The op set is unchanged (the graph is the same for every backend); this is only how the CPU
-// runs it. Every row goes through the same kernel as unfused, and a one-token row's result
-// does not depend on how rows are split (kernels_gemvf_test, cpu_kernels_test), so the
+// runs it. Every row goes through the same kernel as unfused, and a (row, token) result does
+// not depend on how rows are split (kernels_gemvf_test, cpu_kernels_test), so the
 // results are bit-identical with fusion on or off (forward_fusion_test).
 // HEARTH_CPU_FUSE=0 turns it off.
 #pragma once

@@ -1,10 +1,11 @@
-// The CPU's decode-step fusion (backends/cpu/cpu_fuse.h: Q/K/V in one dispatch, gate + up +
+// The CPU's short-step fusion (backends/cpu/cpu_fuse.h: Q/K/V in one dispatch, gate + up +
 // SwiGLU in one, residual and bias adds folded into the MatMul before them) changes how the
-// work is dispatched, never the numbers: a prompt and 12 greedy steps give bit-identical
-// logits with fusion on and off, for every weight format the kernels treat differently (float
-// rows, packed Q4_0 / Q8_0, file-format K-quants), on llama and on qwen2 (QKV biases, tied
-// output), with 1, 2 and 3 threads; and fusion really ran (its group counter moved, and did
-// not with it off).
+// work is dispatched, never the numbers: a prompt, 12 greedy one-token steps and steps of 2, 5,
+// 8 and 16 tokens (the sizes of batched decode and speculative verification) give
+// bit-identical logits with fusion on and off, for every weight format the kernels treat
+// differently (float rows, packed Q4_0 / Q8_0, file-format K-quants), on llama and on qwen2 (QKV
+// biases, tied output), with 1, 2 and 3 threads; and fusion really ran (its group counter moved,
+// and did not with it off).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -22,8 +23,8 @@ using backend::DType;
 
 const std::vector<int32_t> kPrompt = {1, 17, 299, 42, 42, 5, 128, 0, 250, 77, 3};
 
-// The prompt's last logits, then 12 greedy steps' logits; fusion as given while the stream is
-// made.
+// The prompt's last logits, then 12 greedy steps' logits, then the last logits of steps of
+// several tokens; fusion as given while the stream is made.
 std::vector<std::vector<float>> run(const SyntheticModel& m, bool fuse, int threads) {
     const bool had = backend::cpu_set_fusion(fuse);
     auto device = backend::make_cpu_device();
@@ -42,6 +43,15 @@ std::vector<std::vector<float>> run(const SyntheticModel& m, bool fuse, int thre
         if (i < 12) logits = fw.value()->step(std::span(&next, 1), *kv.value());
     }
     EXPECT_TRUE(logits.is_ok()) << logits.error_message();
+    int32_t id = 3;
+    for (size_t n : {2u, 5u, 8u, 16u}) {
+        if (!logits.is_ok()) break;
+        std::vector<int32_t> tokens(n);
+        for (auto& t : tokens) t = (id = (id * 37 + 11) % 250);
+        logits = fw.value()->step(tokens, *kv.value());
+        if (logits.is_ok()) out.emplace_back(logits->begin(), logits->end());
+    }
+    EXPECT_TRUE(logits.is_ok()) << logits.error_message();
     return out;
 }
 
@@ -56,10 +66,11 @@ TEST_P(FusionByArch, DecodeLogitsBitIdenticalWithFusionOnAndOff) {
             const auto plain = run(m, false, threads);
             EXPECT_EQ(backend::cpu_fused_groups(), before) << "fused with fusion off";
             const auto fused = run(m, true, threads);
-            // 12 steps x 2 layers x (QKV, output + residual, gate/up/SwiGLU, down + residual)
-            EXPECT_GE(backend::cpu_fused_groups() - before, 12u * 2u * 4u)
+            // 16 steps (12 of one token, 4 of several; the 11-token prompt too) x 2 layers x
+            // (QKV, output + residual, gate/up/SwiGLU, down + residual)
+            EXPECT_GE(backend::cpu_fused_groups() - before, 17u * 2u * 4u)
                 << quant::traits(wt).name << ": fusion did not run";
-            ASSERT_EQ(plain.size(), 13u);
+            ASSERT_EQ(plain.size(), 17u);
             ASSERT_EQ(fused.size(), plain.size());
             for (size_t s = 0; s < plain.size(); ++s) {
                 ASSERT_EQ(fused[s].size(), plain[s].size());
