@@ -130,10 +130,8 @@ void add_rows(const Node& a, size_t tokens, size_t b, size_t e) {
 void swiglu_rows(const Node& s, size_t tokens, size_t b, size_t e) {
     for (size_t t = 0; t < tokens; ++t) {
         const int64_t r = static_cast<int64_t>(t);
-        const float* gt = f32_row(s.src[0], r);
-        const float* up = f32_row(s.src[1], r);
-        float* d = f32_row(s.dst, r);
-        for (size_t i = b; i < e; ++i) d[i] = silu_mul(gt[i], up[i]);
+        cpu::silu_mul(f32_row(s.src[0], r) + b, f32_row(s.src[1], r) + b, f32_row(s.dst, r) + b,
+                      e - b);
     }
 }
 

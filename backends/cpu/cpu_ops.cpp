@@ -119,11 +119,9 @@ void swiglu(const Node& n, cpu::ThreadPool& pool) {
                       [np](size_t b, size_t e, int) {
                           for (size_t t = b; t < e; ++t) {
                               const int64_t r = static_cast<int64_t>(t);
-                              const float* g = f32_row(np->src[0], r);
-                              const float* u = f32_row(np->src[1], r);
-                              float* d = f32_row(np->dst, r);
-                              for (int64_t i = 0; i < np->dst.ne[0]; ++i)
-                                  d[i] = silu_mul(g[i], u[i]);
+                              cpu::silu_mul(f32_row(np->src[0], r), f32_row(np->src[1], r),
+                                            f32_row(np->dst, r),
+                                            static_cast<size_t>(np->dst.ne[0]));
                           }
                       });
 }

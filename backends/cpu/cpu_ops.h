@@ -49,10 +49,5 @@ size_t moe_activation_bytes(const Node& node);
 void argmax(const Node& node, cpu::ThreadPool& pool);
 // Items per parallel chunk so that each chunk has about the given work.
 size_t grain_for(size_t work_per_item);
-// SwiGLU of one element: silu(g) * u. One definition for swiglu and the fused gate/up
-// (cpu_fuse.cpp), so both give the same bits.
-inline float silu_mul(float g, float u) {
-    return g / (1.f + std::exp(-g)) * u;
-}
 
 }  // namespace hearth::backend::cpu_ops

@@ -131,6 +131,11 @@ void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out)
     }
 }
 
+void silu_mul(const float* g, const float* u, float* out, size_t n) {
+    if (const auto* simd = detail::simd_for(active_isa())) return simd->silu_mul(g, u, out, n);
+    for (size_t i = 0; i < n; ++i) out[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+}
+
 void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* out) {
     switch (detail::act_kind(wtype)) {
         case ActKind::F32: {

@@ -39,6 +39,12 @@ void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out)
 // The values a prepared activation row stands for (tests compare against them).
 void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* out);
 
+// SwiGLU's element function: out[i] = silu(g[i]) * u[i] for i in [0, n). An element's result
+// depends only on g[i] and u[i] (never on n or i), so any split of a row gives the same bits.
+// SIMD ISAs share one vector exp (kernels_x86_silu.inc); the scalar ISA uses std::exp.
+// out may be g or u.
+void silu_mul(const float* g, const float* u, float* out, size_t n);
+
 // Batch invariance, the rule for every matrix kernel here (gemv, gemm, gemm_packed, MoE) and
 // every attention kernel: the value computed for (output row r, token t) depends only on W's
 // row r and t's own prepared activation, never on how many tokens share the call, which tile

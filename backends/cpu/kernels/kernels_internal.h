@@ -75,6 +75,8 @@ struct SimdKernels {
     // gemm over packed weights (packed.h); false when the type has no packed kernel.
     bool (*gemm_packed)(const PackedWeight& pw, size_t r0, size_t r1, const uint8_t* xq,
                         size_t xq_stride, size_t n, float* y, size_t y_stride);
+    // silu_mul of kernels.h
+    void (*silu_mul)(const float* g, const float* u, float* out, size_t n);
     size_t attn_lanes;  // floats per vector in attn_chunk (attn_rows_major)
 };
 // The attention state (floats; rows padded to kAttnLanes, so every ISA uses the same layout):
