@@ -174,6 +174,7 @@ TEST_F(AttnKernels, EveryIsaFormatAndShapeEdgeMatchesFloat64) {
         {64, 2, 1, 3, 1, 0, 0},       // a single cell
         {128, 2, 1, 8, 140, 0, 0},    // decode of an 8-query-head group, hd 128 (few rows)
         {64, 8, 5, 4, 77, 9, 0},      // decode, 4 rows, window shorter than a chunk
+        {12, 2, 1, 20, 70, 0, 0},     // a head size that is not a multiple of 8
     };
     for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
         if (!force_isa(isa)) continue;
