@@ -100,21 +100,6 @@ struct Group {
     size_t chunk = 0;  // rows per work item, a multiple of the packed group
 };
 
-// rows [b, e) of matrix m for every token of the group.
-void mat_rows(const Group& g, const Mat& m, size_t b, size_t e) {
-    const Tensor& d = m.node->dst;
-    float* out = f32_row(d, 0);
-    const size_t y_stride = d.nb[1] / sizeof(float);
-    if (m.packed) {
-        cpu::gemm_packed(*m.packed, b, e, g.xq, g.xq_stride, g.tokens, out, y_stride);
-    } else if (g.tokens == 1) {
-        cpu::gemv(g.wt, row_ptr(m.node->src[0], 0), g.k, b, e, g.xq, out + b);
-    } else {
-        cpu::gemm(g.wt, row_ptr(m.node->src[0], 0), g.k, b, e, g.xq, g.xq_stride, g.tokens, out,
-                  y_stride);
-    }
-}
-
 // The Add folded into a single MatMul: dst[i] = a[i] + b[i] for the rows just computed of
 // every token (the same expression as cpu_ops' add; a one-row operand is broadcast as there).
 void add_rows(const Node& a, size_t tokens, size_t b, size_t e) {
@@ -135,19 +120,24 @@ void swiglu_rows(const Node& s, size_t tokens, size_t b, size_t e) {
     }
 }
 
+// rows [b, e) of matrix m for every token of the group, as mat_mul would compute them.
+void mat_rows(const Group& g, size_t m, size_t b, size_t e) {
+    mat_mul_rows(*g.mats[m].node, g.mats[m].packed, g.xq, g.xq_stride, b, e);
+}
+
 void run_item(const Group& g, size_t item) {
     if (g.swiglu) {  // item = a row range of gate and up alike
         const size_t rows = g.mats[0].rows;
         const size_t b = item * g.chunk, e = std::min(rows, b + g.chunk);
-        mat_rows(g, g.mats[0], b, e);
-        mat_rows(g, g.mats[1], b, e);
+        mat_rows(g, 0, b, e);
+        mat_rows(g, 1, b, e);
         swiglu_rows(*g.swiglu, g.tokens, b, e);
         return;
     }
     size_t m = 0;
     while (item >= g.mats[m].items) item -= g.mats[m++].items;
     const size_t b = item * g.chunk, e = std::min(g.mats[m].rows, b + g.chunk);
-    mat_rows(g, g.mats[m], b, e);
+    mat_rows(g, m, b, e);
     if (g.add) add_rows(*g.add, g.tokens, b, e);
 }
 

@@ -51,6 +51,26 @@ struct MatMulArgs {
     std::byte* xq;
 };
 
+}  // namespace
+
+void mat_mul_rows(const Node& n, const cpu::PackedWeight* pw, const std::byte* xq, size_t xq_stride,
+                  size_t b, size_t e) {
+    const Tensor& d = n.dst;
+    float* out = f32_row(d, 0);
+    const size_t y_stride = d.nb[1] / sizeof(float);
+    const size_t tokens = static_cast<size_t>(d.ne[1]);
+    const Tensor& w = n.src[0];
+    const auto k = static_cast<size_t>(w.ne[0]);
+    if (pw)
+        cpu::gemm_packed(*pw, b, e, xq, xq_stride, tokens, out, y_stride);
+    else if (tokens == 1)
+        cpu::gemv(w.type, row_ptr(w, 0), k, b, e, xq, out + b);
+    else
+        cpu::gemm(w.type, row_ptr(w, 0), k, b, e, xq, xq_stride, tokens, out, y_stride);
+}
+
+namespace {
+
 Status mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
     const Tensor& w = n.src[0];
     const quant::Type wt = w.type;
@@ -76,25 +96,13 @@ Status mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
         // Chunks of whole 16-row groups, so no group is decoded by two threads.
         const size_t g = cpu::kPackRows;
         pool.parallel_for(pw->groups(), (grain + g - 1) / g, [a, pw](size_t b, size_t e, int) {
-            const Tensor& d = a->n->dst;
-            cpu::gemm_packed(*pw, b * cpu::kPackRows, e * cpu::kPackRows, a->xq, a->xq_stride,
-                             static_cast<size_t>(d.ne[1]), f32_row(d, 0), d.nb[1] / sizeof(float));
+            mat_mul_rows(*a->n, pw, a->xq, a->xq_stride, b * cpu::kPackRows, e * cpu::kPackRows);
         });
         return Status::ok();
     }
-    if (n_tok == 1) {
-        pool.parallel_for(rows, grain, [a](size_t b, size_t e, int) {
-            const Tensor& wt = a->n->src[0];
-            cpu::gemv(a->wt, row_ptr(wt, 0), a->k, b, e, a->xq, f32_row(a->n->dst, 0) + b);
-        });
-    } else {
-        pool.parallel_for(rows, grain, [a](size_t b, size_t e, int) {
-            const Tensor& wt = a->n->src[0];
-            const Tensor& d = a->n->dst;
-            cpu::gemm(a->wt, row_ptr(wt, 0), a->k, b, e, a->xq, a->xq_stride,
-                      static_cast<size_t>(d.ne[1]), f32_row(d, 0), d.nb[1] / sizeof(float));
-        });
-    }
+    pool.parallel_for(rows, grain, [a](size_t b, size_t e, int) {
+        mat_mul_rows(*a->n, nullptr, a->xq, a->xq_stride, b, e);
+    });
     return Status::ok();
 }
 

@@ -4,10 +4,10 @@
 // the stream sizes the scratch for a whole graph before running it.
 #pragma once
 
-#include <cmath>
 #include <cstddef>
 #include <vector>
 
+#include "cpu/kernels/packed.h"
 #include "cpu/thread_pool.h"
 #include "hearth/backend/graph.h"
 #include "hearth/result.h"
@@ -47,6 +47,12 @@ void moe_combine(const Node& node, cpu::ThreadPool& pool);
 size_t moe_activation_bytes(const Node& node);
 // cpu_argmax.cpp: the index of each column's largest value (greedy sampling).
 void argmax(const Node& node, cpu::ThreadPool& pool);
+// Rows [b, e) of MatMul n's output for every token of its input, from the tokens' prepared
+// activations (xq_stride bytes apart): through the packed copy pw when there is one (b and e
+// then whole 16-row groups), else gemv for one token and gemm for several. The one place that
+// picks the kernel for mat_mul and the fused groups (cpu_fuse.cpp), so both give the same bits.
+void mat_mul_rows(const Node& n, const cpu::PackedWeight* pw, const std::byte* xq, size_t xq_stride,
+                  size_t b, size_t e);
 // Items per parallel chunk so that each chunk has about the given work.
 size_t grain_for(size_t work_per_item);
 
