@@ -23,6 +23,15 @@ public:
         const auto* row = reinterpret_cast<const int32_t*>(bt_ + static_cast<size_t>(s) * bt_nb1_);
         return static_cast<int64_t>(row[p / bs_]) * bs_ + p % bs_;
     }
+    // cell(s, p), and in run how many positions from p on (p's own included) stay in p's
+    // block: their cells follow p's one by one, so a walk over cells looks up (and divides)
+    // once per block.
+    int64_t cell_run(int64_t s, int64_t p, int64_t& run) const {
+        const auto* row = reinterpret_cast<const int32_t*>(bt_ + static_cast<size_t>(s) * bt_nb1_);
+        const int64_t off = p % bs_;
+        run = bs_ - off;
+        return static_cast<int64_t>(row[p / bs_]) * bs_ + off;
+    }
 
 private:
     const int32_t* pos_ = nullptr;

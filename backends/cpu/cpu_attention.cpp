@@ -208,11 +208,21 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
     const uint8_t* kp[2][cpu::kAttnChunk];
     const uint8_t* vp[2][cpu::kAttnChunk];
     constexpr auto kChunk = static_cast<int64_t>(cpu::kAttnChunk);
+    // A block's cells are consecutive rows: one lookup per block, not a division and two
+    // virtual buffer queries per cell (1.5% of a decode step at a 4k context, perf).
+    const auto* k_base = reinterpret_cast<const uint8_t*>(row_ptr(kc, 0));
+    const auto* v_base = reinterpret_cast<const uint8_t*>(row_ptr(vc, 0));
+    const size_t k_stride = kc.nb[1], v_stride = vc.nb[1];
     auto fill_rows = [&](int64_t j0, int b) {
-        for (int64_t c = 0; c < std::min(kChunk, n_kv - j0); ++c) {
-            const int64_t cell = lk.cell(seq, j0 + c);
-            kp[b][c] = reinterpret_cast<const uint8_t*>(row_ptr(kc, cell));
-            vp[b][c] = reinterpret_cast<const uint8_t*>(row_ptr(vc, cell));
+        const int64_t n = std::min(kChunk, n_kv - j0);
+        for (int64_t c = 0; c < n;) {
+            int64_t run = 0;
+            const auto cell = static_cast<size_t>(lk.cell_run(seq, j0 + c, run));
+            const int64_t c_end = std::min(n, c + run);
+            for (size_t i = 0; c < c_end; ++c, ++i) {
+                kp[b][c] = k_base + (cell + i) * k_stride;
+                vp[b][c] = v_base + (cell + i) * v_stride;
+            }
         }
     };
     // The item's heads within a cache row.
