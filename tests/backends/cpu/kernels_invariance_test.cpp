@@ -122,9 +122,9 @@ TEST_P(InvarianceTest, RowSlicesGiveTheSameRows) {
     }
 }
 
-// Packed Q4_0 / Q8_0, every token count, slices at group and odd boundaries. A packed matrix
-// is multiplied packed for every token count, so its own one-token product is the reference
-// (packed and file-format kernels may round differently from each other).
+// Packed Q4_0 / Q5_0 / Q8_0, every token count, slices at group and odd boundaries. A packed
+// matrix is multiplied packed for every token count, so its own one-token product is the
+// reference (packed and file-format kernels may round differently from each other).
 class PackedInvarianceTest : public InvarianceTest {};
 
 TEST_P(PackedInvarianceTest, PackedGemmOfNTokensEqualsEachTokenAlone) {

@@ -177,7 +177,8 @@ TEST_P(PackedTest, VocabularySizedOutput) {
 // and for 2..9, 16, 17, 64, 65 tokens are bit-identical (the K-quant kernels share one per-block
 // accumulation order across tile shapes).
 TEST_P(PackedTest, TokensAreBatchInvariant) {
-    if (quant::traits(type()).block_size != 256) GTEST_SKIP() << "checked for the K-quants";
+    if (quant::traits(type()).block_size != 256)
+        GTEST_SKIP() << "Q4_0 / Q5_0 / Q8_0: PackedInvarianceTest, kernels_invariance_test.cpp";
     std::mt19937 rng(99);
     const size_t rows = 37, k = kk(96), n_max = 65;
     const auto w = random_weights(type(), rows, k, rng);
