@@ -274,15 +274,21 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
         // The next chunk's slices are requested while this one is computed: a chunk's cells are
         // cache rows hundreds of bytes apart of which an item reads a slice, runs too short for
         // the hardware prefetchers, and without this a decode step at a 4k context spent most
-        // of its attention time waiting on them.
-        if (const int64_t next = j0 + kChunk; next < n_kv) {
-            fill_rows(next, 1 - cur);
-            for (int64_t c = 0; c < std::min(kChunk, n_kv - next); ++c) {
-                prefetch_slice(kp[1 - cur][c] + slice_begin, slice_bytes);
-                prefetch_slice(vp[1 - cur][c] + slice_begin, slice_bytes);
-            }
-        }
+        // of its attention time waiting on them. The requests (its K rows in order, then its V
+        // rows) are spread over the heads' computations, one share before each: a burst of
+        // them all at once kept a core waiting while they queued (one thread in a loop shaped
+        // like a decode step over 24 layers of a 4k F16 cache, 7 query heads a KV head:
+        // 1.8 us a chunk and head with one burst, 1.4 us spread, 1.07 with the cache in L1).
+        const int64_t next = j0 + kChunk;
+        const int64_t next_n = next < n_kv ? std::min(kChunk, n_kv - next) : 0;
+        if (next_n > 0) fill_rows(next, 1 - cur);
+        const int64_t heads = kvh1 - kvh0;
         for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
+            const int64_t h = kvh - kvh0;
+            for (int64_t x = 2 * next_n * h / heads; x < 2 * next_n * (h + 1) / heads; ++x) {
+                const uint8_t* row = x < next_n ? kp[1 - cur][x] : vp[1 - cur][x - next_n];
+                prefetch_slice(row + slice_begin, slice_bytes);
+            }
             const ItemScratch s = head_scratch(kvh);
             cpu::attn_chunk(s.state, ud, rows, fmt, kp[cur], vp[cur], static_cast<size_t>(kvh * hd),
                             static_cast<size_t>(jn), static_cast<int32_t>(j0), n.kvp.softcap);
