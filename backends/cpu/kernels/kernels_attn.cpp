@@ -103,15 +103,19 @@ size_t attn_state_floats(size_t hd, size_t rows) {
 void attn_begin(float* st, size_t hd, size_t rows, const float* const* q, float scale,
                 const int32_t* lo, const int32_t* hi) {
     const AttnLayout a = detail::attn_layout(st, hd, rows);
-    // Element-major, so the stores run along the transposed rows: a decode step begins a state
-    // per KV head and per 256-cell segment, and walking the transpose row by row took 3.3% of
-    // a batched decode profile (8 tinyllama sequences), 0.8% this way.
+    // With few rows (OT row-major, kernels_internal.h) the chunk step reads neither the padding
+    // lanes of QT nor OT beyond rows * hd: a decode step begins a state per KV head and per
+    // 256-cell segment, and filling those took ~3% of its attention (one thread, 7 rows, hd 64).
+    const auto* simd = attn_simd();
+    const bool few = simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
+    // Element-major, so the stores run along the transposed rows: walking the transpose row by
+    // row took 3.3% of a batched decode profile (8 tinyllama sequences), 0.8% this way.
     for (size_t i = 0; i < hd; ++i) {
         float* qt = a.qt + i * a.rp;
         for (size_t r = 0; r < rows; ++r) qt[r] = q[r][i] * scale;
-        std::fill(qt + rows, qt + a.rp, 0.0f);
+        if (!few) std::fill(qt + rows, qt + a.rp, 0.0f);
     }
-    std::fill(a.ot, a.ot + hd * a.rp, 0.0f);
+    std::fill(a.ot, a.ot + hd * (few ? rows : a.rp), 0.0f);
     for (size_t r = 0; r < a.rp; ++r) {
         const bool real = r < rows;
         a.m[r] = -INFINITY;
