@@ -518,8 +518,8 @@ int run_bench_parallel(const Args& args) {
             "included), %.2fx while all decode\n",
             max_n, agg_max / agg1, dec1 > 0 ? dec_max / dec1 : 0.0);
         std::printf(
-            "the same per process CPU second (shared machine; exact with -t 1): %.2fx whole, "
-            "%.2fx decode\n",
+            "the same per process CPU second (less moved by other programs; no spinning with "
+            "-t 1): %.2fx whole, %.2fx decode\n",
             cagg1 > 0 ? cagg_max / cagg1 : 0.0, cdec1 > 0 ? cdec_max / cdec1 : 0.0);
     }
     for (size_t i = 0; i < direct_vs_http.size(); ++i)

@@ -36,8 +36,9 @@ of that floor the tg run reached. --json prints one object with the same figures
 decode_floor_tok_s, tg_fraction_of_floor, pp_cpu_ms_per_tok, tg_cpu_ms_per_tok, ...).
 --no-floor skips the bandwidth measurement (decode_bytes_per_token is still reported: a GPU
 run divides it by the GPU's bandwidth). Process CPU time per token is printed too: with -t 1
-it barely moves when other programs share the cores, so it compares runs on a busy machine
-(with more threads it includes the time workers spin waiting).
+it moves less than the wall clock when other programs share the cores, so it compares runs on
+a busy machine better (a host whose own clock or memory speed changes still moves it; with
+more threads it includes the time workers spin waiting).
 
 --chat: a scripted multi-turn chat (seeded random token ids) on one Session. Per turn it
 prints one table row:
@@ -75,7 +76,8 @@ tokens/s (all clients, prompts included), that per sequence, decode tok/s (the a
 every client decodes: from the last client's first token to the first client's last one),
 time to first token (mean, max), then generated tokens per process CPU second for the whole
 run and for the decode window (on a shared machine the wall clock also measures the other
-programs; with -t 1 no worker spins, so these are the machine-independent figures). --http
+programs; with -t 1 no worker spins, so these move least with other programs, though a host
+whose own clock or memory speed changes still moves them). --http
 repeats each run through the API server (hearth-cli serve's, on 127.0.0.1, one HTTP connection
 per client streaming /v1/completions; the clients run in this process). After the largest N:
 the TTFT of a new request while N-1 others decode against the TTFT on an idle scheduler, the
