@@ -25,6 +25,13 @@ const detail::SimdKernels* attn_simd() {
     }
 }
 
+// Whether the active SIMD chunk step keeps this state's OT row-major (kernels_internal.h):
+// attn_begin and the read-outs must agree on it.
+bool state_rows_major(size_t hd, size_t rows) {
+    const auto* simd = attn_simd();
+    return simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
+}
+
 // Element e of a head (the row's element off + e) as a float.
 float kv_element(KvFormat fmt, const uint8_t* row, size_t e) {
     uint16_t h;
@@ -106,8 +113,7 @@ void attn_begin(float* st, size_t hd, size_t rows, const float* const* q, float 
     // With few rows (OT row-major, kernels_internal.h) the chunk step reads neither the padding
     // lanes of QT nor OT beyond rows * hd: a decode step begins a state per KV head and per
     // 256-cell segment, and filling those took ~3% of its attention (one thread, 7 rows, hd 64).
-    const auto* simd = attn_simd();
-    const bool few = simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
+    const bool few = state_rows_major(hd, rows);
     // Element-major, so the stores run along the transposed rows: walking the transpose row by
     // row took 3.3% of a batched decode profile (8 tinyllama sequences), 0.8% this way.
     for (size_t i = 0; i < hd; ++i) {
@@ -141,10 +147,8 @@ struct StateResults {
     AttnLayout a;
     bool rows_major;
     StateResults(const float* st, size_t hd, size_t rows)
-        : a(detail::attn_layout(const_cast<float*>(st), hd, rows)) {
-        const auto* simd = attn_simd();
-        rows_major = simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
-    }
+        : a(detail::attn_layout(const_cast<float*>(st), hd, rows)),
+          rows_major(state_rows_major(hd, rows)) {}
     float ot(size_t r, size_t i) const {
         return rows_major ? a.ot[r * a.hd + i] : a.ot[i * a.rp + r];
     }
