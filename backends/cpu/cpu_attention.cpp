@@ -187,6 +187,7 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
     };
     const CellSpan span = visible_cells(lk, t0, t1, n.kvp.window);
     int64_t n_kv = span.end;
+    const cpu::KvFormat fmt = kv_format(kc.type);
     for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
         const ItemScratch s = head_scratch(kvh);
         for (int64_t t = t0; t < t1; ++t) {
@@ -200,9 +201,8 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
                 s.hi[r] = pos;
             }
         }
-        cpu::attn_begin(s.state, ud, rows, s.q, n.kvp.scale, s.lo, s.hi);
+        cpu::attn_begin(s.state, ud, rows, s.q, n.kvp.scale, s.lo, s.hi, fmt);
     }
-    const cpu::KvFormat fmt = kv_format(kc.type);
     const int64_t seq = lk.seq(t0);
     // Row pointers of the current chunk and of the next one (buffers cur and 1 - cur).
     const uint8_t* kp[2][cpu::kAttnChunk];
@@ -265,10 +265,8 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
                 export_segment(j0 / kSegmentCells - 1);
             else
                 fold_segment();
-            for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
-                const ItemScratch s = head_scratch(kvh);
-                cpu::attn_begin(s.state, ud, rows, s.q, n.kvp.scale, s.lo, s.hi);
-            }
+            for (int64_t kvh = kvh0; kvh < kvh1; ++kvh)
+                cpu::attn_restart(head_scratch(kvh).state, ud, rows);
         }
         const int64_t jn = std::min(kChunk, n_kv - j0);
         // The next chunk's slices are requested while this one is computed: a chunk's cells are

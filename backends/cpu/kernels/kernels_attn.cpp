@@ -61,13 +61,33 @@ float kv_element(KvFormat fmt, const uint8_t* row, size_t e) {
     return 0.0f;
 }
 
+// Row r's score against cache row k (head from element off) from the 8-bit codes
+// (kernels.h attn_begin: integer sums, then the scales block by block).
+float q8_score(const AttnLayout& a, size_t r, const uint8_t* k, size_t off) {
+    float s = 0.0f;
+    for (size_t b = 0; b < a.hd / 32; ++b) {
+        const uint8_t* kb = k + 34 * (off / 32 + b);
+        uint16_t h;
+        std::memcpy(&h, kb, 2);
+        int32_t sum = 0;
+        for (size_t i = 0; i < 32; ++i) {
+            const size_t e = 32 * b + i;
+            sum += int32_t(a.qq[(e / 4 * a.rp + r) * 4 + e % 4]) * int32_t(int8_t(kb[2 + i]));
+        }
+        const float scale = a.qd[b * a.rp + r] * detail::half_to_float(h);
+        s = b == 0 ? float(sum) * scale : std::fma(float(sum), scale, s);
+    }
+    return s;
+}
+
 // The portable chunk step: the same arithmetic as the SIMD files, one lane at a time.
 void attn_chunk_scalar(float* st, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
                        const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap) {
     const AttnLayout a = detail::attn_layout(st, hd, rows);
+    const bool q8 = detail::attn_q8_scores(fmt, hd);
     for (size_t c = 0; c < n; ++c)
         for (size_t i = 0; i < hd; ++i) {
-            a.kb[c * hd + i] = kv_element(fmt, k[c], off + i);
+            if (!q8) a.kb[c * hd + i] = kv_element(fmt, k[c], off + i);
             a.vb[c * hd + i] = kv_element(fmt, v[c], off + i);
         }
     for (size_t r = 0; r < rows; ++r) {
@@ -78,7 +98,10 @@ void attn_chunk_scalar(float* st, size_t hd, size_t rows, KvFormat fmt, const ui
             float x = -INFINITY;
             if (j >= a.lo[r] && j <= a.hi[r]) {
                 x = 0.0f;
-                for (size_t i = 0; i < hd; ++i) x += a.qt[i * a.rp + r] * a.kb[c * hd + i];
+                if (q8)
+                    x = q8_score(a, r, k[c], off);
+                else
+                    for (size_t i = 0; i < hd; ++i) x += a.qt[i * a.rp + r] * a.kb[c * hd + i];
                 if (softcap > 0.0f) x = softcap * std::tanh(x / softcap);
             }
             s[c * a.rp] = x;
@@ -104,11 +127,52 @@ void attn_chunk_scalar(float* st, size_t hd, size_t rows, KvFormat fmt, const ui
 
 size_t attn_state_floats(size_t hd, size_t rows) {
     const size_t rp = (rows + detail::kAttnLanes - 1) / detail::kAttnLanes * detail::kAttnLanes;
-    return 2 * hd * rp + 4 * rp + kAttnChunk * rp + 2 * (kAttnChunk + 8) * hd;
+    return 2 * hd * rp + 4 * rp + kAttnChunk * rp + 2 * (kAttnChunk + 8) * hd + (hd * rp + 3) / 4 +
+           2 * (hd / 32) * rp;
 }
 
+namespace {
+
+// Row r's pre-scaled query (q * scale, as in QT) as Q8_0 codes into QQ, QD and QC
+// (kernels_internal.h).
+void quantize_query(const AttnLayout& a, size_t r, const float* q, float scale) {
+    for (size_t b = 0; b < a.hd / 32; ++b) {
+        float x[32];
+        float amax = 0.0f;
+        for (size_t i = 0; i < 32; ++i) {
+            x[i] = q[32 * b + i] * scale;
+            amax = std::max(amax, std::fabs(x[i]));
+        }
+        // A NaN or infinite query gives NaN scores (codes 0, scale NaN), as the float products
+        // would.
+        const bool finite = std::isfinite(amax);
+        const float d = finite ? amax / 127.0f : NAN;
+        const float id = finite && d > 0.0f ? 1.0f / d : 0.0f;
+        int32_t sum = 0;
+        for (size_t i = 0; i < 32; ++i) {
+            const auto code =
+                finite ? static_cast<int8_t>(std::clamp(std::nearbyint(x[i] * id), -127.0f, 127.0f))
+                       : int8_t{0};
+            const size_t e = 32 * b + i;
+            a.qq[(e / 4 * a.rp + r) * 4 + e % 4] = code;
+            sum += code;
+        }
+        a.qd[b * a.rp + r] = d;
+        a.qc[b * a.rp + r] = 128 * sum;
+    }
+}
+
+// The running results of a state to their empty values: OT zero, m -inf, l 0.
+void reset_results(const AttnLayout& a, size_t rows, bool few) {
+    std::fill(a.ot, a.ot + a.hd * (few ? rows : a.rp), 0.0f);
+    std::fill(a.m, a.m + a.rp, -INFINITY);
+    std::fill(a.l, a.l + a.rp, 0.0f);
+}
+
+}  // namespace
+
 void attn_begin(float* st, size_t hd, size_t rows, const float* const* q, float scale,
-                const int32_t* lo, const int32_t* hi) {
+                const int32_t* lo, const int32_t* hi, KvFormat fmt) {
     const AttnLayout a = detail::attn_layout(st, hd, rows);
     // With few rows (OT row-major, kernels_internal.h) the chunk step reads neither the padding
     // lanes of QT nor OT beyond rows * hd: a decode step begins a state per KV head and per
@@ -121,14 +185,27 @@ void attn_begin(float* st, size_t hd, size_t rows, const float* const* q, float 
         for (size_t r = 0; r < rows; ++r) qt[r] = q[r][i] * scale;
         if (!few) std::fill(qt + rows, qt + a.rp, 0.0f);
     }
-    std::fill(a.ot, a.ot + hd * (few ? rows : a.rp), 0.0f);
+    reset_results(a, rows, few);
     for (size_t r = 0; r < a.rp; ++r) {
         const bool real = r < rows;
-        a.m[r] = -INFINITY;
-        a.l[r] = 0.0f;
         a.lo[r] = real ? lo[r] : 1;  // padding lanes see nothing
         a.hi[r] = real ? hi[r] : 0;
     }
+    if (detail::attn_q8_scores(fmt, hd)) {
+        // Padding rows get zero codes (their scores are masked): the SIMD tiles read them.
+        for (size_t r = 0; r < rows; ++r) quantize_query(a, r, q[r], scale);
+        for (size_t r = rows; r < a.rp; ++r) {
+            for (size_t i = 0; i < hd; ++i) a.qq[(i / 4 * a.rp + r) * 4 + i % 4] = 0;
+            for (size_t b = 0; b < hd / 32; ++b) {
+                a.qd[b * a.rp + r] = 0.0f;
+                a.qc[b * a.rp + r] = 0;
+            }
+        }
+    }
+}
+
+void attn_restart(float* st, size_t hd, size_t rows) {
+    reset_results(detail::attn_layout(st, hd, rows), rows, state_rows_major(hd, rows));
 }
 
 void attn_chunk(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,

@@ -83,7 +83,10 @@ struct SimdKernels {
 // QT [hd][rp] (queries, transposed and pre-scaled), OT [hd][rp] (running weighted sums of V),
 // m [rp] (running max), l [rp] (running sum of weights), lo, hi [rp] (int32: visible cells),
 // S [kAttnChunk][rp] (scores, then weights, of one chunk), K, V [kAttnChunk + 8][hd] (the
-// chunk decoded to floats; padding cells are zero).
+// chunk decoded to floats; padding cells are zero), then the queries as 8-bit codes for a Q8_0
+// cache (attn_q8_scores): QQ (int8, [hd / 4][rp][4]: 4 elements of a row per 32-bit lane),
+// QD [hd / 32][rp] (a block's scale) and QC [hd / 32][rp] (int32: 128 * the block's code sum).
+// With integer scores, K's buffer holds the chunk's codes and scales instead of floats.
 // Exception: with few rows (at most half of one of the ISA's vectors; a decode step) and heads
 // of whole vectors, the SIMD attn_chunk keeps OT row-major, [rows][hd]
 // (kernels_x86_attn_few.inc).
@@ -103,7 +106,15 @@ struct AttnLayout {
     float* s;
     float* kb;
     float* vb;
+    int8_t* qq;
+    float* qd;
+    int32_t* qc;
 };
+// Whether scores over a cache of this format are integer dot products of 8-bit codes: Q8_0
+// with heads of whole blocks (kernels.h attn_begin).
+constexpr bool attn_q8_scores(KvFormat fmt, size_t hd) {
+    return fmt == KvFormat::Q8_0 && hd % 32 == 0;
+}
 static inline AttnLayout attn_layout(float* st, size_t hd, size_t rows) {
     AttnLayout a;
     a.hd = hd;
@@ -117,6 +128,9 @@ static inline AttnLayout attn_layout(float* st, size_t hd, size_t rows) {
     a.s = reinterpret_cast<float*>(a.hi + a.rp);
     a.kb = a.s + kAttnChunk * a.rp;
     a.vb = a.kb + (kAttnChunk + 8) * hd;
+    a.qq = reinterpret_cast<int8_t*>(a.vb + (kAttnChunk + 8) * hd);
+    a.qd = a.vb + (kAttnChunk + 8) * hd + (hd * a.rp + 3) / 4;
+    a.qc = reinterpret_cast<int32_t*>(a.qd + hd / 32 * a.rp);
     return a;
 }
 

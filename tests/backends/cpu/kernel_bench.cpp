@@ -2,6 +2,7 @@
 //   cpu_kernel_bench [--quick] [--types Q4_0,Q8_0,...] [--isa avx512vnni] [--no-gemm]
 //   cpu_kernel_bench --packed [--isa NAME]: Q4_0 / Q8_0, file-format vs packed (packed.h)
 //   GFLOP/s for 1, 2, 4, 8 and 512 tokens (process CPU time over 2 threads)
+//   cpu_kernel_bench --attn [--rounds N] [--isa NAME]: the attention kernels alone (attn_main)
 // Prints the measured read bandwidth (2 threads), then per ISA path and weight type:
 // gemv GB/s of weights streamed for a 2048 x 5632 matrix (1 and 2 threads; enough copies are
 // cycled to defeat the caches) and gemm GFLOP/s for 512 tokens on 2 threads.
@@ -164,10 +165,177 @@ struct PathSel {
     std::string name;
 };
 
+// The SIMD paths this CPU runs (with the scalar one first when with_scalar).
+std::vector<PathSel> simd_paths(bool with_scalar) {
+    std::vector<PathSel> paths;
+    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon}) {
+        if (!isa_supported(isa) || (isa == Isa::Scalar && !with_scalar)) continue;
+        paths.push_back({isa, false, std::string(isa_name(isa))});
+        if (isa == Isa::Avx512 && detail::cpu_has_avx512vnni())
+            paths.push_back({isa, true, "avx512vnni"});
+    }
+    return paths;
+}
+
+// --attn: the attention kernels alone (attn_begin / attn_chunk / attn_end) on one thread, in the
+// shape of qwen2.5-0.5b (head size 64, 7 query heads per KV head, 2 KV heads a cache row):
+//   decode, in cache: 7 rows against 256 cells of one layer, over and over (the kernel's own
+//     speed: the cache rows stay in L2);
+//   decode, in memory: 7 rows against 4,096 cells in each of 24 layers, a 64 MiB sweep
+//     before each pass (what a decode step at a 4k context waits on);
+//   prefill: 128 rows (a new turn's item) against 3,072 cells of one layer.
+// As cpu_attention.cpp's attend_item: a state per layer and head, restarted every 256 cells
+// (a segment; the old one's results exported), the next chunk's rows prefetched spread over
+// the heads' calls.
+// Per path and cache format: microseconds per chunk of 64 cells and KV head (thread CPU time),
+// and for the in-memory decode the cache bytes read per second.
+struct AttnCacheFmt {
+    KvFormat fmt;
+    const char* name;
+};
+
+size_t kv_row_bytes(KvFormat f, size_t elems) {
+    switch (f) {
+        case KvFormat::F32:
+            return 4 * elems;
+        case KvFormat::F16:
+            return 2 * elems;
+        case KvFormat::Q8_0:
+            return quant::row_bytes(quant::Type::Q8_0, elems);
+        case KvFormat::Q4_0:
+            return quant::row_bytes(quant::Type::Q4_0, elems);
+    }
+    return 0;
+}
+
+std::vector<uint8_t> random_kv(KvFormat f, size_t elems, size_t cells, std::mt19937& rng) {
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    const size_t rb = kv_row_bytes(f, elems);
+    std::vector<uint8_t> out(rb * cells);
+    std::vector<float> x(elems);
+    for (size_t c = 0; c < cells; ++c) {
+        for (auto& v : x) v = nd(rng);
+        uint8_t* row = &out[c * rb];
+        if (f == KvFormat::F16)
+            for (size_t i = 0; i < elems; ++i) {
+                const uint16_t h = quant::f32_to_f16(x[i]);
+                std::memcpy(row + 2 * i, &h, 2);
+            }
+        else if (f == KvFormat::F32)
+            std::memcpy(row, x.data(), 4 * elems);
+        else
+            quant::quantize_row(f == KvFormat::Q8_0 ? quant::Type::Q8_0 : quant::Type::Q4_0,
+                                x.data(), row, elems);
+    }
+    return out;
+}
+
+struct AttnShape {
+    const char* name;
+    size_t rows, cells, layers, passes;
+    bool evict;
+};
+
+// Microseconds per chunk and head (thread CPU time); bytes_per_s: cache bytes over wall time.
+double bench_attn(KvFormat f, const AttnShape& sh, std::mt19937& rng, double& bytes_per_s) {
+    constexpr size_t hd = 64, heads = 2, chunk = kAttnChunk;
+    const size_t rb = kv_row_bytes(f, hd * heads);
+    const auto k = random_kv(f, hd * heads, sh.cells * sh.layers, rng);
+    const auto v = random_kv(f, hd * heads, sh.cells * sh.layers, rng);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> q(sh.rows * hd), out(sh.rows * hd);
+    for (auto& x : q) x = nd(rng);
+    std::vector<const float*> qp(sh.rows);
+    std::vector<float*> op(sh.rows);
+    std::vector<int32_t> lo(sh.rows, 0), hi(sh.rows, int32_t(sh.cells) - 1);
+    for (size_t r = 0; r < sh.rows; ++r) {
+        qp[r] = &q[r * hd];
+        op[r] = &out[r * hd];
+    }
+    std::vector<std::vector<float>> st(heads, std::vector<float>(attn_state_floats(hd, sh.rows)));
+    std::vector<float> parts(sh.rows * (hd + kAttnPartFloats));
+    constexpr size_t kSegment = 256;  // cpu_attention.cpp's kSegmentCells
+    std::vector<uint8_t> sweep(sh.evict ? (size_t{64} << 20) : 0, 1);
+    volatile uint64_t sink = 0;
+    double cpu = 0, wall = 0;
+    size_t chunks = 0;
+    for (size_t pass = 0; pass <= sh.passes; ++pass) {  // pass 0 warms up
+        for (size_t i = 0; i < sweep.size(); i += 64) sink = sink + sweep[i];
+        const double c0 = thread_cpu_seconds();
+        const auto t0 = Clock::now();
+        for (size_t layer = 0; layer < sh.layers; ++layer) {
+            const uint8_t* kl = &k[layer * sh.cells * rb];
+            const uint8_t* vl = &v[layer * sh.cells * rb];
+            const uint8_t* kp[chunk];
+            const uint8_t* vp[chunk];
+            for (size_t j0 = 0; j0 < sh.cells; j0 += chunk) {
+                for (auto& s : st)  // a state per layer, restarted per segment (attend_item)
+                    if (j0 == 0) {
+                        attn_begin(s.data(), hd, sh.rows, qp.data(), 0.125f, lo.data(), hi.data(),
+                                   f);
+                    } else if (j0 % kSegment == 0) {
+                        attn_export(s.data(), hd, sh.rows, parts.data());
+                        attn_restart(s.data(), hd, sh.rows);
+                    }
+                const size_t n = std::min(chunk, sh.cells - j0);
+                for (size_t c = 0; c < n; ++c) {
+                    kp[c] = kl + (j0 + c) * rb;
+                    vp[c] = vl + (j0 + c) * rb;
+                }
+                const size_t next_n =
+                    j0 + chunk < sh.cells ? std::min(chunk, sh.cells - j0 - chunk) : 0;
+                for (size_t h = 0; h < heads; ++h) {
+                    for (size_t x = 2 * next_n * h / heads; x < 2 * next_n * (h + 1) / heads; ++x) {
+                        const uint8_t* row = x < next_n ? kl + (j0 + chunk + x) * rb
+                                                        : vl + (j0 + chunk + x - next_n) * rb;
+                        for (size_t o = 0; o < rb; o += 64) __builtin_prefetch(row + o);
+                    }
+                    attn_chunk(st[h].data(), hd, sh.rows, f, kp, vp, h * hd, n, int32_t(j0), 0.0f);
+                    if (pass > 0) ++chunks;
+                }
+            }
+            for (auto& s : st) attn_end(s.data(), hd, sh.rows, op.data());
+        }
+        if (pass > 0) {
+            cpu += thread_cpu_seconds() - c0;
+            wall += seconds_since(t0);
+        }
+    }
+    bytes_per_s = 2.0 * double(rb) * double(sh.cells * sh.layers * sh.passes) / wall;
+    return 1e6 * cpu / double(chunks);
+}
+
+int attn_main(const std::string& only_isa, int rounds) {
+    const AttnCacheFmt fmts[] = {
+        {KvFormat::F16, "f16"}, {KvFormat::Q8_0, "q8_0"}, {KvFormat::Q4_0, "q4_0"}};
+    const AttnShape shapes[] = {{"decode, in cache", 7, 256, 1, 4000, false},
+                                {"decode, in memory", 7, 4096, 24, 3, true},
+                                {"prefill, 128 rows", 128, 3072, 1, 20, false}};
+    std::printf("%-11s %-6s %-18s %5s %12s %10s\n", "path", "kv", "shape", "round", "us/chunk-head",
+                "GB/s");
+    for (const auto& p : simd_paths(false)) {
+        if (!only_isa.empty() && only_isa != p.name) continue;
+        force_isa(p.isa);
+        detail::allow_avx512vnni(p.vnni);
+        for (const auto& sh : shapes)
+            for (int round = 0; round < rounds; ++round)
+                for (const auto& f : fmts) {  // formats alternate within a round
+                    std::mt19937 rng(7);
+                    double bps = 0;
+                    const double us = bench_attn(f.fmt, sh, rng, bps);
+                    std::printf("%-11s %-6s %-18s %5d %12.3f %10.1f\n", p.name.c_str(), f.name,
+                                sh.name, round + 1, us, bps / 1e9);
+                    std::fflush(stdout);
+                }
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool quick = false, do_gemm = true, packed = false;
+    bool quick = false, do_gemm = true, packed = false, attn = false;
+    int rounds = 3;
     std::string only_types, only_isa;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -177,30 +345,30 @@ int main(int argc, char** argv) {
             do_gemm = false;
         else if (a == "--packed")
             packed = true;
+        else if (a == "--attn")
+            attn = true;
+        else if (a == "--rounds" && i + 1 < argc)
+            rounds = std::max(1, std::atoi(argv[++i]));
         else if (a == "--types" && i + 1 < argc)
             only_types = argv[++i];
         else if (a == "--isa" && i + 1 < argc)
             only_isa = argv[++i];
         else {
             std::fprintf(stderr,
-                         "usage: %s [--quick] [--no-gemm] [--packed] [--types A,B] [--isa NAME]\n",
+                         "usage: %s [--quick] [--no-gemm] [--packed] [--attn [--rounds N]] "
+                         "[--types A,B] [--isa NAME]\n",
                          argv[0]);
             return 2;
         }
     }
     if (packed) return packed_main(only_isa);
+    if (attn) return attn_main(only_isa, rounds);
     ThreadPool pool1(1), pool2(2);
     const size_t bw_bytes = quick ? (size_t{256} << 20) : (size_t{1} << 30);
     double bw = measure_read_bandwidth_gbs(pool2, bw_bytes);
     std::printf("read bandwidth (2 threads): %.1f GB/s\n", bw);
 
-    std::vector<PathSel> paths;
-    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon}) {
-        if (!isa_supported(isa)) continue;
-        paths.push_back({isa, false, std::string(isa_name(isa))});
-        if (isa == Isa::Avx512 && detail::cpu_has_avx512vnni())
-            paths.push_back({isa, true, "avx512vnni"});
-    }
+    const std::vector<PathSel> paths = simd_paths(true);
     std::mt19937 rng(42);
     const size_t min_total = quick ? (size_t{64} << 20) : (size_t{256} << 20);
     std::printf("%-11s %-7s %10s %10s %6s %6s %10s %12s\n", "path", "type", "gemv1 GB/s",

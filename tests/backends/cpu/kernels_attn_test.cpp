@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "kernels/kernels_internal.h"
 #include "quant/quant_ref.h"
 
 namespace hearth::cpu {
@@ -82,7 +83,23 @@ const char* name(KvFormat f) {
     return "?";
 }
 
-// Runs the kernels over cells [0, cells) in chunks of `chunk` and compares with float64.
+// The pre-scaled query as a Q8_0 cache's integer scores see it (kernels.h attn_begin): per 32
+// elements, codes round(x / d) with d = max|x| / 127, times d.
+std::vector<double> q8_query(const float* q, size_t hd, float scale) {
+    std::vector<double> out(hd);
+    for (size_t b = 0; b < hd; b += 32) {
+        float amax = 0.0f;
+        for (size_t i = b; i < b + 32; ++i) amax = std::max(amax, std::fabs(q[i] * scale));
+        const float d = amax / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
+        for (size_t i = b; i < b + 32; ++i)
+            out[i] = double(d) * std::clamp(std::nearbyint(q[i] * scale * id), -127.0f, 127.0f);
+    }
+    return out;
+}
+
+// Runs the kernels over cells [0, cells) in chunks of `chunk` and compares with float64: over
+// the query as given, and, where the scores are integer products (Q8_0), over the query as
+// quantized (tight) and as given (how much the 8-bit query moves the output).
 void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
     std::mt19937 rng(seed);
     const size_t row_len = sh.hd * sh.heads_kv, off = sh.kvh * sh.hd;
@@ -110,7 +127,7 @@ void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
         op[r] = &out[r * sh.hd];
     }
     std::vector<float> state(attn_state_floats(sh.hd, sh.rows), std::nanf(""));
-    attn_begin(state.data(), sh.hd, sh.rows, qp.data(), scale, lo.data(), hi.data());
+    attn_begin(state.data(), sh.hd, sh.rows, qp.data(), scale, lo.data(), hi.data(), f);
     for (size_t j0 = 0; j0 < sh.cells; j0 += chunk) {
         const size_t n = std::min(chunk, sh.cells - j0);
         std::vector<const uint8_t*> kp(n), vp(n);
@@ -123,40 +140,90 @@ void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
     }
     attn_end(state.data(), sh.hd, sh.rows, op.data());
 
-    double max_err = 0, max_ref = 1e-30;
+    const bool q8 = f == KvFormat::Q8_0 && sh.hd % 32 == 0;
+    double max_err = 0, max_ref = 1e-30, max_err_unquantized = 0;
     for (size_t r = 0; r < sh.rows; ++r) {
-        std::vector<double> sc;
+        const std::vector<double> qq =
+            q8 ? q8_query(&q[r * sh.hd], sh.hd, scale) : std::vector<double>();
+        std::vector<double> sc, sc_unquantized;
         double mx = -INFINITY;
         for (int32_t j = lo[r]; j <= hi[r]; ++j) {
-            double s = 0;
-            for (size_t i = 0; i < sh.hd; ++i)
-                s += double(q[r * sh.hd + i]) * k.values[size_t(j) * row_len + off + i];
-            s *= scale;
+            double s = 0, su = 0;
+            for (size_t i = 0; i < sh.hd; ++i) {
+                const double kv = k.values[size_t(j) * row_len + off + i];
+                su += double(q[r * sh.hd + i]) * kv;
+                if (q8) s += qq[i] * kv;
+            }
+            su *= scale;
+            if (!q8) s = su;
+            if (sh.softcap > 0) su = sh.softcap * std::tanh(su / sh.softcap);
+            sc_unquantized.push_back(su);
             if (sh.softcap > 0) s = sh.softcap * std::tanh(s / sh.softcap);
             sc.push_back(s);
             mx = std::max(mx, s);
         }
-        double l = 0;
+        const double mxu = sc_unquantized.empty()
+                               ? 0.0
+                               : *std::max_element(sc_unquantized.begin(), sc_unquantized.end());
+        double l = 0, lu = 0;
         for (auto& s : sc) l += (s = std::exp(s - mx));
+        for (auto& s : sc_unquantized) lu += (s = std::exp(s - mxu));
         for (size_t i = 0; i < sh.hd; ++i) {
-            double o = 0;
-            for (size_t c = 0; c < sc.size(); ++c)
-                o += sc[c] * v.values[size_t(lo[r] + int32_t(c)) * row_len + off + i];
+            double o = 0, ou = 0;
+            for (size_t c = 0; c < sc.size(); ++c) {
+                const double vv = v.values[size_t(lo[r] + int32_t(c)) * row_len + off + i];
+                o += sc[c] * vv;
+                ou += sc_unquantized[c] * vv;
+            }
             o = sc.empty() ? 0.0 : o / l;
+            ou = sc.empty() ? 0.0 : ou / lu;
             max_err = std::max(max_err, std::fabs(o - out[r * sh.hd + i]));
+            max_err_unquantized = std::max(max_err_unquantized, std::fabs(ou - out[r * sh.hd + i]));
             max_ref = std::max(max_ref, std::fabs(o));
         }
     }
-    EXPECT_LT(max_err / max_ref, 1e-5)
-        << name(f) << " isa=" << isa_name(active_isa()) << " hd=" << sh.hd << " kvh=" << sh.kvh
-        << " rows=" << sh.rows << " cells=" << sh.cells << " chunk=" << chunk
-        << " window=" << sh.window << " softcap=" << sh.softcap;
+    const auto where = [&] {
+        return std::string(name(f)) + " isa=" + std::string(isa_name(active_isa())) +
+               (active_isa() == Isa::Avx512 && detail::cpu_has_avx512vnni() ? "vnni" : "") +
+               " hd=" + std::to_string(sh.hd) + " kvh=" + std::to_string(sh.kvh) +
+               " rows=" + std::to_string(sh.rows) + " cells=" + std::to_string(sh.cells) +
+               " chunk=" + std::to_string(chunk) + " window=" + std::to_string(sh.window) +
+               " softcap=" + std::to_string(sh.softcap);
+    };
+    EXPECT_LT(max_err / max_ref, 1e-5) << where();
+    // The 8-bit query's rounding: at most 1.4e-2 of the largest output on these shapes.
+    if (q8) {
+        EXPECT_LT(max_err_unquantized / max_ref, 3e-2) << where();
+    }
+}
+
+// The attention paths: each ISA, and AVX-512 with and without VNNI (a Q8_0 cache's integer
+// scores differ there).
+struct AttnPath {
+    Isa isa;
+    bool vnni;
+};
+constexpr AttnPath kPaths[] = {
+    {Isa::Scalar, false}, {Isa::Avx2, false}, {Isa::Avx512, false}, {Isa::Avx512, true}};
+
+// Makes `p` the active path; false when this CPU cannot run it.
+bool use_path(const AttnPath& p) {
+    if (!force_isa(p.isa)) return false;
+    detail::allow_avx512vnni(p.vnni);
+    return !p.vnni || detail::cpu_has_avx512vnni();
+}
+
+std::string path_name(const AttnPath& p) {
+    return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "");
 }
 
 class AttnKernels : public ::testing::Test {
 protected:
     void SetUp() override { saved_ = active_isa(); }
-    void TearDown() override { force_isa(saved_); }
+    void TearDown() override {
+        force_isa(saved_);
+        detail::allow_avx512vnni(true);
+    }
     Isa saved_ = Isa::Scalar;
 };
 
@@ -175,9 +242,12 @@ TEST_F(AttnKernels, EveryIsaFormatAndShapeEdgeMatchesFloat64) {
         {128, 2, 1, 8, 140, 0, 0},    // decode of an 8-query-head group, hd 128 (few rows)
         {64, 8, 5, 4, 77, 9, 0},      // decode, 4 rows, window shorter than a chunk
         {12, 2, 1, 20, 70, 0, 0},     // a head size that is not a multiple of 8
+        {96, 2, 1, 6, 90, 0, 0},      // three 32-blocks a head (few rows)
+        {96, 2, 1, 21, 90, 0, 0},     // three 32-blocks a head (rows in lanes)
+        {32, 4, 2, 3, 70, 0, 0},      // one 32-block a head
     };
-    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
-        if (!force_isa(isa)) continue;
+    for (const AttnPath& path : kPaths) {
+        if (!use_path(path)) continue;
         for (KvFormat f : {KvFormat::F32, KvFormat::F16, KvFormat::Q8_0, KvFormat::Q4_0})
             for (const Shape& sh : shapes) {
                 if ((f == KvFormat::Q8_0 || f == KvFormat::Q4_0) && (sh.hd * sh.heads_kv) % 32)
@@ -200,7 +270,7 @@ std::vector<float> run_item(KvFormat f, const Cache& k, const Cache& v, size_t h
         op[r] = &out[r * hd];
     }
     std::vector<float> state(attn_state_floats(hd, total), std::nanf(""));
-    attn_begin(state.data(), hd, total, qp.data(), 0.1f, lo.data(), hi.data());
+    attn_begin(state.data(), hd, total, qp.data(), 0.1f, lo.data(), hi.data(), f);
     for (size_t j0 = 0; j0 < cells; j0 += chunk) {
         const size_t n = std::min(chunk, cells - j0);
         std::vector<const uint8_t*> kp(n), vp(n);
@@ -225,10 +295,11 @@ TEST_F(AttnKernels, FewRowsAreBitIdenticalInsideALargerItem) {
     };
     const Case cases[] = {{64, 4, 1, 300, 0, 0},     {128, 2, 1, 150, 0, 0}, {64, 2, 0, 97, 40, 0},
                           {64, 2, 1, 130, 0, 25.0f}, {256, 1, 0, 70, 0, 0},  {32, 4, 3, 90, 0, 0},
-                          {16, 2, 1, 66, 0, 0},      {8, 4, 2, 45, 0, 0},    {48, 2, 1, 80, 0, 0}};
+                          {16, 2, 1, 66, 0, 0},      {8, 4, 2, 45, 0, 0},    {48, 2, 1, 80, 0, 0},
+                          {96, 2, 1, 70, 0, 0}};
     size_t compared = 0;
-    for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
-        if (!force_isa(isa)) continue;
+    for (const AttnPath& path : kPaths) {
+        if (path.isa == Isa::Scalar || !use_path(path)) continue;
         for (KvFormat f : {KvFormat::F32, KvFormat::F16, KvFormat::Q8_0, KvFormat::Q4_0})
             for (const Case& cs : cases)
                 for (size_t rows = 1; rows <= 8; ++rows)
@@ -253,7 +324,7 @@ TEST_F(AttnKernels, FewRowsAreBitIdenticalInsideALargerItem) {
                         const auto many = run_item(f, k, v, cs.hd, off, cs.cells, q, rows, total,
                                                    lo, hi, chunk, cs.softcap);
                         ASSERT_EQ(std::memcmp(few.data(), many.data(), few.size() * 4), 0)
-                            << name(f) << " isa=" << isa_name(isa) << " hd=" << cs.hd
+                            << name(f) << " path=" << path_name(path) << " hd=" << cs.hd
                             << " rows=" << rows << " chunk=" << chunk << " window=" << cs.window
                             << " softcap=" << cs.softcap;
                         ++compared;
@@ -262,12 +333,42 @@ TEST_F(AttnKernels, FewRowsAreBitIdenticalInsideALargerItem) {
     if (compared == 0) GTEST_SKIP() << "no SIMD attention path on this CPU";
 }
 
+TEST_F(AttnKernels, NonFiniteQueryRowsLeaveTheOthersAlone) {
+    // A query with NaN or infinite elements (a diverged model) must not disturb the other rows
+    // of its item, whose integer-score codes (Q8_0) and float products are per row.
+    size_t compared = 0;
+    for (const AttnPath& path : kPaths) {
+        if (!use_path(path)) continue;
+        for (KvFormat f : {KvFormat::F16, KvFormat::Q8_0})
+            for (size_t rows : {size_t{7}, size_t{20}}) {
+                std::mt19937 rng(11);
+                const Cache k = make_cache(f, 128, 90, rng), v = make_cache(f, 128, 90, rng);
+                std::vector<float> q(rows * 64);
+                std::normal_distribution<float> nd(0.0f, 1.0f);
+                for (auto& x : q) x = nd(rng);
+                std::vector<int32_t> lo(rows, 0), hi(rows, 89);
+                const auto good = run_item(f, k, v, 64, 64, 90, q, rows, rows, lo, hi, 64, 0.0f);
+                for (size_t i = 0; i < 64; ++i) q[2 * 64 + i] = std::nanf("");
+                q[3 * 64 + 40] = INFINITY;
+                const auto bad = run_item(f, k, v, 64, 64, 90, q, rows, rows, lo, hi, 64, 0.0f);
+                for (size_t r = 0; r < rows; ++r) {
+                    if (r == 2 || r == 3) continue;
+                    ASSERT_EQ(std::memcmp(&good[r * 64], &bad[r * 64], 64 * 4), 0)
+                        << name(f) << " path=" << path_name(path) << " rows=" << rows
+                        << " row=" << r;
+                }
+                ++compared;
+            }
+    }
+    EXPECT_GT(compared, 0u);
+}
+
 TEST_F(AttnKernels, IsasAgreeClosely) {
     // The same item on every ISA: only the summation order differs.
     const Shape sh{64, 4, 1, 40, 300, 0, 0};
     std::vector<std::vector<float>> outs;
-    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
-        if (!force_isa(isa)) continue;
+    for (const AttnPath& path : kPaths) {
+        if (!use_path(path)) continue;
         std::mt19937 rng(3);
         const Cache k = make_cache(KvFormat::Q8_0, 256, sh.cells, rng);
         const Cache v = make_cache(KvFormat::Q8_0, 256, sh.cells, rng);
@@ -284,7 +385,8 @@ TEST_F(AttnKernels, IsasAgreeClosely) {
             hi[r] = int32_t(sh.cells) - 1 - int32_t(r);
         }
         std::vector<float> state(attn_state_floats(64, sh.rows));
-        attn_begin(state.data(), 64, sh.rows, qp.data(), 0.125f, lo.data(), hi.data());
+        attn_begin(state.data(), 64, sh.rows, qp.data(), 0.125f, lo.data(), hi.data(),
+                   KvFormat::Q8_0);
         for (size_t j0 = 0; j0 < sh.cells; j0 += kAttnChunk) {
             const size_t n = std::min(kAttnChunk, sh.cells - j0);
             std::vector<const uint8_t*> kp(n), vp(n);
