@@ -91,6 +91,9 @@ Drawer {
                       + (panel.st && panel.st.kvType === "q4_0"
                          ? " " + qsTr("Q4 changes the model's answers noticeably on small models (it agrees with F16 far less often than Q8).")
                          : "")
+                      + (panel.st && panel.st.kvType === "q8_0"
+                         ? " " + qsTr("On the CPU, Q8 also makes long chats decode faster than F16.")
+                         : "")
                 value: panel.st ? panel.st.kvType : "f16"
                 options: [{ value: "f16", text: "F16" }, { value: "f32", text: "F32" },
                           { value: "q8_0", text: "Q8" }, { value: "q4_0", text: "Q4" }]
