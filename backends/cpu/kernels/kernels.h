@@ -73,21 +73,21 @@ void gemm(quant::Type wtype, const void* w, size_t k, size_t row_begin, size_t r
 // --- Attention (flash style) -------------------------------------------------------------------
 // One work item is `rows` query rows (token, head pairs that share one KV head) against runs of
 // KV cells, with the online softmax. Each chunk of cells is decoded once (F16 / Q8_0 / Q4_0 to
-// floats; a Q8_0 K stays codes, see attn_begin) for all rows; scores and the weighted sum of V
-// are small matrix products with the
-// rows in SIMD lanes, so one instruction serves up to 16 rows and no horizontal sums are needed.
-// A decode step's few rows (at most half a vector) take cells in lanes for the scores and head
-// elements in lanes for the weighted sum instead, with bit-identical results.
-// The caller keeps the per-item state in its scratch (attn_state_floats) and walks the cells:
-// attn_begin, attn_chunk per run of up to kAttnChunk cells (attn_restart between runs that are
-// combined later: attn_export), attn_end.
+// floats; a Q8_0 / Q4_0 K stays codes, see attn_begin) for all rows; scores and the weighted sum of
+// V are small matrix products with the rows in SIMD lanes, so one instruction serves up to 16 rows
+// and no horizontal sums are needed. A decode step's few rows (at most half a vector) take cells in
+// lanes for the scores and head elements in lanes for the weighted sum instead, with bit-identical
+// results. The caller keeps the per-item state in its scratch (attn_state_floats) and walks the
+// cells: attn_begin, attn_chunk per run of up to kAttnChunk cells (attn_restart between runs that
+// are combined later: attn_export), attn_end.
 enum class KvFormat { F32, F16, Q8_0, Q4_0 };
 constexpr size_t kAttnChunk = 64;
 size_t attn_state_floats(size_t hd, size_t rows);
 // q[r]: row r's query (hd floats); row r sees the cells j with lo[r] <= j <= hi[r]. fmt is the
-// cache's: over a Q8_0 cache (heads of whole 32-element blocks) a score is an integer dot
-// product of 8-bit codes, the pre-scaled query quantized as Q8_0 (per 32 elements, scale
-// max|x| / 127) against the cache's codes, times the two scales, block by block:
+// cache's: over a Q8_0 or Q4_0 cache (heads of whole 32-element blocks) a score is an integer
+// dot product of codes, the pre-scaled query quantized as Q8_0 (per 32 elements, scale
+// max|x| / 127, round half to even) against the cache's codes, times the two scales, block by
+// block:
 //   s = fma(sum_b, dq_b * dk_b, s) from b = 0 (s starts as sum_0 * (dq_0 * dk_0)),
 // so every ISA and every row layout gives the same bits (llama.cpp's CPU path quantizes the
 // query for a quantized K in the same way). Other formats: float products.

@@ -61,18 +61,21 @@ float kv_element(KvFormat fmt, const uint8_t* row, size_t e) {
     return 0.0f;
 }
 
-// Row r's score against cache row k (head from element off) from the 8-bit codes
-// (kernels.h attn_begin: integer sums, then the scales block by block).
-float q8_score(const AttnLayout& a, size_t r, const uint8_t* k, size_t off) {
+// Row r's score against cache row k (head from element off) from the codes (kernels.h
+// attn_begin: integer sums, then the scales block by block); Q4_0 when q4, else Q8_0.
+float int_score(const AttnLayout& a, size_t r, const uint8_t* k, size_t off, bool q4) {
+    const size_t bb = q4 ? 18 : 34;
     float s = 0.0f;
     for (size_t b = 0; b < a.hd / 32; ++b) {
-        const uint8_t* kb = k + 34 * (off / 32 + b);
+        const uint8_t* kb = k + bb * (off / 32 + b);
         uint16_t h;
         std::memcpy(&h, kb, 2);
         int32_t sum = 0;
         for (size_t i = 0; i < 32; ++i) {
             const size_t e = 32 * b + i;
-            sum += int32_t(a.qq[(e / 4 * a.rp + r) * 4 + e % 4]) * int32_t(int8_t(kb[2 + i]));
+            const int32_t code = q4 ? (i < 16 ? kb[2 + i] & 0x0F : kb[2 + i - 16] >> 4) - 8
+                                    : int32_t(int8_t(kb[2 + i]));
+            sum += int32_t(a.qq[(e / 4 * a.rp + r) * 4 + e % 4]) * code;
         }
         const float scale = a.qd[b * a.rp + r] * detail::half_to_float(h);
         s = b == 0 ? float(sum) * scale : std::fma(float(sum), scale, s);
@@ -84,10 +87,10 @@ float q8_score(const AttnLayout& a, size_t r, const uint8_t* k, size_t off) {
 void attn_chunk_scalar(float* st, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
                        const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap) {
     const AttnLayout a = detail::attn_layout(st, hd, rows);
-    const bool q8 = detail::attn_q8_scores(fmt, hd);
+    const bool int_scores = detail::attn_int_scores(fmt, hd);
     for (size_t c = 0; c < n; ++c)
         for (size_t i = 0; i < hd; ++i) {
-            if (!q8) a.kb[c * hd + i] = kv_element(fmt, k[c], off + i);
+            if (!int_scores) a.kb[c * hd + i] = kv_element(fmt, k[c], off + i);
             a.vb[c * hd + i] = kv_element(fmt, v[c], off + i);
         }
     for (size_t r = 0; r < rows; ++r) {
@@ -98,8 +101,8 @@ void attn_chunk_scalar(float* st, size_t hd, size_t rows, KvFormat fmt, const ui
             float x = -INFINITY;
             if (j >= a.lo[r] && j <= a.hi[r]) {
                 x = 0.0f;
-                if (q8)
-                    x = q8_score(a, r, k[c], off);
+                if (int_scores)
+                    x = int_score(a, r, k[c], off, fmt == KvFormat::Q4_0);
                 else
                     for (size_t i = 0; i < hd; ++i) x += a.qt[i * a.rp + r] * a.kb[c * hd + i];
                 if (softcap > 0.0f) x = softcap * std::tanh(x / softcap);
@@ -191,7 +194,7 @@ void attn_begin(float* st, size_t hd, size_t rows, const float* const* q, float 
         a.lo[r] = real ? lo[r] : 1;  // padding lanes see nothing
         a.hi[r] = real ? hi[r] : 0;
     }
-    if (detail::attn_q8_scores(fmt, hd)) {
+    if (detail::attn_int_scores(fmt, hd)) {
         // Padding rows get zero codes (their scores are masked): the SIMD tiles read them.
         for (size_t r = 0; r < rows; ++r) quantize_query(a, r, q[r], scale);
         for (size_t r = rows; r < a.rp; ++r) {

@@ -84,7 +84,7 @@ struct SimdKernels {
 // m [rp] (running max), l [rp] (running sum of weights), lo, hi [rp] (int32: visible cells),
 // S [kAttnChunk][rp] (scores, then weights, of one chunk), K, V [kAttnChunk + 8][hd] (the
 // chunk decoded to floats; padding cells are zero), then the queries as 8-bit codes for a Q8_0
-// cache (attn_q8_scores): QQ (int8, [hd / 4][rp][4]: 4 elements of a row per 32-bit lane),
+// or Q4_0 cache (attn_int_scores): QQ (int8, [hd / 4][rp][4]: 4 elements of a row per 32-bit lane),
 // QD [hd / 32][rp] (a block's scale) and QC [hd / 32][rp] (int32: 128 * the block's code sum).
 // With integer scores, K's buffer holds the chunk's codes and scales instead of floats.
 // Exception: with few rows (at most half of one of the ISA's vectors; a decode step) and heads
@@ -110,10 +110,10 @@ struct AttnLayout {
     float* qd;
     int32_t* qc;
 };
-// Whether scores over a cache of this format are integer dot products of 8-bit codes: Q8_0
-// with heads of whole blocks (kernels.h attn_begin).
-constexpr bool attn_q8_scores(KvFormat fmt, size_t hd) {
-    return fmt == KvFormat::Q8_0 && hd % 32 == 0;
+// Whether scores over a cache of this format are integer dot products of the codes: Q8_0 and
+// Q4_0 with heads of whole blocks (kernels.h attn_begin).
+constexpr bool attn_int_scores(KvFormat fmt, size_t hd) {
+    return (fmt == KvFormat::Q8_0 || fmt == KvFormat::Q4_0) && hd % 32 == 0;
 }
 static inline AttnLayout attn_layout(float* st, size_t hd, size_t rows) {
     AttnLayout a;

@@ -83,8 +83,8 @@ const char* name(KvFormat f) {
     return "?";
 }
 
-// The pre-scaled query as a Q8_0 cache's integer scores see it (kernels.h attn_begin): per 32
-// elements, codes round(x / d) with d = max|x| / 127, times d.
+// The pre-scaled query as a Q8_0 or Q4_0 cache's integer scores see it (kernels.h attn_begin): per
+// 32 elements, codes round(x / d) with d = max|x| / 127, times d.
 std::vector<double> q8_query(const float* q, size_t hd, float scale) {
     std::vector<double> out(hd);
     for (size_t b = 0; b < hd; b += 32) {
@@ -98,8 +98,8 @@ std::vector<double> q8_query(const float* q, size_t hd, float scale) {
 }
 
 // Runs the kernels over cells [0, cells) in chunks of `chunk` and compares with float64: over
-// the query as given, and, where the scores are integer products (Q8_0), over the query as
-// quantized (tight) and as given (how much the 8-bit query moves the output).
+// the query as given, and, where the scores are integer products (Q8_0, Q4_0), over the query
+// as quantized (tight) and as given (how much the 8-bit query moves the output).
 void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
     std::mt19937 rng(seed);
     const size_t row_len = sh.hd * sh.heads_kv, off = sh.kvh * sh.hd;
@@ -140,7 +140,7 @@ void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
     }
     attn_end(state.data(), sh.hd, sh.rows, op.data());
 
-    const bool q8 = f == KvFormat::Q8_0 && sh.hd % 32 == 0;
+    const bool q8 = (f == KvFormat::Q8_0 || f == KvFormat::Q4_0) && sh.hd % 32 == 0;
     double max_err = 0, max_ref = 1e-30, max_err_unquantized = 0;
     for (size_t r = 0; r < sh.rows; ++r) {
         const std::vector<double> qq =
@@ -339,7 +339,7 @@ TEST_F(AttnKernels, NonFiniteQueryRowsLeaveTheOthersAlone) {
     size_t compared = 0;
     for (const AttnPath& path : kPaths) {
         if (!use_path(path)) continue;
-        for (KvFormat f : {KvFormat::F16, KvFormat::Q8_0})
+        for (KvFormat f : {KvFormat::F16, KvFormat::Q8_0, KvFormat::Q4_0})
             for (size_t rows : {size_t{7}, size_t{20}}) {
                 std::mt19937 rng(11);
                 const Cache k = make_cache(f, 128, 90, rng), v = make_cache(f, 128, 90, rng);

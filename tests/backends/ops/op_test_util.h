@@ -147,12 +147,13 @@ inline double nmse(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 // How far a device's Attention may be from the reference's (max_rel) over a `kv` cache. Over a
-// Q8_0 cache whose heads are whole 32-element blocks, the CPU quantizes the query to 8 bits too
-// and takes integer products (cpu/kernels/kernels.h attn_begin; its kernel tests check those
+// Q8_0 or Q4_0 cache whose heads are whole 32-element blocks, the CPU quantizes the query to 8
+// bits and takes integer products (cpu/kernels/kernels.h attn_begin; its kernel tests check those
 // against float64 over the quantized query to 1e-5): ~1e-2 from the reference's float
 // products on these random caches. Every other case: float rounding only.
 inline double attention_tolerance(std::string_view device, DType kv, int64_t hd) {
-    return device == "cpu" && kv == DType::Q8_0 && hd % 32 == 0 ? 3e-2 : 1e-5;
+    const bool int_scores = kv == DType::Q8_0 || kv == DType::Q4_0;
+    return device == "cpu" && int_scores && hd % 32 == 0 ? 3e-2 : 1e-5;
 }
 
 inline double max_rel(const std::vector<float>& a, const std::vector<float>& b) {
