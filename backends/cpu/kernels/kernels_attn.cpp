@@ -32,52 +32,58 @@ bool state_rows_major(size_t hd, size_t rows) {
     return simd && detail::attn_rows_major(simd->attn_lanes, hd, rows);
 }
 
+// A Q8_0 / Q4_0 block (q4) of a cache row: its scale and the code of its element w.
+const uint8_t* kv_block(const uint8_t* row, size_t e, bool q4) {
+    return row + (q4 ? 18 : 34) * (e / 32);
+}
+float kv_block_scale(const uint8_t* block) {
+    uint16_t h;
+    std::memcpy(&h, block, 2);
+    return detail::half_to_float(h);
+}
+int32_t kv_block_code(const uint8_t* block, size_t w, bool q4) {
+    if (!q4) return static_cast<int8_t>(block[2 + w]);
+    return (w < 16 ? (block[2 + w] & 0x0F) : (block[2 + w - 16] >> 4)) - 8;
+}
+
 // Element e of a head (the row's element off + e) as a float.
 float kv_element(KvFormat fmt, const uint8_t* row, size_t e) {
-    uint16_t h;
     switch (fmt) {
         case KvFormat::F32: {
             float f;
             std::memcpy(&f, row + 4 * e, 4);
             return f;
         }
-        case KvFormat::F16:
+        case KvFormat::F16: {
+            uint16_t h;
             std::memcpy(&h, row + 2 * e, 2);
             return detail::half_to_float(h);
-        case KvFormat::Q8_0: {
-            const uint8_t* b = row + 34 * (e / 32);
-            std::memcpy(&h, b, 2);
-            return detail::half_to_float(h) *
-                   static_cast<float>(static_cast<int8_t>(b[2 + e % 32]));
         }
+        case KvFormat::Q8_0:
         case KvFormat::Q4_0: {
-            const uint8_t* b = row + 18 * (e / 32);
-            std::memcpy(&h, b, 2);
-            const size_t w = e % 32;
-            const int nib = w < 16 ? (b[2 + w] & 0x0F) : (b[2 + w - 16] >> 4);
-            return detail::half_to_float(h) * static_cast<float>(nib - 8);
+            const bool q4 = fmt == KvFormat::Q4_0;
+            const uint8_t* b = kv_block(row, e, q4);
+            return kv_block_scale(b) * static_cast<float>(kv_block_code(b, e % 32, q4));
         }
     }
     return 0.0f;
 }
 
+// Where element e of row r's query code sits in QQ ([hd / 4][rp][4], kernels_internal.h).
+size_t qq_index(const AttnLayout& a, size_t r, size_t e) {
+    return (e / 4 * a.rp + r) * 4 + e % 4;
+}
+
 // Row r's score against cache row k (head from element off) from the codes (kernels.h
 // attn_begin: integer sums, then the scales block by block); Q4_0 when q4, else Q8_0.
 float int_score(const AttnLayout& a, size_t r, const uint8_t* k, size_t off, bool q4) {
-    const size_t bb = q4 ? 18 : 34;
     float s = 0.0f;
     for (size_t b = 0; b < a.hd / 32; ++b) {
-        const uint8_t* kb = k + bb * (off / 32 + b);
-        uint16_t h;
-        std::memcpy(&h, kb, 2);
+        const uint8_t* kb = kv_block(k, off + 32 * b, q4);
         int32_t sum = 0;
-        for (size_t i = 0; i < 32; ++i) {
-            const size_t e = 32 * b + i;
-            const int32_t code = q4 ? (i < 16 ? kb[2 + i] & 0x0F : kb[2 + i - 16] >> 4) - 8
-                                    : int32_t(int8_t(kb[2 + i]));
-            sum += int32_t(a.qq[(e / 4 * a.rp + r) * 4 + e % 4]) * code;
-        }
-        const float scale = a.qd[b * a.rp + r] * detail::half_to_float(h);
+        for (size_t i = 0; i < 32; ++i)
+            sum += int32_t(a.qq[qq_index(a, r, 32 * b + i)]) * kv_block_code(kb, i, q4);
+        const float scale = a.qd[b * a.rp + r] * kv_block_scale(kb);
         s = b == 0 ? float(sum) * scale : std::fma(float(sum), scale, s);
     }
     return s;
@@ -156,8 +162,7 @@ void quantize_query(const AttnLayout& a, size_t r, const float* q, float scale) 
             const auto code =
                 finite ? static_cast<int8_t>(std::clamp(std::nearbyint(x[i] * id), -127.0f, 127.0f))
                        : int8_t{0};
-            const size_t e = 32 * b + i;
-            a.qq[(e / 4 * a.rp + r) * 4 + e % 4] = code;
+            a.qq[qq_index(a, r, 32 * b + i)] = code;
             sum += code;
         }
         a.qd[b * a.rp + r] = d;
@@ -178,12 +183,14 @@ void attn_begin(float* st, size_t hd, size_t rows, const float* const* q, float 
                 const int32_t* lo, const int32_t* hi, KvFormat fmt) {
     const AttnLayout a = detail::attn_layout(st, hd, rows);
     // With few rows (OT row-major, kernels_internal.h) the chunk step reads neither the padding
-    // lanes of QT nor OT beyond rows * hd: a decode step begins a state per KV head and per
-    // 256-cell segment, and filling those took ~3% of its attention (one thread, 7 rows, hd 64).
+    // lanes of QT nor OT beyond rows * hd: a decode step begins a state per KV head and work
+    // item, and filling those took ~3% of its attention (one thread, 7 rows, hd 64).
     const bool few = state_rows_major(hd, rows);
+    const bool int_scores = detail::attn_int_scores(fmt, hd);
     // Element-major, so the stores run along the transposed rows: walking the transpose row by
-    // row took 3.3% of a batched decode profile (8 tinyllama sequences), 0.8% this way.
-    for (size_t i = 0; i < hd; ++i) {
+    // row took 3.3% of a batched decode profile (8 tinyllama sequences), 0.8% this way. Integer
+    // scores read the codes below instead.
+    for (size_t i = 0; i < hd && !int_scores; ++i) {
         float* qt = a.qt + i * a.rp;
         for (size_t r = 0; r < rows; ++r) qt[r] = q[r][i] * scale;
         if (!few) std::fill(qt + rows, qt + a.rp, 0.0f);
@@ -194,11 +201,11 @@ void attn_begin(float* st, size_t hd, size_t rows, const float* const* q, float 
         a.lo[r] = real ? lo[r] : 1;  // padding lanes see nothing
         a.hi[r] = real ? hi[r] : 0;
     }
-    if (detail::attn_int_scores(fmt, hd)) {
+    if (int_scores) {
         // Padding rows get zero codes (their scores are masked): the SIMD tiles read them.
         for (size_t r = 0; r < rows; ++r) quantize_query(a, r, q[r], scale);
         for (size_t r = rows; r < a.rp; ++r) {
-            for (size_t i = 0; i < hd; ++i) a.qq[(i / 4 * a.rp + r) * 4 + i % 4] = 0;
+            for (size_t i = 0; i < hd; ++i) a.qq[qq_index(a, r, i)] = 0;
             for (size_t b = 0; b < hd / 32; ++b) {
                 a.qd[b * a.rp + r] = 0.0f;
                 a.qc[b * a.rp + r] = 0;
