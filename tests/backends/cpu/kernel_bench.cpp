@@ -159,24 +159,6 @@ int packed_main(const std::string& only_isa) {
     return 0;
 }
 
-struct PathSel {
-    Isa isa;
-    bool vnni;
-    std::string name;
-};
-
-// The SIMD paths this CPU runs (with the scalar one first when with_scalar).
-std::vector<PathSel> simd_paths(bool with_scalar) {
-    std::vector<PathSel> paths;
-    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon}) {
-        if (!isa_supported(isa) || (isa == Isa::Scalar && !with_scalar)) continue;
-        paths.push_back({isa, false, std::string(isa_name(isa))});
-        if (isa == Isa::Avx512 && detail::cpu_has_avx512vnni())
-            paths.push_back({isa, true, "avx512vnni"});
-    }
-    return paths;
-}
-
 // --attn: the attention kernels alone (attn_begin / attn_chunk / attn_end) on one thread, in the
 // shape of qwen2.5-0.5b (head size 64, 7 query heads per KV head, 2 KV heads a cache row):
 //   decode, in cache: 7 rows against 256 cells of one layer, over and over (the kernel's own
@@ -194,42 +176,6 @@ struct AttnCacheFmt {
     const char* name;
 };
 
-size_t kv_row_bytes(KvFormat f, size_t elems) {
-    switch (f) {
-        case KvFormat::F32:
-            return 4 * elems;
-        case KvFormat::F16:
-            return 2 * elems;
-        case KvFormat::Q8_0:
-            return quant::row_bytes(quant::Type::Q8_0, elems);
-        case KvFormat::Q4_0:
-            return quant::row_bytes(quant::Type::Q4_0, elems);
-    }
-    return 0;
-}
-
-std::vector<uint8_t> random_kv(KvFormat f, size_t elems, size_t cells, std::mt19937& rng) {
-    std::normal_distribution<float> nd(0.0f, 1.0f);
-    const size_t rb = kv_row_bytes(f, elems);
-    std::vector<uint8_t> out(rb * cells);
-    std::vector<float> x(elems);
-    for (size_t c = 0; c < cells; ++c) {
-        for (auto& v : x) v = nd(rng);
-        uint8_t* row = &out[c * rb];
-        if (f == KvFormat::F16)
-            for (size_t i = 0; i < elems; ++i) {
-                const uint16_t h = quant::f32_to_f16(x[i]);
-                std::memcpy(row + 2 * i, &h, 2);
-            }
-        else if (f == KvFormat::F32)
-            std::memcpy(row, x.data(), 4 * elems);
-        else
-            quant::quantize_row(f == KvFormat::Q8_0 ? quant::Type::Q8_0 : quant::Type::Q4_0,
-                                x.data(), row, elems);
-    }
-    return out;
-}
-
 struct AttnShape {
     const char* name;
     size_t rows, cells, layers, passes;
@@ -239,9 +185,10 @@ struct AttnShape {
 // Microseconds per chunk and head (thread CPU time); bytes_per_s: cache bytes over wall time.
 double bench_attn(KvFormat f, const AttnShape& sh, std::mt19937& rng, double& bytes_per_s) {
     constexpr size_t hd = 64, heads = 2, chunk = kAttnChunk;
-    const size_t rb = kv_row_bytes(f, hd * heads);
-    const auto k = random_kv(f, hd * heads, sh.cells * sh.layers, rng);
-    const auto v = random_kv(f, hd * heads, sh.cells * sh.layers, rng);
+    const auto kc = test::random_kv_cache(f, hd * heads, sh.cells * sh.layers, rng);
+    const auto vc = test::random_kv_cache(f, hd * heads, sh.cells * sh.layers, rng);
+    const std::vector<uint8_t>&k = kc.bytes, &v = vc.bytes;
+    const size_t rb = kc.row_bytes;
     std::normal_distribution<float> nd(0.0f, 1.0f);
     std::vector<float> q(sh.rows * hd), out(sh.rows * hd);
     for (auto& x : q) x = nd(rng);
@@ -313,8 +260,9 @@ int attn_main(const std::string& only_isa, int rounds) {
                                 {"prefill, 128 rows", 128, 3072, 1, 20, false}};
     std::printf("%-11s %-6s %-18s %5s %12s %10s\n", "path", "kv", "shape", "round", "us/chunk-head",
                 "GB/s");
-    for (const auto& p : simd_paths(false)) {
-        if (!only_isa.empty() && only_isa != p.name) continue;
+    for (const auto& p : test::isa_paths()) {
+        const std::string name = test::isa_path_name(p);
+        if (p.isa == Isa::Scalar || (!only_isa.empty() && only_isa != name)) continue;
         force_isa(p.isa);
         detail::allow_avx512vnni(p.vnni);
         for (const auto& sh : shapes)
@@ -323,7 +271,7 @@ int attn_main(const std::string& only_isa, int rounds) {
                     std::mt19937 rng(7);
                     double bps = 0;
                     const double us = bench_attn(f.fmt, sh, rng, bps);
-                    std::printf("%-11s %-6s %-18s %5d %12.3f %10.1f\n", p.name.c_str(), f.name,
+                    std::printf("%-11s %-6s %-18s %5d %12.3f %10.1f\n", name.c_str(), f.name,
                                 sh.name, round + 1, us, bps / 1e9);
                     std::fflush(stdout);
                 }
@@ -368,7 +316,7 @@ int main(int argc, char** argv) {
     double bw = measure_read_bandwidth_gbs(pool2, bw_bytes);
     std::printf("read bandwidth (2 threads): %.1f GB/s\n", bw);
 
-    const std::vector<PathSel> paths = simd_paths(true);
+    const std::vector<test::IsaPath> paths = test::isa_paths();
     std::mt19937 rng(42);
     const size_t min_total = quick ? (size_t{64} << 20) : (size_t{256} << 20);
     std::printf("%-11s %-7s %10s %10s %6s %6s %10s %12s\n", "path", "type", "gemv1 GB/s",
@@ -387,7 +335,8 @@ int main(int argc, char** argv) {
             quantize_activation(t, x.data(), kK, &xq[j * stride]);
         }
         for (const auto& p : paths) {
-            if (!only_isa.empty() && only_isa != p.name) continue;
+            const std::string name = test::isa_path_name(p);
+            if (!only_isa.empty() && only_isa != name) continue;
             // The machine may be shared: measure the bandwidth again next to each row.
             bw = measure_read_bandwidth_gbs(pool2, size_t{256} << 20, 2);
             force_isa(p.isa);
@@ -401,7 +350,7 @@ int main(int argc, char** argv) {
             if (do_gemm)
                 gf =
                     bench_gemm(pool2, m, xq, stride, scalar ? 16 : n, scalar ? 1 : (quick ? 1 : 3));
-            std::printf("%-11s %-7s %10.1f %10.1f %6.1f %5.0f%% %10.1f %12.1f\n", p.name.c_str(),
+            std::printf("%-11s %-7s %10.1f %10.1f %6.1f %5.0f%% %10.1f %12.1f\n", name.c_str(),
                         tname.c_str(), g1, g2, bw, bw > 0 ? 100.0 * g2 / bw : 0.0, hot, gf);
             std::fflush(stdout);
         }

@@ -13,6 +13,7 @@
 
 #include "kernels/kernels.h"
 #include "kernels/kernels_internal.h"
+#include "kernels_test_util.h"
 #include "quant/quant_ref.h"
 
 namespace hearth::cpu {
@@ -23,51 +24,6 @@ struct Shape {
     int32_t window;  // 0: none
     float softcap;   // 0: none
 };
-
-// n_cells cache rows of heads_kv * hd elements in format f, and the floats they stand for.
-struct Cache {
-    std::vector<uint8_t> bytes;
-    std::vector<float> values;
-    size_t row_bytes;
-};
-
-Cache make_cache(KvFormat f, size_t row_len, size_t cells, std::mt19937& rng) {
-    std::normal_distribution<float> nd(0.0f, 1.0f);
-    std::vector<float> x(row_len * cells);
-    for (auto& v : x) v = nd(rng);
-    Cache c;
-    c.values.resize(x.size());
-    switch (f) {
-        case KvFormat::F32:
-            c.row_bytes = 4 * row_len;
-            c.bytes.resize(c.row_bytes * cells);
-            std::memcpy(c.bytes.data(), x.data(), c.bytes.size());
-            c.values = x;
-            break;
-        case KvFormat::F16:
-            c.row_bytes = 2 * row_len;
-            c.bytes.resize(c.row_bytes * cells);
-            for (size_t i = 0; i < x.size(); ++i) {
-                const uint16_t h = quant::f32_to_f16(x[i]);
-                std::memcpy(&c.bytes[2 * i], &h, 2);
-                c.values[i] = quant::f16_to_f32(h);
-            }
-            break;
-        case KvFormat::Q8_0:
-        case KvFormat::Q4_0: {
-            const auto t = f == KvFormat::Q8_0 ? quant::Type::Q8_0 : quant::Type::Q4_0;
-            c.row_bytes = quant::row_bytes(t, row_len);
-            c.bytes.resize(c.row_bytes * cells);
-            for (size_t r = 0; r < cells; ++r) {
-                quant::quantize_row(t, &x[r * row_len], &c.bytes[r * c.row_bytes], row_len);
-                quant::dequantize_row(t, &c.bytes[r * c.row_bytes], &c.values[r * row_len],
-                                      row_len);
-            }
-            break;
-        }
-    }
-    return c;
-}
 
 const char* name(KvFormat f) {
     switch (f) {
@@ -103,8 +59,8 @@ std::vector<double> q8_query(const float* q, size_t hd, float scale) {
 void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
     std::mt19937 rng(seed);
     const size_t row_len = sh.hd * sh.heads_kv, off = sh.kvh * sh.hd;
-    const Cache k = make_cache(f, row_len, sh.cells, rng),
-                v = make_cache(f, row_len, sh.cells, rng);
+    const test::KvCache k = test::random_kv_cache(f, row_len, sh.cells, rng),
+                        v = test::random_kv_cache(f, row_len, sh.cells, rng);
     std::normal_distribution<float> nd(0.0f, 1.5f);
     std::vector<float> q(sh.rows * sh.hd);
     for (auto& x : q) x = nd(rng);
@@ -197,24 +153,11 @@ void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
     }
 }
 
-// The attention paths: each ISA, and AVX-512 with and without VNNI (a Q8_0 cache's integer
-// scores differ there).
-struct AttnPath {
-    Isa isa;
-    bool vnni;
-};
-constexpr AttnPath kPaths[] = {
-    {Isa::Scalar, false}, {Isa::Avx2, false}, {Isa::Avx512, false}, {Isa::Avx512, true}};
-
-// Makes `p` the active path; false when this CPU cannot run it.
-bool use_path(const AttnPath& p) {
-    if (!force_isa(p.isa)) return false;
+// Makes `p` (kernels_test_util.h: each ISA, and AVX-512 with and without VNNI, where a Q8_0 or
+// Q4_0 cache's integer scores differ) the active path.
+void use_path(const test::IsaPath& p) {
+    force_isa(p.isa);
     detail::allow_avx512vnni(p.vnni);
-    return !p.vnni || detail::cpu_has_avx512vnni();
-}
-
-std::string path_name(const AttnPath& p) {
-    return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "");
 }
 
 class AttnKernels : public ::testing::Test {
@@ -246,8 +189,8 @@ TEST_F(AttnKernels, EveryIsaFormatAndShapeEdgeMatchesFloat64) {
         {96, 2, 1, 21, 90, 0, 0},     // three 32-blocks a head (rows in lanes)
         {32, 4, 2, 3, 70, 0, 0},      // one 32-block a head
     };
-    for (const AttnPath& path : kPaths) {
-        if (!use_path(path)) continue;
+    for (const test::IsaPath& path : test::isa_paths()) {
+        use_path(path);
         for (KvFormat f : {KvFormat::F32, KvFormat::F16, KvFormat::Q8_0, KvFormat::Q4_0})
             for (const Shape& sh : shapes) {
                 if ((f == KvFormat::Q8_0 || f == KvFormat::Q4_0) && (sh.hd * sh.heads_kv) % 32)
@@ -258,10 +201,10 @@ TEST_F(AttnKernels, EveryIsaFormatAndShapeEdgeMatchesFloat64) {
 }
 
 // Rows [0, rows) of an item of `total` rows (the others attend too), in chunks of `chunk`.
-std::vector<float> run_item(KvFormat f, const Cache& k, const Cache& v, size_t hd, size_t off,
-                            size_t cells, const std::vector<float>& q, size_t rows, size_t total,
-                            const std::vector<int32_t>& lo, const std::vector<int32_t>& hi,
-                            size_t chunk, float softcap) {
+std::vector<float> run_item(KvFormat f, const test::KvCache& k, const test::KvCache& v, size_t hd,
+                            size_t off, size_t cells, const std::vector<float>& q, size_t rows,
+                            size_t total, const std::vector<int32_t>& lo,
+                            const std::vector<int32_t>& hi, size_t chunk, float softcap) {
     std::vector<const float*> qp(total);
     std::vector<float> out(total * hd);
     std::vector<float*> op(total);
@@ -298,16 +241,17 @@ TEST_F(AttnKernels, FewRowsAreBitIdenticalInsideALargerItem) {
                           {16, 2, 1, 66, 0, 0},      {8, 4, 2, 45, 0, 0},    {48, 2, 1, 80, 0, 0},
                           {96, 2, 1, 70, 0, 0}};
     size_t compared = 0;
-    for (const AttnPath& path : kPaths) {
-        if (path.isa == Isa::Scalar || !use_path(path)) continue;
+    for (const test::IsaPath& path : test::isa_paths()) {
+        if (path.isa == Isa::Scalar) continue;
+        use_path(path);
         for (KvFormat f : {KvFormat::F32, KvFormat::F16, KvFormat::Q8_0, KvFormat::Q4_0})
             for (const Case& cs : cases)
                 for (size_t rows = 1; rows <= 8; ++rows)
                     for (size_t chunk : {size_t{64}, size_t{13}}) {
                         std::mt19937 rng(uint32_t(rows * 31 + cs.hd));
                         const size_t row_len = cs.hd * cs.heads, off = cs.kvh * cs.hd;
-                        const Cache k = make_cache(f, row_len, cs.cells, rng),
-                                    v = make_cache(f, row_len, cs.cells, rng);
+                        const test::KvCache k = test::random_kv_cache(f, row_len, cs.cells, rng),
+                                            v = test::random_kv_cache(f, row_len, cs.cells, rng);
                         const size_t total = rows + 19;
                         std::vector<float> q(total * cs.hd);
                         std::normal_distribution<float> nd(0.0f, 2.0f);
@@ -324,7 +268,7 @@ TEST_F(AttnKernels, FewRowsAreBitIdenticalInsideALargerItem) {
                         const auto many = run_item(f, k, v, cs.hd, off, cs.cells, q, rows, total,
                                                    lo, hi, chunk, cs.softcap);
                         ASSERT_EQ(std::memcmp(few.data(), many.data(), few.size() * 4), 0)
-                            << name(f) << " path=" << path_name(path) << " hd=" << cs.hd
+                            << name(f) << " path=" << test::isa_path_name(path) << " hd=" << cs.hd
                             << " rows=" << rows << " chunk=" << chunk << " window=" << cs.window
                             << " softcap=" << cs.softcap;
                         ++compared;
@@ -337,12 +281,13 @@ TEST_F(AttnKernels, NonFiniteQueryRowsLeaveTheOthersAlone) {
     // A query with NaN or infinite elements (a diverged model) must not disturb the other rows
     // of its item, whose integer-score codes (Q8_0) and float products are per row.
     size_t compared = 0;
-    for (const AttnPath& path : kPaths) {
-        if (!use_path(path)) continue;
+    for (const test::IsaPath& path : test::isa_paths()) {
+        use_path(path);
         for (KvFormat f : {KvFormat::F16, KvFormat::Q8_0, KvFormat::Q4_0})
             for (size_t rows : {size_t{7}, size_t{20}}) {
                 std::mt19937 rng(11);
-                const Cache k = make_cache(f, 128, 90, rng), v = make_cache(f, 128, 90, rng);
+                const test::KvCache k = test::random_kv_cache(f, 128, 90, rng),
+                                    v = test::random_kv_cache(f, 128, 90, rng);
                 std::vector<float> q(rows * 64);
                 std::normal_distribution<float> nd(0.0f, 1.0f);
                 for (auto& x : q) x = nd(rng);
@@ -354,7 +299,7 @@ TEST_F(AttnKernels, NonFiniteQueryRowsLeaveTheOthersAlone) {
                 for (size_t r = 0; r < rows; ++r) {
                     if (r == 2 || r == 3) continue;
                     ASSERT_EQ(std::memcmp(&good[r * 64], &bad[r * 64], 64 * 4), 0)
-                        << name(f) << " path=" << path_name(path) << " rows=" << rows
+                        << name(f) << " path=" << test::isa_path_name(path) << " rows=" << rows
                         << " row=" << r;
                 }
                 ++compared;
@@ -367,11 +312,11 @@ TEST_F(AttnKernels, IsasAgreeClosely) {
     // The same item on every ISA: only the summation order differs.
     const Shape sh{64, 4, 1, 40, 300, 0, 0};
     std::vector<std::vector<float>> outs;
-    for (const AttnPath& path : kPaths) {
-        if (!use_path(path)) continue;
+    for (const test::IsaPath& path : test::isa_paths()) {
+        use_path(path);
         std::mt19937 rng(3);
-        const Cache k = make_cache(KvFormat::Q8_0, 256, sh.cells, rng);
-        const Cache v = make_cache(KvFormat::Q8_0, 256, sh.cells, rng);
+        const test::KvCache k = test::random_kv_cache(KvFormat::Q8_0, 256, sh.cells, rng);
+        const test::KvCache v = test::random_kv_cache(KvFormat::Q8_0, 256, sh.cells, rng);
         std::vector<float> q(sh.rows * 64);
         std::normal_distribution<float> nd(0.0f, 1.0f);
         for (auto& x : q) x = nd(rng);

@@ -45,6 +45,52 @@ inline std::string isa_path_name(const IsaPath& p) {
     return std::string(isa_name(p.isa)) + (p.vnni ? "vnni" : "") + (p.amx ? "amx" : "");
 }
 
+// `cells` attention cache rows of row_len elements in format f from a normal distribution: the
+// bytes, and the floats they stand for (kernels_attn_test, cpu_kernel_bench --attn).
+struct KvCache {
+    std::vector<uint8_t> bytes;
+    std::vector<float> values;
+    size_t row_bytes;
+};
+
+inline KvCache random_kv_cache(KvFormat f, size_t row_len, size_t cells, std::mt19937& rng) {
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> x(row_len * cells);
+    for (auto& v : x) v = nd(rng);
+    KvCache c;
+    c.values.resize(x.size());
+    switch (f) {
+        case KvFormat::F32:
+            c.row_bytes = 4 * row_len;
+            c.bytes.resize(c.row_bytes * cells);
+            std::memcpy(c.bytes.data(), x.data(), c.bytes.size());
+            c.values = x;
+            break;
+        case KvFormat::F16:
+            c.row_bytes = 2 * row_len;
+            c.bytes.resize(c.row_bytes * cells);
+            for (size_t i = 0; i < x.size(); ++i) {
+                const uint16_t h = quant::f32_to_f16(x[i]);
+                std::memcpy(&c.bytes[2 * i], &h, 2);
+                c.values[i] = quant::f16_to_f32(h);
+            }
+            break;
+        case KvFormat::Q8_0:
+        case KvFormat::Q4_0: {
+            const auto t = f == KvFormat::Q8_0 ? quant::Type::Q8_0 : quant::Type::Q4_0;
+            c.row_bytes = quant::row_bytes(t, row_len);
+            c.bytes.resize(c.row_bytes * cells);
+            for (size_t r = 0; r < cells; ++r) {
+                quant::quantize_row(t, &x[r * row_len], &c.bytes[r * c.row_bytes], row_len);
+                quant::dequantize_row(t, &c.bytes[r * c.row_bytes], &c.values[r * row_len],
+                                      row_len);
+            }
+            break;
+        }
+    }
+    return c;
+}
+
 inline const std::vector<quant::Type>& weight_types() {
     using quant::Type;
     static const std::vector<Type> types = {Type::F32,  Type::F16,    Type::BF16,  Type::Q4_0,
