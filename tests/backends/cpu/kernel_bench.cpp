@@ -2,7 +2,8 @@
 //   cpu_kernel_bench [--quick] [--types Q4_0,Q8_0,...] [--isa avx512vnni] [--no-gemm]
 //   cpu_kernel_bench --packed [--isa NAME]: Q4_0 / Q8_0, file-format vs packed (packed.h)
 //   GFLOP/s for 1, 2, 4, 8 and 512 tokens (process CPU time over 2 threads)
-//   cpu_kernel_bench --attn [--rounds N] [--isa NAME]: the attention kernels alone (attn_main)
+//   cpu_kernel_bench --attn [--rounds N] [--isa NAME] [--types f16,q8_0] [--shape TEXT]: the
+//   attention kernels alone (attn_main); --shape keeps the shapes whose name contains TEXT
 // Prints the measured read bandwidth (2 threads), then per ISA path and weight type:
 // gemv GB/s of weights streamed for a 2048 x 5632 matrix (1 and 2 threads; enough copies are
 // cycled to defeat the caches) and gemm GFLOP/s for 512 tokens on 2 threads.
@@ -14,6 +15,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/bandwidth.h"
@@ -252,7 +254,13 @@ double bench_attn(KvFormat f, const AttnShape& sh, std::mt19937& rng, double& by
     return 1e6 * cpu / double(chunks);
 }
 
-int attn_main(const std::string& only_isa, int rounds) {
+// True when list (comma-separated; empty: everything) names item.
+bool listed(const std::string& list, const std::string& item) {
+    return list.empty() || ("," + list + ",").find("," + item + ",") != std::string::npos;
+}
+
+int attn_main(const std::string& only_isa, const std::string& only_kv, const std::string& shape,
+              int rounds) {
     const AttnCacheFmt fmts[] = {
         {KvFormat::F16, "f16"}, {KvFormat::Q8_0, "q8_0"}, {KvFormat::Q4_0, "q4_0"}};
     const AttnShape shapes[] = {{"decode, in cache", 7, 256, 1, 4000, false},
@@ -268,6 +276,9 @@ int attn_main(const std::string& only_isa, int rounds) {
         for (const auto& sh : shapes)
             for (int round = 0; round < rounds; ++round)
                 for (const auto& f : fmts) {  // formats alternate within a round
+                    if (!listed(only_kv, f.name) ||
+                        std::string_view(sh.name).find(shape) == std::string_view::npos)
+                        continue;
                     std::mt19937 rng(7);
                     double bps = 0;
                     const double us = bench_attn(f.fmt, sh, rng, bps);
@@ -284,7 +295,7 @@ int attn_main(const std::string& only_isa, int rounds) {
 int main(int argc, char** argv) {
     bool quick = false, do_gemm = true, packed = false, attn = false;
     int rounds = 3;
-    std::string only_types, only_isa;
+    std::string only_types, only_isa, shape;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick")
@@ -301,16 +312,18 @@ int main(int argc, char** argv) {
             only_types = argv[++i];
         else if (a == "--isa" && i + 1 < argc)
             only_isa = argv[++i];
+        else if (a == "--shape" && i + 1 < argc)
+            shape = argv[++i];
         else {
             std::fprintf(stderr,
-                         "usage: %s [--quick] [--no-gemm] [--packed] [--attn [--rounds N]] "
-                         "[--types A,B] [--isa NAME]\n",
+                         "usage: %s [--quick] [--no-gemm] [--packed] [--attn [--rounds N] "
+                         "[--shape TEXT]] [--types A,B] [--isa NAME]\n",
                          argv[0]);
             return 2;
         }
     }
     if (packed) return packed_main(only_isa);
-    if (attn) return attn_main(only_isa, rounds);
+    if (attn) return attn_main(only_isa, only_types, shape, rounds);
     ThreadPool pool1(1), pool2(2);
     const size_t bw_bytes = quick ? (size_t{256} << 20) : (size_t{1} << 30);
     double bw = measure_read_bandwidth_gbs(pool2, bw_bytes);
@@ -323,9 +336,7 @@ int main(int argc, char** argv) {
                 "gemv2 GB/s", "bw", "%bw", "hot1 GB/s", "gemm GFLOP/s");
     for (quant::Type t : test::weight_types()) {
         const std::string tname(quant::traits(t).name);
-        if (!only_types.empty() &&
-            ("," + only_types + ",").find("," + tname + ",") == std::string::npos)
-            continue;
+        if (!listed(only_types, tname)) continue;
         const Matrix m = make_matrix(t, min_total, rng);
         const size_t stride = activation_row_bytes(t, kK);
         const size_t n = 512;
