@@ -82,6 +82,10 @@ private:
     Candidates cand_;
 };
 
+// The greedy picker's choice over raw logits (make_greedy's rule: the largest, the lowest id
+// on a tie, NaN below every number; 0 when all are NaN, -1 when there are none).
+int32_t greedy_argmax(std::span<const float> logits);
+
 // Whether make_sampler_chain(params) is the greedy picker alone (temperature <= 0, no
 // penalties): the token is then the index of the largest raw logit, which the device can pick
 // (Forward::step_argmax) without the logits being read back.

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "runtime/sampler.h"
 
@@ -41,7 +42,25 @@ SamplerChain& SamplerChain::operator=(const SamplerChain& o) {
     return *this;
 }
 
+int32_t greedy_argmax(std::span<const float> logits) {
+    int32_t best = -1;
+    float top = 0.f;
+    for (size_t i = 0; i < logits.size(); ++i) {
+        const float x = logits[i];
+        if (std::isnan(x)) continue;
+        if (best < 0 || x > top) {
+            best = static_cast<int32_t>(i);
+            top = x;
+        }
+    }
+    return best < 0 && !logits.empty() ? 0 : best;
+}
+
 int32_t SamplerChain::sample(std::span<const float> logits) {
+    // The greedy picker alone reads the logits once where the candidate list would copy them
+    // (a 152k vocabulary: ~1.8 MB written and read again, about 0.5 ms a token here).
+    if (samplers_.size() == 1 && std::string_view(samplers_[0]->name()) == "greedy")
+        return greedy_argmax(logits);
     cand_.reset(logits);
     for (auto& s : samplers_) {
         s->apply(cand_);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <set>
 
 #include "hearth/engine.h"
@@ -68,6 +69,26 @@ TEST(Samplers, GreedyPicksTheLowestIdOnATie) {
     c.reset(std::vector<float>{1, 7, 3, 7});
     make_greedy()->apply(c);
     EXPECT_EQ(c.selected, 1);
+}
+
+TEST(Samplers, GreedyChainPicksWhatTheGreedySamplerPicks) {
+    // The plain greedy chain skips the candidate list (greedy_argmax): same choice on ties,
+    // NaN, infinities and rows of only NaN or only -inf.
+    std::mt19937 rng(3);
+    const float specials[] = {NAN, INFINITY, -INFINITY, 0.f, 1.f};
+    for (int trial = 0; trial < 2000; ++trial) {
+        std::vector<float> l(1 + rng() % 40);
+        for (auto& x : l)
+            x = rng() % 4 == 0 ? specials[rng() % 5] : float(int(rng() % 7) - 3);  // many ties
+        if (trial % 50 == 0) std::fill(l.begin(), l.end(), trial % 100 ? NAN : -INFINITY);
+        Candidates c;
+        c.reset(l);
+        make_greedy()->apply(c);
+        SamplerChain chain = make_sampler_chain(SamplingParams{.temperature = 0.f});
+        ASSERT_EQ(chain.sample(l), c.selected) << "trial " << trial;
+        ASSERT_EQ(greedy_argmax(l), c.selected);
+    }
+    EXPECT_EQ(greedy_argmax({}), -1);
 }
 
 TEST(Samplers, PenaltiesUseTheWindow) {
