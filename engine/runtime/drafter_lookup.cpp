@@ -53,19 +53,25 @@ public:
                         const SamplingParams&) override {
         Draft d;
         const size_t len = ctx.size();
-        for (int32_t n = opt_.ngram_max; n >= opt_.ngram_min && max_tokens > 0; --n) {
-            const size_t N = static_cast<size_t>(n);
-            if (len <= N) continue;
-            const auto tail = ctx.subspan(len - N);
-            // The most recent earlier occurrence (it must be followed by at least one token).
-            for (size_t at = len - N; at-- > 0;) {
-                if (!std::equal(tail.begin(), tail.end(), ctx.begin() + long(at))) continue;
-                const size_t from = at + N;
-                const size_t n_take = std::min(len - from, static_cast<size_t>(max_tokens));
-                d.tokens.assign(ctx.begin() + long(from), ctx.begin() + long(from + n_take));
-                return d;
+        if (max_tokens <= 0 || len < 2) return d;
+        // One backward pass: for each earlier position e (a token follows it), how many of the
+        // tokens before e equal the sequence's tail (up to ngram_max). The longest match wins,
+        // the most recent among equals: what trying n = ngram_max .. ngram_min in turn finds,
+        // at one comparison per position for most positions (this runs before every step,
+        // and three passes over a long chat cost a visible share of a small model's step).
+        const auto n_max = static_cast<size_t>(opt_.ngram_max);
+        size_t best_len = 0, best_from = 0;
+        for (size_t e = len - 1; e > 0 && best_len < n_max; --e) {
+            size_t m = 0;
+            while (m < n_max && m < e && ctx[e - 1 - m] == ctx[len - 1 - m]) ++m;
+            if (m > best_len) {
+                best_len = m;
+                best_from = e;
             }
         }
+        if (best_len < static_cast<size_t>(opt_.ngram_min)) return d;
+        const size_t n_take = std::min(len - best_from, static_cast<size_t>(max_tokens));
+        d.tokens.assign(ctx.begin() + long(best_from), ctx.begin() + long(best_from + n_take));
         return d;
     }
 

@@ -7,9 +7,11 @@
 // vocabulary written here, so nothing depends on shared data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -476,6 +478,43 @@ TEST(SpeculativeLookup, ProposesWhatFollowedTheLongestRecentMatch) {
     const std::vector<int32_t> three = {1, 2, 3, 9, 0, 2, 3, 8, 1, 2, 3};  // 3-gram beats 2-gram
     r = d->draft(three, 1, sp);
     EXPECT_EQ(r->tokens, (std::vector<int32_t>{9}));
+}
+
+// The definition, written out: n from ngram_max down to ngram_min, the most recent earlier
+// occurrence of the last n tokens that some token follows.
+std::vector<int32_t> lookup_reference(const std::vector<int32_t>& ctx, int n_min, int n_max,
+                                      size_t max_tokens) {
+    const size_t len = ctx.size();
+    for (int n = n_max; n >= n_min; --n) {
+        const auto N = static_cast<size_t>(n);
+        if (len <= N) continue;
+        for (size_t at = len - N; at-- > 0;) {
+            if (!std::equal(ctx.end() - long(N), ctx.end(), ctx.begin() + long(at))) continue;
+            const size_t from = at + N;
+            return {ctx.begin() + long(from), ctx.begin() + long(std::min(len, from + max_tokens))};
+        }
+    }
+    return {};
+}
+
+TEST(SpeculativeLookup, OnePassFindsWhatTheNgramByNgramSearchFinds) {
+    std::mt19937 rng(11);
+    const SamplingParams sp;
+    int found = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+        const int n_min = 1 + int(rng() % 3), n_max = n_min + int(rng() % 4);
+        const int vocab = 2 + int(rng() % 6);  // few tokens: many partial matches
+        std::vector<int32_t> ctx(rng() % 60);
+        for (auto& t : ctx) t = int32_t(rng() % unsigned(vocab));
+        const int32_t k = 1 + int32_t(rng() % 8);
+        auto d = make_lookup_drafter({.ngram_min = n_min, .ngram_max = n_max, .draft_max = 8});
+        auto r = d->draft(ctx, k, sp);
+        ASSERT_TRUE(r.is_ok());
+        const auto want = lookup_reference(ctx, n_min, n_max, size_t(k));
+        ASSERT_EQ(r->tokens, want) << "trial " << trial << ", n " << n_min << ".." << n_max;
+        found += !want.empty();
+    }
+    EXPECT_GT(found, 1000);  // the comparison covered drafts, not only empty ones
 }
 
 }  // namespace
