@@ -266,6 +266,10 @@ Result<GenerateResult> Session::generate(const GenerateOptions& opt, Drafter& dr
     hooks.tokens = [&s] { return s.cache->tokens(s.seq); };
     hooks.evaluate = [this](std::span<const int32_t> t) { return evaluate(t); };
     hooks.rollback = [this](int64_t n, std::span<const float> l) { return rollback(n, l); };
+    hooks.step_greedy = [&s](int32_t tok) -> Result<int32_t> {
+        if (s.size() >= s.n_ctx()) return Status::error("context is full");
+        return s.compute_greedy(tok);
+    };
     hooks.n_ctx = s.n_ctx();
     hooks.token = s.token.get();
     const std::vector<float> first = s.logits;

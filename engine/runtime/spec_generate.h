@@ -24,6 +24,11 @@ struct SpeculativeHooks {
     std::function<Result<std::span<const float>>(std::span<const int32_t>)> evaluate;
     // Keeps the first n tokens; `logits` are those after token n - 1.
     std::function<Status(int64_t n, std::span<const float> logits)> rollback;
+    // Optional, for plain greedy sampling (is_plain_greedy): evaluates one token and returns
+    // the argmax of the logits after it, as plain decoding's step does (the logits stay where
+    // they were computed). A step with nothing drafted takes it, so a drafter that drafts
+    // nothing costs what plain decoding does.
+    std::function<Result<int32_t>(int32_t token)> step_greedy;
     int64_t n_ctx = 0;
     const std::atomic<bool>* token = nullptr;  // the request's cancel token; may be null
 };
