@@ -3,7 +3,9 @@
 // cells): the lanes share the head's dims, each cell's score is a warp sum, and an online
 // softmax keeps a running max, sum and output. Prefill uses one chunk per query; decode (few
 // tokens) splits a sequence's cells into chunks run in parallel whose partial results a second
-// kernel merges (flash-decoding). Quantized cells are decoded in registers, never expanded.
+// kernel merges (flash-decoding). Quantized cells are decoded in registers, never expanded;
+// over a Q8_0 / Q4_0 K (heads of whole blocks) the scores are integer products with the query
+// rounded as on every backend (engine/quant/attn_query.h).
 #include "cuda_kv.cuh"
 
 namespace hearth::backend::cuda {
@@ -61,6 +63,30 @@ struct AttnShape {
     int64_t hd, H, T, group, n_splits, chunk;
 };
 
+__device__ __forceinline__ int warp_sum_int(int v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// engine/quant/attn_query.h's rounding of a query block spread over the warp (one element x
+// per lane): the lane's code, and in d the block's scale (NaN, codes 0, when any element is
+// not finite). Correctly rounded division and product, as on the CPU.
+__device__ __forceinline__ int attn_query_code(float x, float& d) {
+    const bool bad = __any_sync(0xffffffffu, !isfinite(x));
+    const float amax = warp_max(fabsf(x));
+    d = bad ? __int_as_float(0x7FC00000) : __fdiv_rn(amax, 127.f);
+    const float id = !bad && d > 0.f ? __fdiv_rn(1.f, d) : 0.f;
+    return bad ? 0 : int(fminf(fmaxf(rintf(mul_rn(x, id)), -127.f), 127.f));
+}
+
+// The code (no scale) of element j of a Q8_0 / Q4_0 block.
+template <uint32_t T>
+__device__ __forceinline__ int kv_code(const uint8_t* b, int j) {
+    if constexpr (T == kQ8_0) return int(int8_t(b[2 + j]));
+    return (j < 16 ? (b[2 + j] & 0x0F) : (b[2 + j - 16] >> 4)) - 8;
+}
+
 // One warp: head h, token t, cells [split * chunk, (split + 1) * chunk) of the token's visible
 // range. Writes the normalised output when n_splits == 1, else (max, sum, unnormalised out) to
 // scratch[(split * T + t) * H + h].
@@ -85,6 +111,18 @@ __global__ void __launch_bounds__(32)
         qv[u] = i < hd ? qr[i] : 0.f;
         acc[u] = 0.f;
     }
+    // Over a Q8_0 / Q4_0 cache with heads of whole blocks the query is rounded as on every
+    // backend (engine/quant/attn_query.h): lane dims lane + 32 u are block u's elements.
+    constexpr bool kIntFormat = T == kQ8_0 || T == kQ4_0;
+    const bool int_scores = kIntFormat && hd % 32 == 0;
+    int qc[kDimsPerLane];
+    float qd[kDimsPerLane];
+#pragma unroll
+    for (int u = 0; u < kDimsPerLane; ++u) {
+        qc[u] = 0;
+        qd[u] = 0.f;
+        if (int_scores && 32 * u < hd) qc[u] = attn_query_code(mul_rn(qv[u], kv.scale), qd[u]);
+    }
     float m = -INFINITY, l = 0.f;
     for (int64_t j = begin; j < end; ++j) {
         const int64_t cell = kv_cell(kv, s, j, kc.ne[1]);
@@ -94,13 +132,28 @@ __global__ void __launch_bounds__(32)
         }
         const auto* kr = reinterpret_cast<const uint8_t*>(at(kc, cell));
         const auto* vr = reinterpret_cast<const uint8_t*>(at(vc, cell));
-        float dot = 0.f;
+        float sc;
+        if (int_scores) {
+            // Integer sums block by block, then s = sum_0 * (d_0 * dk_0), fma(sum_u, .., s).
+            float acc_s = 0.f;
 #pragma unroll
-        for (int u = 0; u < kDimsPerLane; ++u) {
-            const int64_t i = lane + 32 * u;
-            if (i < hd) dot += qv[u] * kv_elem<T>(kr, off + i);
+            for (int u = 0; u < kDimsPerLane; ++u) {
+                if (32 * u >= hd) break;
+                const uint8_t* b = kr + ((off + 32 * u) / 32) * Fmt<T>::bytes;
+                const int isum = warp_sum_int(qc[u] * kv_code<T>(b, lane));
+                const float scale = mul_rn(qd[u], ld_f16(b));
+                acc_s = u == 0 ? mul_rn(float(isum), scale) : __fmaf_rn(float(isum), scale, acc_s);
+            }
+            sc = acc_s;
+        } else {
+            float dot = 0.f;
+#pragma unroll
+            for (int u = 0; u < kDimsPerLane; ++u) {
+                const int64_t i = lane + 32 * u;
+                if (i < hd) dot += qv[u] * kv_elem<T>(kr, off + i);
+            }
+            sc = warp_sum(dot) * kv.scale;
         }
-        float sc = warp_sum(dot) * kv.scale;
         if (kv.softcap > 0.f) sc = kv.softcap * tanhf(sc / kv.softcap);
         const float m_new = fmaxf(m, sc);
         const float corr = expf(m - m_new);  // 0 on the first cell (m = -inf)

@@ -7,6 +7,7 @@
 
 #include "core/host_access.h"
 #include "core/kv_lookup.h"
+#include "quant/attn_query.h"
 #include "quant/quant_ref.h"
 
 namespace hearth::backend::ref {
@@ -143,6 +144,10 @@ Status attention(const Node& n) {
     const int64_t group = q.ne[1] / (kc.ne[0] / hd);
     std::vector<double> scores, out(static_cast<size_t>(hd));
     std::vector<float> kr, vr;
+    // Over a Q8_0 / Q4_0 cache the query is rounded first (quant/attn_query.h): qv holds what
+    // its codes stand for (code * d), the scale already applied.
+    const bool int_scores = quant::attention_int_scores(kc.type, hd);
+    std::vector<double> qv(static_cast<size_t>(hd));
     for (int64_t t = 0; t < q.ne[2]; ++t) {
         const int64_t s = lookup->seq(t);
         const int64_t n_kv = int64_t(lookup->position(t)) + 1;
@@ -153,12 +158,26 @@ Status attention(const Node& n) {
         for (int64_t h = 0; h < q.ne[1]; ++h) {
             const float* qr = f32_row(q, h, t);
             const int64_t off = (h / group) * hd;
+            for (int64_t b = 0; int_scores && b < hd / 32; ++b) {
+                float x[quant::kAttnQueryBlock];
+                int8_t codes[quant::kAttnQueryBlock];
+                for (size_t i = 0; i < quant::kAttnQueryBlock; ++i)
+                    x[i] = qr[32 * b + int64_t(i)] * n.kvp.scale;  // as the CPU: a float product
+                const float d = quant::attention_query_block(x, codes);
+                for (size_t i = 0; i < quant::kAttnQueryBlock; ++i)
+                    qv[size_t(32 * b) + i] = double(codes[i]) * double(d);
+            }
             double mx = -INFINITY;
             for (int64_t j = j0; j < n_kv; ++j) {
                 load_row(kc.type, row_ptr(kc, lookup->cell(s, j)), kc.ne[0], kr);
                 double dot = 0;
-                for (int64_t i = 0; i < hd; ++i) dot += double(qr[i]) * double(kr[size_t(off + i)]);
-                double sc = dot * double(n.kvp.scale);
+                if (int_scores)
+                    for (int64_t i = 0; i < hd; ++i)
+                        dot += qv[size_t(i)] * double(kr[size_t(off + i)]);
+                else
+                    for (int64_t i = 0; i < hd; ++i)
+                        dot += double(qr[i]) * double(kr[size_t(off + i)]);
+                double sc = int_scores ? dot : dot * double(n.kvp.scale);
                 if (cap > 0) sc = cap * std::tanh(sc / cap);
                 scores[size_t(j)] = sc;
                 mx = std::max(mx, sc);

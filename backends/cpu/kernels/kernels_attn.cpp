@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "kernels/kernels_internal.h"
+#include "quant/attn_query.h"
 
 namespace hearth::cpu {
 
@@ -142,40 +143,16 @@ size_t attn_state_floats(size_t hd, size_t rows) {
 
 namespace {
 
-// x rounded to the nearest integer, ties to even, for |x| <= 2^22 in the default rounding mode:
-// std::nearbyint's value there, without its library call (this file is built for the baseline
-// x86-64, where nearbyint is not an instruction; the call took ~20% of a decode step's
-// attention over a short Q8_0 cache). Adding 1.5 * 2^23 leaves no fraction bits.
-inline float round_half_even(float x) {
-    constexpr float kShift = 12582912.0f;
-    return (x + kShift) - kShift;
-}
-
 // Row r's pre-scaled query (q * scale, as in QT) as Q8_0 codes into QQ, QD and QC
-// (kernels_internal.h).
+// (kernels_internal.h), by the rule every backend follows (quant/attn_query.h).
 void quantize_query(const AttnLayout& a, size_t r, const float* q, float scale) {
     for (size_t b = 0; b < a.hd / 32; ++b) {
         float x[32];
-        float amax = 0.0f;
-        int non_finite = 0;
-        for (size_t i = 0; i < 32; ++i) {
-            x[i] = q[32 * b + i] * scale;
-            amax = std::max(amax, std::fabs(x[i]));
-            non_finite |= !std::isfinite(x[i]);  // (max skips a NaN)
-        }
-        const bool finite = non_finite == 0;
-        // A NaN or infinite element gives NaN scores (codes 0, scale NaN), as the float
-        // products would.
-        const float d = finite ? amax / 127.0f : NAN;
-        const float id = finite && d > 0.0f ? 1.0f / d : 0.0f;
+        for (size_t i = 0; i < 32; ++i) x[i] = q[32 * b + i] * scale;
         int8_t codes[32];
+        const float d = quant::attention_query_block(x, codes);
         int32_t sum = 0;
-        for (size_t i = 0; i < 32; ++i) {
-            // |x * id| <= 127 up to rounding: the clamp only catches that rounding.
-            const float v = finite ? std::clamp(round_half_even(x[i] * id), -127.0f, 127.0f) : 0.0f;
-            codes[i] = static_cast<int8_t>(v);
-            sum += codes[i];
-        }
+        for (size_t i = 0; i < 32; ++i) sum += codes[i];
         for (size_t i = 0; i < 32; i += 4)  // 4 elements per 32-bit lane of QQ
             std::memcpy(a.qq + qq_index(a, r, 32 * b + i), codes + i, 4);
         a.qd[b * a.rp + r] = d;

@@ -2,7 +2,9 @@
 // dst F32 [d, H, T] = softmax(q k^T * scale, causal) v over a paged cache; one workgroup per
 // (head, token), cells taken 64 at a time with an online softmax (running max and sum), so any
 // context length runs in fixed shared memory. Quantized K/V are decoded per element in the
-// loop. Optional score soft-cap (f1 > 0) and sliding window (u15 > 0).
+// loop, but over a Q8_0 / Q4_0 K whose heads are whole blocks the scores are integer products
+// of K's codes with the query rounded to codes (engine/quant/attn_query.h), as on the CPU.
+// Optional score soft-cap (f1 > 0) and sliding window (u15 > 0).
 // Split-K (flash-decoding) when u14 = S > 1: workgroup z of S takes the z-th share of the cells
 // and writes its running max, sum and unnormalised output to binding 7 (partials [S][T][H] of
 // hd + 2 floats); attention_combine.comp merges them. Decode steps over long contexts then
@@ -18,8 +20,20 @@ layout(local_size_x = 64) in;
 KV_GETTER(k_at, buf2, buf2h)
 KV_GETTER(v_at, buf3, buf3h)
 
+// The code (no scale) of element i of the Q8_0 / Q4_0 block at byte b of the K cache.
+int k_code(uint b, uint i) {
+    if (KVFMT == T_Q8_0) return int(LOAD_U8(buf2, b + 2u + i) << 24) >> 24;
+    const uint byte = LOAD_U8(buf2, b + 2u + (i & 15u));
+    return int(i < 16u ? byte & 15u : byte >> 4) - 8;
+}
+
 const uint MAX_HD = 256u;
 shared float qs[MAX_HD];
+// Over a Q8_0 / Q4_0 cache (heads of whole blocks) the query is rounded as the CPU rounds it
+// (engine/quant/attn_query.h): per 32 elements of q * scale, codes qi and a scale qd; a score
+// is the integer dot product of the codes times both scales, block by block.
+shared int qi[MAX_HD];
+shared float qd[MAX_HD / 32u];
 shared float ps[64];
 shared uint cells[64];
 
@@ -33,8 +47,29 @@ void main() {
     const uint window = pc.u[15];
     const uint j0 = window > 0u && n_kv > window ? n_kv - window : 0u;
     const uint qo = pc.off[1] + h * pc.u[6] + t * pc.u[7];
-    for (uint i = tid; i < hd; i += 64u) qs[i] = LOAD_F32(buf1, qo + 4u * i);
+    const bool int_scores = (KVFMT == T_Q8_0 || KVFMT == T_Q4_0) && hd % 32u == 0u;
+    for (uint i = tid; i < hd; i += 64u) {
+        const float x = LOAD_F32(buf1, qo + 4u * i);
+        qs[i] = int_scores ? x * pc.f[0] : x;
+    }
     barrier();
+    if (int_scores && tid < hd / 32u) {
+        const uint b0 = 32u * tid;
+        float amax = 0.0;
+        bool finite = true;
+        for (uint i = 0u; i < 32u; ++i) {
+            const float x = qs[b0 + i];
+            finite = finite && !isnan(x) && !isinf(x);
+            amax = max(amax, abs(x));
+        }
+        precise const float d = finite ? amax / 127.0 : uintBitsToFloat(0x7FC00000u);
+        precise const float id = finite && d > 0.0 ? 1.0 / d : 0.0;
+        for (uint i = 0u; i < 32u; ++i)
+            qi[b0 + i] = finite ? int(clamp(roundEven(qs[b0 + i] * id), -127.0, 127.0)) : 0;
+        qd[tid] = d;
+    }
+    barrier();
+    const uint kbb = KVFMT == T_Q8_0 ? 34u : 18u;  // bytes per K block (integer scores)
     float m = -1.0 / 0.0, l = 0.0;
     float acc[MAX_HD / 64u];
     [[unroll]] for (uint r = 0u; r < MAX_HD / 64u; ++r) acc[r] = 0.0;
@@ -55,9 +90,21 @@ void main() {
             cell = kv_cell(s, j, pc.u[10], pc.u[11], pc.u[12]);
             if (cell < pc.u[3]) {
                 const uint ro = pc.off[2] + cell * pc.u[4];
-                float dot = 0.0;
-                for (uint i = 0u; i < hd; ++i) dot += qs[i] * k_at(ro, koff + i);
-                sc = dot * pc.f[0];
+                if (int_scores) {
+                    precise float acc_s = 0.0;
+                    for (uint b = 0u; b < hd / 32u; ++b) {
+                        const uint kb = ro + kbb * (koff / 32u + b);
+                        int isum = 0;
+                        for (uint i = 0u; i < 32u; ++i) isum += qi[32u * b + i] * k_code(kb, i);
+                        precise const float scale = qd[b] * LOAD_HALF(buf2h, buf2, kb);
+                        acc_s = b == 0u ? float(isum) * scale : fma(float(isum), scale, acc_s);
+                    }
+                    sc = acc_s;
+                } else {
+                    float dot = 0.0;
+                    for (uint i = 0u; i < hd; ++i) dot += qs[i] * k_at(ro, koff + i);
+                    sc = dot * pc.f[0];
+                }
                 if (pc.f[1] > 0.0) {
                     const float z = sc / pc.f[1];
                     const float e = exp(-2.0 * abs(z));

@@ -146,16 +146,6 @@ inline double nmse(const std::vector<float>& a, const std::vector<float>& b) {
     return den > 0 ? num / den : num;
 }
 
-// How far a device's Attention may be from the reference's (max_rel) over a `kv` cache. Over a
-// Q8_0 or Q4_0 cache whose heads are whole 32-element blocks, the CPU quantizes the query to 8
-// bits and takes integer products (cpu/kernels/kernels.h attn_begin; its kernel tests check those
-// against float64 over the quantized query to 1e-5): ~1e-2 from the reference's float
-// products on these random caches. Every other case: float rounding only.
-inline double attention_tolerance(std::string_view device, DType kv, int64_t hd) {
-    const bool int_scores = kv == DType::Q8_0 || kv == DType::Q4_0;
-    return device == "cpu" && int_scores && hd % 32 == 0 ? 3e-2 : 1e-5;
-}
-
 inline double max_rel(const std::vector<float>& a, const std::vector<float>& b) {
     double mx = 0, ref = 1e-30;
     for (size_t i = 0; i < a.size(); ++i) {

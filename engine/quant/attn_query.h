@@ -1,0 +1,55 @@
+// How Attention over a Q8_0 or Q4_0 KV cache rounds the query, on every backend: the
+// pre-scaled query (q * scale) of a head whose size is a multiple of 32, 32 elements at a
+// time, as 8-bit codes with one float scale d = max|x| / 127 (round half to even, clamped to
+// +-127). A score is then the exact integer dot product of those codes with the cache's codes,
+// times both scales, block by block (s = sum_0 * (d_0 * dk_0), then fma(sum_b, d_b * dk_b, s)):
+// what the CPU computes with integer instructions (cpu/kernels/kernels.h attn_begin) and the
+// other backends reproduce, so they agree to float rounding (llama.cpp's CPU path rounds the
+// query for a quantized K in the same way). A NaN or infinite element makes the block's scale
+// NaN (codes 0): the scores become NaN, as float products would.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "quant/quant_type.h"
+
+namespace hearth::quant {
+
+constexpr size_t kAttnQueryBlock = 32;
+
+// Whether Attention over a cache of this type and head size rounds the query (above).
+constexpr bool attention_int_scores(Type kv, int64_t head_dim) {
+    return (kv == Type::Q8_0 || kv == Type::Q4_0) && head_dim % 32 == 0;
+}
+
+// x rounded to the nearest integer, ties to even, for |x| <= 2^22 in the default rounding mode:
+// std::nearbyint's value, without a library call where nearbyint is not an instruction (the
+// baseline x86-64). Adding 1.5 * 2^23 leaves no fraction bits.
+inline float round_half_even(float x) {
+    constexpr float kShift = 12582912.0f;
+    return (x + kShift) - kShift;
+}
+
+// 32 pre-scaled query elements as codes; returns the block's scale d (0 when all are 0).
+inline float attention_query_block(const float* x, int8_t* codes) {
+    float amax = 0.0f;
+    int non_finite = 0;
+    for (size_t i = 0; i < kAttnQueryBlock; ++i) {
+        amax = std::max(amax, std::fabs(x[i]));
+        non_finite |= !std::isfinite(x[i]);  // (max skips a NaN)
+    }
+    const bool finite = non_finite == 0;
+    const float d = finite ? amax / 127.0f : NAN;
+    const float id = finite && d > 0.0f ? 1.0f / d : 0.0f;
+    for (size_t i = 0; i < kAttnQueryBlock; ++i) {
+        // |x * id| <= 127 up to rounding: the clamp only catches that rounding.
+        const float v = finite ? std::clamp(round_half_even(x[i] * id), -127.0f, 127.0f) : 0.0f;
+        codes[i] = static_cast<int8_t>(v);
+    }
+    return d;
+}
+
+}  // namespace hearth::quant
