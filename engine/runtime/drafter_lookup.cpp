@@ -57,8 +57,8 @@ public:
         // One backward pass: for each earlier position e (a token follows it), how many of the
         // tokens before e equal the sequence's tail (up to ngram_max). The longest match wins,
         // the most recent among equals: what trying n = ngram_max .. ngram_min in turn finds,
-        // at one comparison per position for most positions (this runs before every step,
-        // and three passes over a long chat cost a visible share of a small model's step).
+        // in one pass with one comparison at most positions instead of a pass per n (this
+        // runs before every step, over the whole chat).
         const auto n_max = static_cast<size_t>(opt_.ngram_max);
         size_t best_len = 0, best_from = 0;
         for (size_t e = len - 1; e > 0 && best_len < n_max; --e) {
