@@ -242,8 +242,15 @@ Status Forward::move_hidden(size_t i, int64_t T) {
 Status Forward::run_chunk(std::span<const int32_t> tokens, const KvView& kv, int64_t n_past,
                           Out mode, float* logits_out, int32_t* token_out) {
     const int64_t T = static_cast<int64_t>(tokens.size());
+    // Every row's logits (speculative verification, k + 1 tokens): the buffer grows to this
+    // step's rows rounded up to kLogitsRowStep, not to max_batch at once (a 152k vocabulary's
+    // 256 rows are 156 MB, where a verification of up to 15 drafts needs 16 rows, 9.7 MB).
+    constexpr int64_t kLogitsRowStep = 16;
     if (mode == Out::All)
-        if (Status s = ensure_logits_rows(max_batch_); !s) return s;
+        if (Status s = ensure_logits_rows(
+                std::min(max_batch_, (T + kLogitsRowStep - 1) / kLogitsRowStep * kLogitsRowStep));
+            !s)
+            return s;
     // Inputs: ids, positions and the block table prefix in use, in one write per device.
     const size_t B = static_cast<size_t>(max_batch_);
     std::memcpy(host_inputs_.data(), tokens.data(), tokens.size() * sizeof(int32_t));

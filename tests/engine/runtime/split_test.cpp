@@ -460,6 +460,17 @@ TEST(ForwardMemory, DecodeOfA152kVocabularyAllocatesOneLogitsRow) {
     const int32_t next = 7;
     ASSERT_TRUE((*fw)->step(std::span(&next, 1), **kv).is_ok());
     EXPECT_EQ((*fw)->logits_bytes(), row);
+    // Every row's logits (a speculative verification of 3 tokens): 16 rows, not 256.
+    const std::vector<int32_t> verify = {8, 9, 10};
+    auto all = (*fw)->step(verify, **kv, true);
+    ASSERT_TRUE(all.is_ok()) << all.error_message();
+    EXPECT_EQ(all->size(), 3 * 152064u);
+    EXPECT_EQ((*fw)->logits_bytes(), 16 * row);
+    const std::vector<int32_t> longer(20, 11);  // 20 rows: 32
+    ASSERT_TRUE((*fw)->step(longer, **kv, true).is_ok());
+    EXPECT_EQ((*fw)->logits_bytes(), 32 * row);
+    ASSERT_TRUE((*fw)->step(verify, **kv, true).is_ok());  // never shrinks
+    EXPECT_EQ((*fw)->logits_bytes(), 32 * row);
 }
 
 // Greedy sampling on the device: a decode step of the 152k-vocabulary model reads back one
