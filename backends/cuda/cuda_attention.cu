@@ -6,6 +6,8 @@
 // kernel merges (flash-decoding). Quantized cells are decoded in registers, never expanded;
 // over a Q8_0 / Q4_0 K (heads of whole blocks) the scores are integer products with the query
 // rounded as on every backend (engine/quant/attn_query.h).
+#include <cfloat>
+
 #include "cuda_kv.cuh"
 
 namespace hearth::backend::cuda {
@@ -76,7 +78,7 @@ __device__ __forceinline__ int attn_query_code(float x, float& d) {
     const bool bad = __any_sync(0xffffffffu, !isfinite(x));
     const float amax = warp_max(fabsf(x));
     d = bad ? __int_as_float(0x7FC00000) : __fdiv_rn(amax, 127.f);
-    const float id = !bad && d > 0.f ? __fdiv_rn(1.f, d) : 0.f;
+    const float id = !bad && d >= FLT_MIN ? __fdiv_rn(1.f, d) : 0.f;  // subnormal d: zeros
     return bad ? 0 : int(fminf(fmaxf(rintf(mul_rn(x, id)), -127.f), 127.f));
 }
 

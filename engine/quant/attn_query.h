@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -42,7 +43,8 @@ inline int32_t round_half_even(float x) {
 #endif
 }
 
-// 32 pre-scaled query elements as codes; returns the block's scale d (0 when all are 0).
+// 32 pre-scaled query elements as codes; returns the block's scale d (0 when all are 0; codes
+// all 0 when d is subnormal).
 inline float attention_query_block(const float* x, int8_t* codes) {
     float amax = 0.0f;
     int non_finite = 0;
@@ -52,7 +54,9 @@ inline float attention_query_block(const float* x, int8_t* codes) {
     }
     const bool finite = non_finite == 0;
     const float d = finite ? amax / 127.0f : NAN;
-    const float id = finite && d > 0.0f ? 1.0f / d : 0.0f;
+    // A subnormal d (max|x| below ~1.5e-36) would make 1 / d infinite: such a block is
+    // treated as zeros (every backend flushes it the same way).
+    const float id = finite && d >= FLT_MIN ? 1.0f / d : 0.0f;
     for (size_t i = 0; i < kAttnQueryBlock; ++i) {
         // |x * id| <= 127 up to rounding: the clamp only catches that rounding.
         const float v = x[i] * id;

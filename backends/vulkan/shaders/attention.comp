@@ -63,7 +63,8 @@ void main() {
             amax = max(amax, abs(x));
         }
         precise const float d = finite ? amax / 127.0 : uintBitsToFloat(0x7FC00000u);
-        precise const float id = finite && d > 0.0 ? 1.0 / d : 0.0;
+        // (a subnormal d: the block counts as zeros, as attn_query.h says)
+        precise const float id = finite && d >= 1.17549435e-38 ? 1.0 / d : 0.0;
         for (uint i = 0u; i < 32u; ++i)
             qi[b0 + i] = finite ? int(clamp(roundEven(qs[b0 + i] * id), -127.0, 127.0)) : 0;
         qd[tid] = d;
