@@ -144,9 +144,11 @@ Status attention(const Node& n) {
     const int64_t group = q.ne[1] / (kc.ne[0] / hd);
     std::vector<double> scores, out(static_cast<size_t>(hd));
     std::vector<float> kr, vr;
-    // Over a Q8_0 / Q4_0 cache the query is rounded first (quant/attn_query.h): qv holds what
-    // its codes stand for (code * d), the scale already applied.
+    // The query as the scores use it: over a Q8_0 / Q4_0 cache rounded first
+    // (quant/attn_query.h), qv then holding what its codes stand for (code * d, the scale
+    // applied before the rounding); otherwise as given, the scale applied to the dot product.
     const bool int_scores = quant::attention_int_scores(kc.type, hd);
+    const double dot_scale = int_scores ? 1.0 : double(n.kvp.scale);
     std::vector<double> qv(static_cast<size_t>(hd));
     for (int64_t t = 0; t < q.ne[2]; ++t) {
         const int64_t s = lookup->seq(t);
@@ -158,26 +160,20 @@ Status attention(const Node& n) {
         for (int64_t h = 0; h < q.ne[1]; ++h) {
             const float* qr = f32_row(q, h, t);
             const int64_t off = (h / group) * hd;
-            for (int64_t b = 0; int_scores && b < hd / 32; ++b) {
-                float x[quant::kAttnQueryBlock];
-                int8_t codes[quant::kAttnQueryBlock];
-                for (size_t i = 0; i < quant::kAttnQueryBlock; ++i)
-                    x[i] = qr[32 * b + int64_t(i)] * n.kvp.scale;  // as the CPU: a float product
-                const float d = quant::attention_query_block(x, codes);
-                for (size_t i = 0; i < quant::kAttnQueryBlock; ++i)
-                    qv[size_t(32 * b) + i] = double(codes[i]) * double(d);
+            constexpr size_t kBlock = quant::kAttnQueryBlock;
+            for (size_t b = 0; int_scores && b < size_t(hd) / kBlock; ++b) {
+                int8_t codes[kBlock];
+                const float d = quant::attention_query_block(qr + kBlock * b, n.kvp.scale, codes);
+                for (size_t i = 0; i < kBlock; ++i)
+                    qv[kBlock * b + i] = double(codes[i]) * double(d);
             }
+            for (int64_t i = 0; !int_scores && i < hd; ++i) qv[size_t(i)] = double(qr[i]);
             double mx = -INFINITY;
             for (int64_t j = j0; j < n_kv; ++j) {
                 load_row(kc.type, row_ptr(kc, lookup->cell(s, j)), kc.ne[0], kr);
                 double dot = 0;
-                if (int_scores)
-                    for (int64_t i = 0; i < hd; ++i)
-                        dot += qv[size_t(i)] * double(kr[size_t(off + i)]);
-                else
-                    for (int64_t i = 0; i < hd; ++i)
-                        dot += double(qr[i]) * double(kr[size_t(off + i)]);
-                double sc = int_scores ? dot : dot * double(n.kvp.scale);
+                for (int64_t i = 0; i < hd; ++i) dot += qv[size_t(i)] * double(kr[size_t(off + i)]);
+                double sc = dot * dot_scale;
                 if (cap > 0) sc = cap * std::tanh(sc / cap);
                 scores[size_t(j)] = sc;
                 mx = std::max(mx, sc);

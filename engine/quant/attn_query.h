@@ -43,12 +43,14 @@ inline int32_t round_half_even(float x) {
 #endif
 }
 
-// 32 pre-scaled query elements as codes; returns the block's scale d (0 when all are 0; codes
-// all 0 when d is subnormal).
-inline float attention_query_block(const float* x, int8_t* codes) {
+// A block of 32 query elements q times scale (one float product each: the pre-scaled query) as
+// codes; returns the block's scale d (0 when all are 0; codes all 0 when d is subnormal).
+inline float attention_query_block(const float* q, float scale, int8_t* codes) {
+    float x[kAttnQueryBlock];
     float amax = 0.0f;
     int non_finite = 0;
     for (size_t i = 0; i < kAttnQueryBlock; ++i) {
+        x[i] = q[i] * scale;
         amax = std::max(amax, std::fabs(x[i]));
         non_finite |= !std::isfinite(x[i]);  // (max skips a NaN)
     }

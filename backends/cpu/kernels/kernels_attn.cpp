@@ -147,10 +147,8 @@ namespace {
 // (kernels_internal.h), by the rule every backend follows (quant/attn_query.h).
 void quantize_query(const AttnLayout& a, size_t r, const float* q, float scale) {
     for (size_t b = 0; b < a.hd / 32; ++b) {
-        float x[32];
-        for (size_t i = 0; i < 32; ++i) x[i] = q[32 * b + i] * scale;
         int8_t codes[32];
-        const float d = quant::attention_query_block(x, codes);
+        const float d = quant::attention_query_block(q + 32 * b, scale, codes);
         int32_t sum = 0;
         for (size_t i = 0; i < 32; ++i) sum += codes[i];
         for (size_t i = 0; i < 32; i += 4)  // 4 elements per 32-bit lane of QQ

@@ -315,28 +315,28 @@ TEST(AttnQueryRounding, EdgesOfTheSharedRule) {
     // infinity, all zeros, and a subnormal largest element (1 / d would be infinite).
     float x[32] = {};
     int8_t c[32];
-    EXPECT_EQ(quant::attention_query_block(x, c), 0.0f);
+    EXPECT_EQ(quant::attention_query_block(x, 1.0f, c), 0.0f);
     for (int8_t v : c) EXPECT_EQ(v, 0);
     x[0] = 127.0f;  // d = 1: codes are the values rounded half to even
     x[1] = 2.5f;
     x[2] = -3.5f;
     x[3] = 0.5f;
     x[4] = -127.0f;
-    EXPECT_EQ(quant::attention_query_block(x, c), 1.0f);
+    EXPECT_EQ(quant::attention_query_block(x, 1.0f, c), 1.0f);
     EXPECT_EQ(c[0], 127);
     EXPECT_EQ(c[1], 2);
     EXPECT_EQ(c[2], -4);
     EXPECT_EQ(c[3], 0);
     EXPECT_EQ(c[4], -127);
     x[5] = std::nanf("");
-    EXPECT_TRUE(std::isnan(quant::attention_query_block(x, c)));
+    EXPECT_TRUE(std::isnan(quant::attention_query_block(x, 1.0f, c)));
     for (int8_t v : c) EXPECT_EQ(v, 0);
     x[5] = -INFINITY;
-    EXPECT_TRUE(std::isnan(quant::attention_query_block(x, c)));
+    EXPECT_TRUE(std::isnan(quant::attention_query_block(x, 1.0f, c)));
     float tiny[32] = {};
     tiny[3] = 1e-40f;  // subnormal
     tiny[7] = -5e-41f;
-    quant::attention_query_block(tiny, c);
+    quant::attention_query_block(tiny, 1.0f, c);
     for (int8_t v : c) EXPECT_EQ(v, 0);
 }
 
