@@ -82,13 +82,6 @@ __device__ __forceinline__ int attn_query_code(float x, float& d) {
     return bad ? 0 : int(fminf(fmaxf(rintf(mul_rn(x, id)), -127.f), 127.f));
 }
 
-// The code (no scale) of element j of a Q8_0 / Q4_0 block.
-template <uint32_t T>
-__device__ __forceinline__ int kv_code(const uint8_t* b, int j) {
-    if constexpr (T == kQ8_0) return int(int8_t(b[2 + j]));
-    return (j < 16 ? (b[2 + j] & 0x0F) : (b[2 + j - 16] >> 4)) - 8;
-}
-
 // One warp: head h, token t, cells [split * chunk, (split + 1) * chunk) of the token's visible
 // range. Writes the normalised output when n_splits == 1, else (max, sum, unnormalised out) to
 // scratch[(split * T + t) * H + h].

@@ -24,6 +24,13 @@ HD void store_f16(uint8_t* b, float v) {
     b[1] = uint8_t(h >> 8);
 }
 
+// The code (no scale) of element j of a Q8_0 / Q4_0 block b.
+template <uint32_t T>
+HD int kv_code(const uint8_t* b, int j) {
+    if constexpr (T == kQ8_0) return int(int8_t(b[2 + j]));
+    return (j < 16 ? (b[2 + j] & 0x0F) : (b[2 + j - 16] >> 4)) - 8;
+}
+
 // Element i of a cache row, decoded exactly as the reference decoders do.
 template <uint32_t T>
 HD float kv_elem(const uint8_t* row, int64_t i) {
@@ -31,14 +38,9 @@ HD float kv_elem(const uint8_t* row, int64_t i) {
         return reinterpret_cast<const float*>(row)[i];
     } else if constexpr (T == kF16) {
         return __half2float(reinterpret_cast<const __half*>(row)[i]);
-    } else if constexpr (T == kQ8_0) {
-        const uint8_t* b = row + (i / 32) * 34;
-        return mul_rn(float(int8_t(b[2 + i % 32])), ld_f16(b));
-    } else {  // Q4_0
-        const uint8_t* b = row + (i / 32) * 18;
-        const int j = int(i % 32);
-        const int q = j < 16 ? (b[2 + j] & 0x0F) : (b[2 + j - 16] >> 4);
-        return mul_rn(float(q - 8), ld_f16(b));
+    } else {  // Q8_0, Q4_0
+        const uint8_t* b = row + (i / 32) * Fmt<T>::bytes;
+        return mul_rn(float(kv_code<T>(b, int(i % 32))), ld_f16(b));
     }
 }
 

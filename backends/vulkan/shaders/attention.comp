@@ -20,13 +20,6 @@ layout(local_size_x = 64) in;
 KV_GETTER(k_at, buf2, buf2h)
 KV_GETTER(v_at, buf3, buf3h)
 
-// The code (no scale) of element i of the Q8_0 / Q4_0 block at byte b of the K cache.
-int k_code(uint b, uint i) {
-    if (KVFMT == T_Q8_0) return int(LOAD_U8(buf2, b + 2u + i) << 24) >> 24;
-    const uint byte = LOAD_U8(buf2, b + 2u + (i & 15u));
-    return int(i < 16u ? byte & 15u : byte >> 4) - 8;
-}
-
 const uint MAX_HD = 256u;
 shared float qs[MAX_HD];
 // Over a Q8_0 / Q4_0 cache (heads of whole blocks) the query is rounded as the CPU rounds it
@@ -70,7 +63,6 @@ void main() {
         qd[tid] = d;
     }
     barrier();
-    const uint kbb = KVFMT == T_Q8_0 ? 34u : 18u;  // bytes per K block (integer scores)
     float m = -1.0 / 0.0, l = 0.0;
     float acc[MAX_HD / 64u];
     [[unroll]] for (uint r = 0u; r < MAX_HD / 64u; ++r) acc[r] = 0.0;
@@ -94,9 +86,10 @@ void main() {
                 if (int_scores) {
                     precise float acc_s = 0.0;
                     for (uint b = 0u; b < hd / 32u; ++b) {
-                        const uint kb = ro + kbb * (koff / 32u + b);
+                        const uint kb = ro + KV_BLOCK_BYTES * (koff / 32u + b);
                         int isum = 0;
-                        for (uint i = 0u; i < 32u; ++i) isum += qi[32u * b + i] * k_code(kb, i);
+                        for (uint i = 0u; i < 32u; ++i)
+                            isum += qi[32u * b + i] * KV_CODE(buf2, kb, i);
                         precise const float scale = qd[b] * LOAD_HALF(buf2h, buf2, kb);
                         acc_s = b == 0u ? float(isum) * scale : fma(float(isum), scale, acc_s);
                     }

@@ -11,18 +11,19 @@ uint kv_cell(uint s, uint p, uint bs, uint max_blocks, uint bt_stride) {
     return uint(b) * bs + p % bs;
 }
 
+// Bytes of a Q8_0 / Q4_0 block, and the code (no scale) of element j < 32 of the block at
+// byte b of binding B.
+const uint KV_BLOCK_BYTES = KVFMT == T_Q8_0 ? 34u : 18u;
+#define KV_CODE(B, b, j)                                                             \
+    (KVFMT == T_Q8_0 ? int(LOAD_U8(B, (b) + 2u + (j)) << 24) >> 24                  \
+                     : int((j) < 16u ? LOAD_U8(B, (b) + 2u + ((j) & 15u)) & 15u        \
+                                     : LOAD_U8(B, (b) + 2u + ((j) & 15u)) >> 4) - 8)
+
 // Element i of a cache row at byte ro of binding B (F32, F16, Q8_0, Q4_0).
 #define KV_GETTER(NAME, B, BH)                                                      \
     float NAME(uint ro, uint i) {                                                   \
         if (KVFMT == T_F32) return LOAD_F32(B, ro + 4u * i);                        \
         if (KVFMT == T_F16) return LOAD_HALF(BH, B, ro + 2u * i);                   \
-        const uint j = i & 31u;                                                     \
-        if (KVFMT == T_Q8_0) {                                                      \
-            const uint b = ro + 34u * (i >> 5);                                     \
-            const int q = int(LOAD_U8(B, b + 2u + j) << 24) >> 24;                  \
-            return float(q) * LOAD_HALF(BH, B, b);                                  \
-        }                                                                           \
-        const uint b = ro + 18u * (i >> 5);                                         \
-        const uint byte = LOAD_U8(B, b + 2u + (j & 15u));                           \
-        return float(int(j < 16u ? byte & 15u : byte >> 4) - 8) * LOAD_HALF(BH, B, b); \
+        const uint b = ro + KV_BLOCK_BYTES * (i >> 5);                              \
+        return float(KV_CODE(B, b, i & 31u)) * LOAD_HALF(BH, B, b);                 \
     }
