@@ -47,8 +47,9 @@ int32_t kv_block_code(const uint8_t* block, size_t w, bool q4) {
     return (w < 16 ? (block[2 + w] & 0x0F) : (block[2 + w - 16] >> 4)) - 8;
 }
 
-// Element e of a head (the row's element off + e) as a float.
-float kv_element(KvFormat fmt, const uint8_t* row, size_t e) {
+}  // namespace
+
+float detail::kv_element(KvFormat fmt, const uint8_t* row, size_t e) {
     switch (fmt) {
         case KvFormat::F32: {
             float f;
@@ -69,6 +70,8 @@ float kv_element(KvFormat fmt, const uint8_t* row, size_t e) {
     }
     return 0.0f;
 }
+
+namespace {
 
 // Where element e of row r's query code sits in QQ ([hd / 4][rp][4], kernels_internal.h).
 size_t qq_index(const AttnLayout& a, size_t r, size_t e) {
@@ -97,8 +100,8 @@ void attn_chunk_scalar(float* st, size_t hd, size_t rows, KvFormat fmt, const ui
     const bool int_scores = detail::attn_int_scores(fmt, hd);
     for (size_t c = 0; c < n; ++c)
         for (size_t i = 0; i < hd; ++i) {
-            if (!int_scores) a.kb[c * hd + i] = kv_element(fmt, k[c], off + i);
-            a.vb[c * hd + i] = kv_element(fmt, v[c], off + i);
+            if (!int_scores) a.kb[c * hd + i] = detail::kv_element(fmt, k[c], off + i);
+            a.vb[c * hd + i] = detail::kv_element(fmt, v[c], off + i);
         }
     for (size_t r = 0; r < rows; ++r) {
         float* s = a.s + r;  // column r of S: s[c * rp]

@@ -44,6 +44,9 @@ inline Q8x256Row q8x256_row(const void* xq, size_t k) {
 }
 
 float half_to_float(uint16_t h);
+// Element e of a KV cache row of format fmt as a float (kernels_attn.cpp; the SIMD attention
+// decodes whole runs itself and calls this for what is left).
+float kv_element(KvFormat fmt, const uint8_t* row, size_t e);
 inline float bf16_to_float(uint16_t h) {
     uint32_t bits = static_cast<uint32_t>(h) << 16;
     float f;
