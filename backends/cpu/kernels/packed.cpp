@@ -22,16 +22,12 @@ bool k_quant(quant::Type t) {
 
 size_t file_block_bytes(quant::Type t) {
     switch (t) {
-        case quant::Type::Q4_0:
-            return 18;
-        case quant::Type::Q5_0:
-            return 22;
         case quant::Type::Q4_K:
             return packk::kQ4KBlock;
         case quant::Type::Q6_K:
             return packk::kQ6KBlock;
         default:
-            return 34;
+            return q32_block_bytes(t);
     }
 }
 

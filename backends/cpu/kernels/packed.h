@@ -19,6 +19,12 @@ namespace hearth::cpu {
 
 constexpr size_t kPackRows = 16;
 
+// Bytes of one file-format block of the 32-element types packed here (Q4_0, Q5_0, Q8_0); a
+// block group is kPackRows of them.
+constexpr size_t q32_block_bytes(quant::Type t) {
+    return t == quant::Type::Q4_0 ? 18 : t == quant::Type::Q5_0 ? 22 : 34;
+}
+
 struct PackedWeight {
     quant::Type type = quant::Type::F32;
     size_t k = 0;            // row length (a multiple of 32; of 256 for Q4_K / Q6_K)
