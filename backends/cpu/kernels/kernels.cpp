@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernels/kernels_internal.h"
+#include "quant/quant_ref.h"
 
 namespace hearth::cpu {
 
@@ -134,6 +135,11 @@ void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out)
 void silu_mul(const float* g, const float* u, float* out, size_t n) {
     if (const auto* simd = detail::simd_for(active_isa())) return simd->silu_mul(g, u, out, n);
     for (size_t i = 0; i < n; ++i) out[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+}
+
+void f32_to_f16(const float* x, uint16_t* out, size_t n) {
+    if (const auto* simd = detail::simd_for(active_isa())) return simd->f32_to_f16(x, out, n);
+    for (size_t i = 0; i < n; ++i) out[i] = quant::f32_to_f16(x[i]);
 }
 
 void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* out) {

@@ -45,6 +45,10 @@ void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* o
 // out may be g or u.
 void silu_mul(const float* g, const float* u, float* out, size_t n);
 
+// KV cache rows in F16: out[i] = x[i] rounded to binary16 (nearest, ties to even), the same bits
+// as quant::f32_to_f16 element by element (F16C on x86), for i in [0, n).
+void f32_to_f16(const float* x, uint16_t* out, size_t n);
+
 // Batch invariance, the rule for every matrix kernel here (gemv, gemm, gemm_packed, MoE) and
 // every attention kernel: the value computed for (output row r, token t) depends only on W's
 // row r and t's own prepared activation, never on how many tokens share the call, which tile

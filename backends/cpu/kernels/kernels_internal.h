@@ -80,6 +80,8 @@ struct SimdKernels {
                         size_t xq_stride, size_t n, float* y, size_t y_stride);
     // silu_mul of kernels.h
     void (*silu_mul)(const float* g, const float* u, float* out, size_t n);
+    // f32_to_f16 of kernels.h
+    void (*f32_to_f16)(const float* x, uint16_t* out, size_t n);
     size_t attn_lanes;  // floats per vector in attn_chunk (attn_rows_major)
 };
 // The attention state (floats; rows padded to kAttnLanes, so every ISA uses the same layout):
