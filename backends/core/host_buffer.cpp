@@ -1,7 +1,10 @@
 #include "core/host_buffer.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -39,6 +42,25 @@ std::unique_ptr<HostBuffer> HostBuffer::allocate(size_t bytes) {
     b->size_ = bytes;
     b->owned_ = true;
     return b;
+}
+
+void HostBuffer::prepare_write(size_t offset, size_t n) {
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // linux/mman.h since 5.14; older C libraries lack the name
+#endif
+    if (!mapped_ || offset >= size_ || n == 0) return;
+    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const auto base = reinterpret_cast<uintptr_t>(data_);  // page-aligned: it came from mmap
+    const size_t lo = offset / page * page;
+    const size_t hi = std::min(size_, offset + n);
+    // EINVAL on kernels before 5.14, ENOMEM when memory is short: either way the pages fault
+    // in on first write as they would have.
+    (void)madvise(reinterpret_cast<void*>(base + lo), hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)offset;
+    (void)n;
+#endif
 }
 
 std::unique_ptr<HostBuffer> HostBuffer::borrow(std::span<const std::byte> bytes) {

@@ -26,6 +26,9 @@ public:
     Status read(size_t offset, std::span<std::byte> bytes) const override;
     // memmove when src is host memory too.
     Status copy_from(size_t offset, const Buffer& src, size_t src_offset, size_t n) override;
+    // Commits the pages of a large (mapped) buffer's range at once (Linux 5.14+:
+    // MADV_POPULATE_WRITE); elsewhere, or when the kernel refuses, they fault in when written.
+    void prepare_write(size_t offset, size_t n) override;
     // From now on writes are refused (an imported copy of weights).
     void make_read_only() { read_only_ = true; }
 

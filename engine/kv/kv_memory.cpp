@@ -1,5 +1,6 @@
 #include "kv/kv_memory.h"
 
+#include <algorithm>
 #include <string>
 
 namespace hearth::kv {
@@ -47,6 +48,22 @@ Result<std::unique_ptr<KvMemory>> KvMemory::create(
         m->v_.push_back(backend::Tensor::dense(b, m->offset(true, 0), l.type, {l.kv_width, cells}));
     }
     return m;
+}
+
+void KvMemory::prepare(int32_t block) {
+    if (block < 0 || block >= n_blocks_) return;
+    const auto run = static_cast<size_t>(block / kPrepareBlocks);
+    if (prepared_.size() <= run) prepared_.resize(run + 1, false);
+    if (prepared_[run]) return;
+    prepared_[run] = true;
+    const int32_t b0 = static_cast<int32_t>(run) * kPrepareBlocks;
+    const int32_t b1 = std::min(n_blocks_, b0 + kPrepareBlocks);
+    const size_t bytes = static_cast<size_t>(b1 - b0) * static_cast<size_t>(layout_.block_size) *
+                         layout_.row_bytes();
+    for (const auto& b : buffers_) {
+        b->prepare_write(offset(false, b0), bytes);
+        b->prepare_write(offset(true, b0), bytes);
+    }
 }
 
 uint64_t KvMemory::bytes() const {

@@ -38,6 +38,11 @@ public:
     std::span<const backend::Tensor> v() const { return v_; }
     uint64_t bytes() const;
 
+    // Commits the memory of a block about to be written for the first time, and of the blocks
+    // next to it (kPrepareBlocks at a time, each once): Buffer::prepare_write.
+    void prepare(int32_t block);
+    static constexpr int32_t kPrepareBlocks = 8;
+
     // Copies the first n_cells cells of block src into block dst, every layer (copy-on-write).
     Status copy_cells(int32_t src, int32_t dst, int32_t n_cells);
     // A block's K/V bytes of every layer, in layer order (K then V): block_bytes() bytes.
@@ -53,6 +58,7 @@ private:
     int32_t n_blocks_ = 0;
     std::vector<std::unique_ptr<backend::Buffer>> buffers_;  // one per layer
     std::vector<backend::Tensor> k_, v_;
+    std::vector<bool> prepared_;  // per run of kPrepareBlocks blocks
 };
 
 }  // namespace hearth::kv

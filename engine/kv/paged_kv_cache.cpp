@@ -131,7 +131,7 @@ void PagedKvCache::adopt_partial(SeqId id, std::span<const int32_t> want) {
     }
     if (best < 0 || best_n == bs) return;
     pool_.ref(best);  // keeps it from being the block allocate() evicts
-    auto fresh = pool_.allocate();
+    auto fresh = fresh_block();
     if (fresh && mem_->copy_cells(best, *fresh, static_cast<int32_t>(best_n))) {
         for (size_t i = at / bs; i < s.blocks.size(); ++i) pool_.unref(s.blocks[i]);
         s.blocks.resize(at / bs);
@@ -142,6 +142,12 @@ void PagedKvCache::adopt_partial(SeqId id, std::span<const int32_t> want) {
         pool_.unref(*fresh);
     }
     pool_.unref(best);
+}
+
+Result<int32_t> PagedKvCache::fresh_block() {
+    auto id = pool_.allocate();
+    if (id) mem_->prepare(*id);
+    return id;
 }
 
 Status PagedKvCache::reserve(SeqId id, int64_t count) {
@@ -155,7 +161,7 @@ Status PagedKvCache::reserve(SeqId id, int64_t count) {
         // tail this sequence dropped) would change their history: copy it first.
         const int32_t b = s.blocks[partial];
         if (pool_.ref_count(b) > 1 || pool_.is_published(b)) {
-            auto fresh = pool_.allocate();
+            auto fresh = fresh_block();
             if (!fresh) return fresh.status();
             if (Status st = mem_->copy_cells(b, *fresh, static_cast<int32_t>(n % bs)); !st) {
                 pool_.unref(*fresh);
@@ -168,7 +174,7 @@ Status PagedKvCache::reserve(SeqId id, int64_t count) {
     }
     const size_t need = static_cast<size_t>((n + count + bs - 1) / bs);
     while (s.blocks.size() < need) {
-        auto fresh = pool_.allocate();
+        auto fresh = fresh_block();
         if (!fresh) return fresh.status();
         s.blocks.push_back(*fresh);
     }
@@ -198,7 +204,7 @@ Status PagedKvCache::append_block(SeqId id, std::span<const std::byte> bytes) {
     Seq& s = seq(id);
     if (s.tokens.size() != s.blocks.size() * static_cast<size_t>(pool_.block_size()))
         return Status::error("append_block: the sequence ends inside a block");
-    auto fresh = pool_.allocate();
+    auto fresh = fresh_block();
     if (!fresh) return fresh.status();
     if (Status st = mem_->write_block(*fresh, bytes); !st) {
         pool_.unref(*fresh);

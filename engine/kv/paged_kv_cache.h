@@ -77,6 +77,8 @@ private:
     uint64_t parent_hash(const Seq& s, size_t block) const;
     void publish_full(Seq& s, size_t from_block);
     void adopt_partial(SeqId id, std::span<const int32_t> want);
+    // A block from the pool, its memory committed before the forward pass writes it.
+    Result<int32_t> fresh_block();
 
     std::unique_ptr<KvMemory> mem_;
     BlockPool pool_;

@@ -314,6 +314,7 @@ Status Forward::check_sequence(std::span<const int32_t> tokens, std::span<const 
 
 Result<std::span<const float>> Forward::step(std::span<const int32_t> tokens, KvCache& kv,
                                              bool all_logits) {
+    kv.prepare(kv.n_past() + static_cast<int64_t>(tokens.size()));
     const std::span<const backend::Tensor> ks = kv.k_all(), vs = kv.v_all();
     const KvView view{ks, vs, kv.block_table(), KvCache::kBlockSize, kv.n_past(), kv.n_ctx()};
     auto out = step(tokens, view, all_logits);
@@ -331,6 +332,7 @@ Status Forward::check_step(std::span<const int32_t> tokens, const KvView& kv) co
 }
 
 Result<int32_t> Forward::step_argmax(std::span<const int32_t> tokens, KvCache& kv) {
+    kv.prepare(kv.n_past() + static_cast<int64_t>(tokens.size()));
     const std::span<const backend::Tensor> ks = kv.k_all(), vs = kv.v_all();
     const KvView view{ks, vs, kv.block_table(), KvCache::kBlockSize, kv.n_past(), kv.n_ctx()};
     auto out = step_argmax(tokens, view);

@@ -1,5 +1,6 @@
 #include "runtime/kv_cache.h"
 
+#include <algorithm>
 #include <string>
 
 namespace hearth::runtime {
@@ -35,10 +36,26 @@ Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const 
         c->k_.push_back(backend::Tensor::dense(b, 0, type, {p.kv_width(), cells}));
         c->v_.push_back(backend::Tensor::dense(b, per, type, {p.kv_width(), cells}));
     }
+    c->row_bytes_ = backend::dtype_row_bytes(type, static_cast<size_t>(p.kv_width()));
+    c->cells_ = cells;
     c->block_table_.resize(static_cast<size_t>(n_blocks));
     for (int64_t i = 0; i < n_blocks; ++i)
         c->block_table_[static_cast<size_t>(i)] = static_cast<int32_t>(i);
     return c;
+}
+
+void KvCache::prepare(int64_t end) {
+    if (end <= prepared_) return;
+    const int64_t to = std::min(cells_, (end + kPrepareCells - 1) / kPrepareCells * kPrepareCells);
+    if (to <= prepared_) return;
+    const size_t plane = row_bytes_ * static_cast<size_t>(cells_);  // K of every cell, then V
+    const size_t at = row_bytes_ * static_cast<size_t>(prepared_);
+    const size_t n = row_bytes_ * static_cast<size_t>(to - prepared_);
+    for (const auto& b : buffers_) {
+        b->prepare_write(at, n);
+        b->prepare_write(plane + at, n);
+    }
+    prepared_ = to;
 }
 
 }  // namespace hearth::runtime

@@ -37,6 +37,11 @@ public:
         return n;
     }
 
+    // Commits the memory of the cells up to `end` (and up to kPrepareCells further) before a
+    // step writes them: Buffer::prepare_write, once per cell.
+    void prepare(int64_t end);
+    static constexpr int64_t kPrepareCells = 128;
+
     // Positions 0..n_past-1 hold valid entries.
     int64_t n_past() const { return n_past_; }
     void set_n_past(int64_t n) { n_past_ = n; }
@@ -48,6 +53,9 @@ private:
     std::vector<int32_t> block_table_;
     int64_t n_ctx_ = 0;
     int64_t n_past_ = 0;
+    int64_t prepared_ = 0;  // cells [0, prepared_) committed
+    size_t row_bytes_ = 0;
+    int64_t cells_ = 0;
     backend::DType type_ = backend::DType::F16;
 };
 

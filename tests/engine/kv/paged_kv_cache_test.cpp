@@ -5,6 +5,11 @@
 #include <filesystem>
 #include <fstream>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include "kv/kv_file.h"
 #include "kv/paged_kv_cache.h"
 #include "ref/ref_device.h"
@@ -171,6 +176,76 @@ TEST(KvFile, RoundTripAndRefusals) {
     EXPECT_TRUE(c2->check().is_ok());
     std::filesystem::remove_all(dir);
 }
+
+#if defined(__linux__)
+// Whether every page of [p, p + n) is in memory (mincore; p page-aligned).
+bool resident(const std::byte* p, size_t n) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> v((n + page - 1) / page);
+    if (mincore(const_cast<std::byte*>(p), n, v.data()) != 0) return false;
+    for (unsigned char c : v)
+        if (!(c & 1)) return false;
+    return true;
+}
+
+bool any_resident(const std::byte* p, size_t n) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> v((n + page - 1) / page);
+    if (mincore(const_cast<std::byte*>(p), n, v.data()) != 0) return true;
+    for (unsigned char c : v)
+        if (c & 1) return true;
+    return false;
+}
+
+// A block handed out has its K and V pages of every layer committed before the forward pass
+// writes them (one bulk call instead of a fault a page), with the rest of its run of
+// KvMemory::kPrepareBlocks blocks; blocks of other runs stay uncommitted.
+TEST(PagedKvCache, CommitsABlocksMemoryWhenHandedOut) {
+    {  // kernels before 5.14 do not know MADV_POPULATE_WRITE: nothing to see there
+        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        void* m = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ASSERT_NE(m, MAP_FAILED);
+        const bool ok = madvise(m, page, 23 /* MADV_POPULATE_WRITE */) == 0;
+        munmap(m, page);
+        if (!ok) {
+            GTEST_SKIP() << "no MADV_POPULATE_WRITE on this kernel";
+        }
+    }
+    auto dev = backend::make_ref_device();
+    const KvLayout l{2, 1024, backend::DType::F32, 16};  // 64 KiB of K a layer and block
+    const int32_t blocks = 4 * KvMemory::kPrepareBlocks;
+    auto made = PagedKvCache::create(*dev, l, l.block_bytes() * size_t(blocks), 16, "m");
+    ASSERT_TRUE(made.is_ok());
+    PagedKvCache& c = *made.value();
+    const size_t run = l.row_bytes() * size_t(l.block_size) * size_t(KvMemory::kPrepareBlocks);
+    auto plane = [&](bool v, int64_t layer) {
+        const backend::Tensor& t =
+            v ? c.memory().v()[size_t(layer)] : c.memory().k()[size_t(layer)];
+        return t.buffer->host_data() + t.offset;
+    };
+    for (int64_t layer = 0; layer < l.n_layer; ++layer)
+        for (bool v : {false, true}) ASSERT_FALSE(any_resident(plane(v, layer), 4 * run));
+
+    auto s = c.open();
+    ASSERT_TRUE(c.reserve(s, 20).is_ok());  // two blocks
+    for (int32_t b : c.block_table(s)) {
+        const size_t first = size_t(b / KvMemory::kPrepareBlocks) * run;
+        for (int64_t layer = 0; layer < l.n_layer; ++layer)
+            for (bool v : {false, true}) {
+                EXPECT_TRUE(resident(plane(v, layer) + first, run)) << "block " << b;
+            }
+    }
+    // Runs no block of the sequence is in stay as they were.
+    std::vector<bool> used(4, false);
+    for (int32_t b : c.block_table(s)) used[size_t(b / KvMemory::kPrepareBlocks)] = true;
+    for (size_t r = 0; r < used.size(); ++r) {
+        if (used[r]) continue;
+        for (int64_t layer = 0; layer < l.n_layer; ++layer) {
+            EXPECT_FALSE(any_resident(plane(false, layer) + r * run, run)) << "run " << r;
+        }
+    }
+}
+#endif
 
 }  // namespace
 }  // namespace hearth::kv
