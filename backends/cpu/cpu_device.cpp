@@ -23,14 +23,17 @@ public:
 
     Status compute(const Graph& graph) override {
         if (Status s = validate_graph(graph); !s) return s;
-        size_t act = 0, per_thread = 0;
+        size_t act = 0, per_thread = 0, rope = 0;
         for (const Node& n : graph.nodes()) {
             if (!node_on_host(n)) return Status::error("cpu backend: tensor not in host memory");
             act = std::max(act, cpu_ops::activation_bytes(n));
             per_thread = std::max(per_thread, cpu_ops::per_thread_floats(n));
+            rope = std::max(rope, cpu_ops::rope_table_floats(n));
         }
         // Grows only when a graph needs more than any before it: steady-state steps reuse it.
         if (scratch_.activations.size() < act) scratch_.activations.resize(act);
+        if (scratch_.rope_table.size() < rope) scratch_.rope_table.resize(rope);
+        ++scratch_.graph;  // the rope table of an earlier graph is stale
         // Each thread's share is a multiple of 16 floats long, so every share is as aligned as
         // the vector's start and ops can keep pointers in it.
         per_thread = (per_thread + 15) / 16 * 16;

@@ -27,11 +27,24 @@ struct Scratch {
     std::vector<int64_t> attn_tiles;
     std::vector<int32_t> moe_pairs;  // MoE: (slot, token) pairs grouped by expert
     std::vector<float> moe_out;      // MoE: an expert's gemm output before the scatter
+    // RoPE's angles ([token][n_rot / 2] cos, sin pairs), made by a graph's first Rope node and
+    // reused by the next ones of the same graph with the same positions and parameters (every
+    // layer of a model): rope_for says for which. graph: the stream's count of graphs run.
+    std::vector<float> rope_table;
+    struct RopeFor {
+        uint64_t graph = ~uint64_t(0);
+        const void* pos = nullptr;
+        const void* freq_factors = nullptr;
+        int64_t tokens = 0;
+        RopeParams p;
+    } rope_for;
+    uint64_t graph = 0;
 };
 
 // Bytes/floats the scratch needs for one node (the stream takes the max over a graph).
 size_t activation_bytes(const Node& node);
 size_t per_thread_floats(const Node& node);
+size_t rope_table_floats(const Node& node);
 
 Status run_node(const Node& node, cpu::ThreadPool& pool, Scratch& scratch);
 

@@ -158,6 +158,47 @@ TEST_P(OpParity, RopeBothModes) {
     }
 }
 
+// A graph's Rope nodes share one angle table on the CPU while positions and parameters agree:
+// nodes with the same ones, another base, other positions, and the same graph run again after
+// its positions changed (a decode step's graph with the next position) must each rotate by
+// their own angles.
+TEST_P(OpParity, RopeAnglesFollowPositionsAndParameters) {
+    const int64_t dh = 64, H = 2, T = 3;
+    Case c = [&](Device& d, Stream& s) {
+        std::mt19937 rng(9);
+        std::vector<Owned> xs;
+        for (int i = 0; i < 4; ++i) {
+            const auto xf = random_floats(rng, size_t(dh * H * T));
+            xs.push_back(upload(d, DType::F32, {dh, H, T}, xf.data()));
+        }
+        const int32_t pos1[] = {5, 6, 7}, pos2[] = {100, 2, 9}, pos3[] = {8, 9, 10};
+        auto p1 = upload(d, DType::I32, {T}, pos1);
+        auto p2 = upload(d, DType::I32, {T}, pos2);
+        const RopeParams a{RopeMode::Adjacent, 64, 10000.f, 1.f};
+        const RopeParams b{RopeMode::Adjacent, 64, 500000.f, 1.f};
+        Graph g;
+        g.rope(xs[0].t, xs[0].t, p1.t, Tensor{}, a, "a");
+        g.rope(xs[1].t, xs[1].t, p1.t, Tensor{}, a, "a again");
+        g.rope(xs[2].t, xs[2].t, p1.t, Tensor{}, b, "another base");
+        g.rope(xs[3].t, xs[3].t, p2.t, Tensor{}, a, "other positions");
+        std::vector<float> out;
+        for (int round = 0; round < 2; ++round) {
+            if (round == 1) {
+                EXPECT_TRUE(
+                    p1.t.buffer->write(p1.t.offset, std::as_bytes(std::span(pos3))).is_ok());
+            }
+            EXPECT_TRUE(s.compute(g).is_ok());
+            for (const Owned& x : xs) {
+                const auto v = download_f32(x.t);
+                out.insert(out.end(), v.begin(), v.end());
+            }
+        }
+        return out;
+    };
+    const auto r = run_both(GetParam(), c, 2);
+    EXPECT_LT(max_rel(r.dev, r.ref), 1e-5);
+}
+
 // KV append into a shuffled block table (paged), then attention over it; F32, F16, Q8_0 and
 // Q4_0 caches, GQA, two sequences in one batch. Quantized caches need rows of whole 32-blocks;
 // hd=8 with 4 KV heads puts several heads in one block (stories260K's shape).
