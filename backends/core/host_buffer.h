@@ -13,7 +13,8 @@ namespace hearth::backend {
 class HostBuffer final : public Buffer {
 public:
     // Owned, zero-filled memory aligned to 64 bytes; nullptr if the allocation fails.
-    // Large buffers are anonymous mappings, committed page by page as they are touched.
+    // Large buffers are anonymous mappings, committed page by page as they are touched, or a
+    // range at once through prepare_write.
     static std::unique_ptr<HostBuffer> allocate(size_t bytes);
     // Borrowed bytes that must outlive the buffer; read-only.
     static std::unique_ptr<HostBuffer> borrow(std::span<const std::byte> bytes);
