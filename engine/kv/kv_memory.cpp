@@ -28,6 +28,8 @@ Result<std::unique_ptr<KvMemory>> KvMemory::create(
     std::unique_ptr<KvMemory> m(new KvMemory());
     m->layout_ = l;
     m->n_blocks_ = n_blocks;
+    m->prepared_.assign(static_cast<size_t>((n_blocks + kPrepareBlocks - 1) / kPrepareBlocks),
+                        false);
     if (!layer_devices.empty() && static_cast<int64_t>(layer_devices.size()) != l.n_layer)
         return R::error("bad KV cache layout: a device for each layer is needed");
     const size_t per_layer =
@@ -53,7 +55,6 @@ Result<std::unique_ptr<KvMemory>> KvMemory::create(
 void KvMemory::prepare(int32_t block) {
     if (block < 0 || block >= n_blocks_) return;
     const auto run = static_cast<size_t>(block / kPrepareBlocks);
-    if (prepared_.size() <= run) prepared_.resize(run + 1, false);
     if (prepared_[run]) return;
     prepared_[run] = true;
     const int32_t b0 = static_cast<int32_t>(run) * kPrepareBlocks;
