@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "kernels/kernels_internal.h"
+#include "kernels/packed.h"
 #include "quant/attn_query.h"
 
 namespace hearth::cpu {
@@ -35,7 +36,7 @@ bool state_rows_major(size_t hd, size_t rows) {
 
 // A Q8_0 / Q4_0 block (q4) of a cache row: its scale and the code of its element w.
 const uint8_t* kv_block(const uint8_t* row, size_t e, bool q4) {
-    return row + (q4 ? 18 : 34) * (e / 32);
+    return row + q32_block_bytes(q4 ? quant::Type::Q4_0 : quant::Type::Q8_0) * (e / 32);
 }
 float kv_block_scale(const uint8_t* block) {
     uint16_t h;
