@@ -5,10 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
+#include "resident_pages.h"
 
 #include "kv/kv_file.h"
 #include "kv/paged_kv_cache.h"
@@ -178,38 +175,12 @@ TEST(KvFile, RoundTripAndRefusals) {
 }
 
 #if defined(__linux__)
-// Whether every page of [p, p + n) is in memory (mincore; p page-aligned).
-bool resident(const std::byte* p, size_t n) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    std::vector<unsigned char> v((n + page - 1) / page);
-    if (mincore(const_cast<std::byte*>(p), n, v.data()) != 0) return false;
-    for (unsigned char c : v)
-        if (!(c & 1)) return false;
-    return true;
-}
-
-bool any_resident(const std::byte* p, size_t n) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    std::vector<unsigned char> v((n + page - 1) / page);
-    if (mincore(const_cast<std::byte*>(p), n, v.data()) != 0) return true;
-    for (unsigned char c : v)
-        if (c & 1) return true;
-    return false;
-}
-
 // A block handed out has its K and V pages of every layer committed before the forward pass
 // writes them (one bulk call instead of a fault a page), with the rest of its run of
 // KvMemory::kPrepareBlocks blocks; blocks of other runs stay uncommitted.
 TEST(PagedKvCache, CommitsABlocksMemoryWhenHandedOut) {
-    {  // kernels before 5.14 do not know MADV_POPULATE_WRITE: nothing to see there
-        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        void* m = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        ASSERT_NE(m, MAP_FAILED);
-        const bool ok = madvise(m, page, 23 /* MADV_POPULATE_WRITE */) == 0;
-        munmap(m, page);
-        if (!ok) {
-            GTEST_SKIP() << "no MADV_POPULATE_WRITE on this kernel";
-        }
+    if (!test::can_populate_write()) {
+        GTEST_SKIP() << "no MADV_POPULATE_WRITE on this kernel (before Linux 5.14)";
     }
     auto dev = backend::make_ref_device();
     const KvLayout l{2, 1024, backend::DType::F32, 16};  // 64 KiB of K a layer and block
@@ -224,7 +195,7 @@ TEST(PagedKvCache, CommitsABlocksMemoryWhenHandedOut) {
         return t.buffer->host_data() + t.offset;
     };
     for (int64_t layer = 0; layer < l.n_layer; ++layer)
-        for (bool v : {false, true}) ASSERT_FALSE(any_resident(plane(v, layer), 4 * run));
+        for (bool v : {false, true}) ASSERT_EQ(test::resident_pages(plane(v, layer), 4 * run), 0u);
 
     auto s = c.open();
     ASSERT_TRUE(c.reserve(s, 20).is_ok());  // two blocks
@@ -232,7 +203,9 @@ TEST(PagedKvCache, CommitsABlocksMemoryWhenHandedOut) {
         const size_t first = size_t(b / KvMemory::kPrepareBlocks) * run;
         for (int64_t layer = 0; layer < l.n_layer; ++layer)
             for (bool v : {false, true}) {
-                EXPECT_TRUE(resident(plane(v, layer) + first, run)) << "block " << b;
+                EXPECT_EQ(test::resident_pages(plane(v, layer) + first, run),
+                          run / test::page_bytes())
+                    << "block " << b;
             }
     }
     // Runs no block of the sequence is in stay as they were.
@@ -241,7 +214,7 @@ TEST(PagedKvCache, CommitsABlocksMemoryWhenHandedOut) {
     for (size_t r = 0; r < used.size(); ++r) {
         if (used[r]) continue;
         for (int64_t layer = 0; layer < l.n_layer; ++layer) {
-            EXPECT_FALSE(any_resident(plane(false, layer) + r * run, run)) << "run " << r;
+            EXPECT_EQ(test::resident_pages(plane(false, layer) + r * run, run), 0u) << "run " << r;
         }
     }
 }

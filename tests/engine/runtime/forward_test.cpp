@@ -6,14 +6,10 @@
 #include <cmath>
 #include <functional>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
-
 #include "cpu/cpu_device.h"
 #include "cpu/cpu_weights.h"
 #include "ref/ref_device.h"
+#include "resident_pages.h"
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
 #include "synthetic_model.h"
@@ -227,28 +223,13 @@ TEST(Forward, MissingOrMisshapenTensorIsAnError) {
 }
 
 #if defined(__linux__)
-// Pages of [p, p + n) (p page-aligned) that are in memory, by mincore.
-size_t resident_pages(const std::byte* p, size_t n) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    std::vector<unsigned char> v((n + page - 1) / page);
-    if (mincore(const_cast<std::byte*>(p), n, v.data()) != 0) return 0;
-    return static_cast<size_t>(
-        std::count_if(v.begin(), v.end(), [](unsigned char c) { return c & 1; }));
-}
-
 // The one-sequence cache commits its cells' memory before a step writes them, a run of
 // KvCache::kPrepareCells at a time (Buffer::prepare_write), and no further than that.
 TEST(Forward, CommitsTheCacheAheadOfTheCellsAStepWrites) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    {  // kernels before 5.14 do not know MADV_POPULATE_WRITE: nothing to see there
-        void* m = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        ASSERT_NE(m, MAP_FAILED);
-        const bool ok = madvise(m, page, 23 /* MADV_POPULATE_WRITE */) == 0;
-        munmap(m, page);
-        if (!ok) {
-            GTEST_SKIP() << "no MADV_POPULATE_WRITE on this kernel";
-        }
+    if (!hearth::test::can_populate_write()) {
+        GTEST_SKIP() << "no MADV_POPULATE_WRITE on this kernel (before Linux 5.14)";
     }
+    const size_t page = hearth::test::page_bytes();
     const auto m = make_synthetic(Arch::Llama, quant::Type::F32, 1);
     Runner r(m, DType::F32, 8192);  // 4 MiB a layer: an anonymous mapping
     const size_t row = size_t(m.params.kv_width()) * sizeof(float);
@@ -256,13 +237,14 @@ TEST(Forward, CommitsTheCacheAheadOfTheCellsAStepWrites) {
     ASSERT_EQ(ahead % page, 0u);
     for (int64_t layer = 0; layer < m.params.n_layer; ++layer)
         for (const backend::Tensor* t : {&r.kv->k(layer), &r.kv->v(layer)})
-            ASSERT_EQ(resident_pages(t->buffer->host_data() + t->offset, 2 * ahead), 0u);
+            ASSERT_EQ(hearth::test::resident_pages(t->buffer->host_data() + t->offset, 2 * ahead),
+                      0u);
     ASSERT_TRUE(r.fw->step(kTokens, *r.kv).is_ok());  // 11 cells: one page written
     for (int64_t layer = 0; layer < m.params.n_layer; ++layer)
         for (const backend::Tensor* t : {&r.kv->k(layer), &r.kv->v(layer)}) {
             const std::byte* p = t->buffer->host_data() + t->offset;
-            EXPECT_EQ(resident_pages(p, ahead), ahead / page) << "layer " << layer;
-            EXPECT_EQ(resident_pages(p + ahead, ahead), 0u) << "layer " << layer;
+            EXPECT_EQ(hearth::test::resident_pages(p, ahead), ahead / page) << "layer " << layer;
+            EXPECT_EQ(hearth::test::resident_pages(p + ahead, ahead), 0u) << "layer " << layer;
         }
 }
 #endif
