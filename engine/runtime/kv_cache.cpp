@@ -36,8 +36,6 @@ Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const 
         c->k_.push_back(backend::Tensor::dense(b, 0, type, {p.kv_width(), cells}));
         c->v_.push_back(backend::Tensor::dense(b, per, type, {p.kv_width(), cells}));
     }
-    c->row_bytes_ = backend::dtype_row_bytes(type, static_cast<size_t>(p.kv_width()));
-    c->cells_ = cells;
     c->block_table_.resize(static_cast<size_t>(n_blocks));
     for (int64_t i = 0; i < n_blocks; ++i)
         c->block_table_[static_cast<size_t>(i)] = static_cast<int32_t>(i);
@@ -45,16 +43,14 @@ Result<std::unique_ptr<KvCache>> KvCache::create(backend::Device& device, const 
 }
 
 void KvCache::prepare(int64_t end) {
-    if (end <= prepared_) return;
-    const int64_t to = std::min(cells_, (end + kPrepareCells - 1) / kPrepareCells * kPrepareCells);
+    if (end <= prepared_ || k_.empty()) return;
+    const int64_t cells = k_[0].ne[1];
+    const int64_t to = std::min(cells, (end + kPrepareCells - 1) / kPrepareCells * kPrepareCells);
     if (to <= prepared_) return;
-    const size_t plane = row_bytes_ * static_cast<size_t>(cells_);  // K of every cell, then V
-    const size_t at = row_bytes_ * static_cast<size_t>(prepared_);
-    const size_t n = row_bytes_ * static_cast<size_t>(to - prepared_);
-    for (const auto& b : buffers_) {
-        b->prepare_write(at, n);
-        b->prepare_write(plane + at, n);
-    }
+    for (size_t l = 0; l < k_.size(); ++l)
+        for (const backend::Tensor* t : {&k_[l], &v_[l]})
+            t->buffer->prepare_write(t->offset + static_cast<size_t>(prepared_) * t->nb[1],
+                                     static_cast<size_t>(to - prepared_) * t->nb[1]);
     prepared_ = to;
 }
 

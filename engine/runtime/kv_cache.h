@@ -54,8 +54,6 @@ private:
     int64_t n_ctx_ = 0;
     int64_t n_past_ = 0;
     int64_t prepared_ = 0;  // cells [0, prepared_) committed
-    size_t row_bytes_ = 0;
-    int64_t cells_ = 0;
     backend::DType type_ = backend::DType::F16;
 };
 
