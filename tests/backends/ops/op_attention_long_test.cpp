@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <random>
 #include <span>
 #include <string>
 
@@ -150,6 +151,98 @@ TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepAcrossSegmentsAndThreads) {
                                  std::string(cpu::isa_name(isa)) + " window " +
                                  std::to_string(window) + " threads " + std::to_string(threads));
                     expect_same_bits(kv, window, threads, decode, verify, prefill);
+                }
+            }
+        }
+    }
+    cpu::force_isa(saved);
+}
+
+// One decode step of several sequences with histories of different lengths (paged, shuffled
+// blocks of 16 cells; qwen2.5-0.5b's head shape): each sequence's token gets the same bits as
+// decoded alone. With more sequences than threads each thread runs a run of consecutive
+// sequences cut by their cells (cpu_attention.cpp), the next sequence's first cells requested
+// ahead; alone, a long history splits its segments across the threads instead.
+std::vector<float> decode_sequences(DType kv, int32_t window, int threads, bool together) {
+    constexpr int64_t hd = 64, H = 14, Hkv = 2;
+    constexpr int32_t bs = 16, per_seq = 20;
+    const std::vector<int32_t> history = {300, 70, 130, 250, 5};
+    const auto n_seq = static_cast<int32_t>(history.size());
+    auto d = make_cpu_device();
+    auto st = d->create_stream({threads});
+    std::vector<int32_t> table(size_t(per_seq * n_seq));
+    for (size_t i = 0; i < table.size(); ++i) table[i] = int32_t(i * 7 % table.size());
+    const int64_t cells = int64_t(table.size()) * bs;
+    auto kc = upload(*d, kv, {hd * Hkv, cells}, nullptr);
+    auto vc = upload(*d, kv, {hd * Hkv, cells}, nullptr);
+    auto bt = upload(*d, DType::I32, {per_seq, n_seq}, table.data());
+    // Positions [p0, p0 + n) of each listed sequence in one graph; the attention output.
+    auto step = [&](std::span<const int32_t> seqs, int64_t n, bool first) {
+        std::vector<int32_t> pos, sq;
+        std::vector<float> kf, vf, qf;
+        for (int32_t s : seqs) {
+            const int32_t p0 = first ? 0 : history[size_t(s)];
+            for (int64_t t = 0; t < n; ++t) {
+                pos.push_back(p0 + int32_t(t));
+                sq.push_back(s);
+                std::mt19937 rng(
+                    uint32_t(1000 * s + pos.back()));  // fixed per (sequence, position)
+                const auto k1 = random_floats(rng, size_t(hd * Hkv));
+                const auto v1 = random_floats(rng, size_t(hd * Hkv));
+                const auto q1 = random_floats(rng, size_t(hd * H), 2.f);
+                kf.insert(kf.end(), k1.begin(), k1.end());
+                vf.insert(vf.end(), v1.begin(), v1.end());
+                qf.insert(qf.end(), q1.begin(), q1.end());
+            }
+        }
+        const auto T = int64_t(pos.size());
+        auto k = upload(*d, DType::F32, {hd * Hkv, T}, kf.data());
+        auto v = upload(*d, DType::F32, {hd * Hkv, T}, vf.data());
+        auto q = upload(*d, DType::F32, {hd, H, T}, qf.data());
+        auto p = upload(*d, DType::I32, {T}, pos.data());
+        auto s = upload(*d, DType::I32, {T}, sq.data());
+        auto y = upload(*d, DType::F32, {hd, H, T}, nullptr);
+        const KvIndex idx{p.t, bt.t, s.t};
+        KvParams kp{bs, 1.f / std::sqrt(float(hd))};
+        kp.window = window;
+        Graph g;
+        g.kv_append(kc.t, k.t, idx, bs, "k");
+        g.kv_append(vc.t, v.t, idx, bs, "v");
+        g.attention(y.t, q.t, kc.t, vc.t, idx, kp, "attn");
+        const Status status = (*st)->compute(g);
+        EXPECT_TRUE(status.is_ok()) << status.message();
+        return download_f32(y.t);
+    };
+    for (int32_t s = 0; s < n_seq; ++s) step(std::span(&s, 1), history[size_t(s)], true);
+    if (together) {
+        std::vector<int32_t> all(static_cast<size_t>(n_seq));
+        std::iota(all.begin(), all.end(), 0);
+        return step(all, 1, false);
+    }
+    std::vector<float> out;
+    for (int32_t s = 0; s < n_seq; ++s) {
+        const auto o = step(std::span(&s, 1), 1, false);
+        out.insert(out.end(), o.begin(), o.end());
+    }
+    return out;
+}
+
+TEST(OpAttentionLong, SequencesDecodedTogetherEqualEachAlone) {
+    const cpu::Isa saved = cpu::active_isa();
+    for (int32_t window : {0, 100}) {
+        for (DType kv : {DType::F16, DType::Q8_0}) {
+            for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx512}) {
+                if (!cpu::force_isa(isa)) continue;
+                for (int threads : {2, 3}) {
+                    SCOPED_TRACE(std::string(dtype_name(kv)) + " " +
+                                 std::string(cpu::isa_name(isa)) + " window " +
+                                 std::to_string(window) + " threads " + std::to_string(threads));
+                    const auto alone = decode_sequences(kv, window, threads, false);
+                    const auto together = decode_sequences(kv, window, threads, true);
+                    ASSERT_EQ(alone.size(), together.size());
+                    EXPECT_EQ(
+                        std::memcmp(alone.data(), together.data(), alone.size() * sizeof(float)),
+                        0);
                 }
             }
         }
