@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -322,9 +323,10 @@ int run_bench_parallel(const Args& args) {
     const int32_t n_gen = static_cast<int32_t>(get("n-gen", 128));
     const int threads = static_cast<int>(get("threads", 0));
     const int64_t batch = get("batch", 256);
-    if (!err.empty() || n_prompt < 1 || n_gen < 1 || batch < 1) {
+    const long long rounds = get("repetitions", 1);
+    if (!err.empty() || n_prompt < 1 || n_gen < 1 || batch < 1 || rounds < 1) {
         std::fprintf(stderr, "hearth-cli bench: %s\n",
-                     err.empty() ? "-p, -n and --batch must be >= 1" : err.c_str());
+                     err.empty() ? "-p, -n, -r and --batch must be >= 1" : err.c_str());
         return 2;
     }
     const bool http = args.has("http");
@@ -371,13 +373,15 @@ int run_bench_parallel(const Args& args) {
     }
     std::printf(
         "continuous batching: %s, %lld-token prompts (%s), %d new tokens each, greedy, "
-        "%d threads, step budget %lld tokens%s, load average %.2f\n",
+        "%d threads, step budget %lld tokens%s%s, load average %.2f\n",
         (*model)->info().name.c_str(), static_cast<long long>(prompt_len),
         text ? args.value("prompt-file")->c_str() : "random ids", n_gen, threads,
         static_cast<long long>(batch),
         lookup ? (", then again with prompt lookup (--draft-max " + std::to_string(draft_max) + ")")
                      .c_str()
                : "",
+        rounds > 1 ? (", " + std::to_string(rounds) + " rounds of the whole list in turn").c_str()
+                   : "",
         load1);
     std::printf(
         "| mode   | clients | prompt | gen  | wall s  | req/s  | agg tok/s | tok/s per seq | "
@@ -388,139 +392,166 @@ int run_bench_parallel(const Args& args) {
     std::mt19937_64 rng(42);
     double agg1 = 0, agg_max = 0, dec1 = 0, dec_max = 0, cdec1 = 0, cdec_max = 0;
     double cagg1 = 0, cagg_max = 0;
+    // Per round, the ratios largest N / 1 (whole, decode; wall clock, then per CPU second).
+    std::vector<std::array<double, 4>> ratios;
     std::vector<std::pair<double, double>> direct_vs_http, direct_vs_http_cpu;
-    for (int n : list) {
-        SchedulerOptions so;
-        so.n_threads = threads;
-        so.n_ctx = prompt_len + n_gen + 32;
-        so.max_running = n;
-        so.max_queued = n;
-        so.step_tokens = std::max<int64_t>(batch, n);
-        auto sched = Scheduler::create(*model, so);
-        if (!sched) {
-            std::fprintf(stderr, "hearth-cli bench: %s\n", sched.error_message().c_str());
-            return 1;
-        }
-        std::shared_ptr<Scheduler> s = std::move(*sched);
-        s->start();
-        {  // warm-up: page the weights in, fill the caches
-            std::vector<std::vector<int32_t>> w{random_prompt(rng, 16, n_vocab)};
-            run_direct(*s, w, 4);
-        }
-        const auto prompts = make_prompts(n, rng, n_prompt, **model, text);
-        const RunResult d = run_direct(*s, prompts, n_gen);
-        if (!d.first_error().empty()) {
-            std::fprintf(stderr, "hearth-cli bench: %s\n", d.first_error().c_str());
-            return 1;
-        }
-        print_row("direct", n, prompt_len, n_gen, d);
-        if (lookup) {
-            // The same prompts with prompt lookup, on a fresh scheduler (no cached prefixes).
-            auto ls = Scheduler::create(*model, so);
-            if (!ls) {
-                std::fprintf(stderr, "hearth-cli bench: %s\n", ls.error_message().c_str());
+    for (long long round = 0; round < rounds; ++round) {
+        const bool last = round + 1 == rounds;  // lookup, HTTP and TTFT runs: the last round only
+        for (int n : list) {
+            SchedulerOptions so;
+            so.n_threads = threads;
+            so.n_ctx = prompt_len + n_gen + 32;
+            so.max_running = n;
+            so.max_queued = n;
+            so.step_tokens = std::max<int64_t>(batch, n);
+            auto sched = Scheduler::create(*model, so);
+            if (!sched) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", sched.error_message().c_str());
                 return 1;
             }
-            (*ls)->start();
-            run_direct(**ls, {random_prompt(rng, 16, n_vocab)}, 4);
-            const RunResult l = run_direct(**ls, prompts, n_gen, draft_max);
-            (*ls)->stop();
-            if (!l.first_error().empty()) {
-                std::fprintf(stderr, "hearth-cli bench: %s\n", l.first_error().c_str());
+            std::shared_ptr<Scheduler> s = std::move(*sched);
+            s->start();
+            {  // warm-up: page the weights in, fill the caches
+                std::vector<std::vector<int32_t>> w{random_prompt(rng, 16, n_vocab)};
+                run_direct(*s, w, 4);
+            }
+            const auto prompts = make_prompts(n, rng, n_prompt, **model, text);
+            const RunResult d = run_direct(*s, prompts, n_gen);
+            if (!d.first_error().empty()) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", d.first_error().c_str());
                 return 1;
             }
-            print_row("lookup", n, prompt_len, n_gen, l);
-            bool same = true;
-            for (size_t i = 0; i < d.clients.size(); ++i)
-                same = same && d.clients[i].tokens == l.clients[i].tokens;
-            const RequestUsage u = l.spec();
-            std::printf(
-                "  lookup at %d clients: %.2fx aggregate tok/s, %.2fx decode tok/s; drafted "
-                "%lld, accepted %lld (%.1f%%), %.2f tokens per decode step; output %s\n",
-                n, (double(l.generated()) / l.wall) / (double(d.generated()) / d.wall),
-                d.decode_tok_s() > 0 ? l.decode_tok_s() / d.decode_tok_s() : 0.0,
-                static_cast<long long>(u.draft_tokens), static_cast<long long>(u.draft_accepted),
-                u.draft_tokens > 0 ? 100.0 * double(u.draft_accepted) / double(u.draft_tokens)
-                                   : 0.0,
-                u.draft_steps > 0 ? double(u.draft_accepted + u.draft_steps) / double(u.draft_steps)
-                                  : 0.0,
-                same ? "same as direct" : "DIFFERS from direct");
-        }
-        const double agg = double(d.generated()) / d.wall;
-        if (n == 1) {
-            agg1 = agg;
-            dec1 = d.decode_tok_s();
-            cagg1 = double(d.generated()) / d.cpu;
-            cdec1 = d.decode_tok_s(true);
-        }
-        if (n == max_n) {
-            agg_max = agg;
-            dec_max = d.decode_tok_s();
-            cagg_max = double(d.generated()) / d.cpu;
-            cdec_max = d.decode_tok_s(true);
-        }
-        if (http) {
-            server::ServerOptions opt;
-            opt.port = 0;
-            opt.model_id = "bench";
-            auto srv = server::ApiServer::create(s, opt);
-            if (!srv || !(*srv)->start()) {
-                std::fprintf(stderr, "hearth-cli bench: cannot start the API server\n");
-                return 1;
+            print_row("direct", n, prompt_len, n_gen, d);
+            if (lookup && last) {
+                // The same prompts with prompt lookup, on a fresh scheduler (no cached prefixes).
+                auto ls = Scheduler::create(*model, so);
+                if (!ls) {
+                    std::fprintf(stderr, "hearth-cli bench: %s\n", ls.error_message().c_str());
+                    return 1;
+                }
+                (*ls)->start();
+                run_direct(**ls, {random_prompt(rng, 16, n_vocab)}, 4);
+                const RunResult l = run_direct(**ls, prompts, n_gen, draft_max);
+                (*ls)->stop();
+                if (!l.first_error().empty()) {
+                    std::fprintf(stderr, "hearth-cli bench: %s\n", l.first_error().c_str());
+                    return 1;
+                }
+                print_row("lookup", n, prompt_len, n_gen, l);
+                bool same = true;
+                for (size_t i = 0; i < d.clients.size(); ++i)
+                    same = same && d.clients[i].tokens == l.clients[i].tokens;
+                const RequestUsage u = l.spec();
+                std::printf(
+                    "  lookup at %d clients: %.2fx aggregate tok/s, %.2fx decode tok/s; drafted "
+                    "%lld, accepted %lld (%.1f%%), %.2f tokens per decode step; output %s\n",
+                    n, (double(l.generated()) / l.wall) / (double(d.generated()) / d.wall),
+                    d.decode_tok_s() > 0 ? l.decode_tok_s() / d.decode_tok_s() : 0.0,
+                    static_cast<long long>(u.draft_tokens),
+                    static_cast<long long>(u.draft_accepted),
+                    u.draft_tokens > 0 ? 100.0 * double(u.draft_accepted) / double(u.draft_tokens)
+                                       : 0.0,
+                    u.draft_steps > 0
+                        ? double(u.draft_accepted + u.draft_steps) / double(u.draft_steps)
+                        : 0.0,
+                    same ? "same as direct" : "DIFFERS from direct");
             }
-            std::vector<std::vector<int32_t>> hp;  // fresh prompts: no prefix-cache hits
-            for (int i = 0; i < n; ++i) hp.push_back(random_prompt(rng, prompt_len, n_vocab));
-            const RunResult h = run_http((*srv)->port(), "bench", hp, n_gen);
-            (*srv)->stop();
-            if (!h.first_error().empty()) {
-                std::fprintf(stderr, "hearth-cli bench: %s\n", h.first_error().c_str());
-                return 1;
+            const double agg = double(d.generated()) / d.wall;
+            if (n == 1) {
+                agg1 = agg;
+                dec1 = d.decode_tok_s();
+                cagg1 = double(d.generated()) / d.cpu;
+                cdec1 = d.decode_tok_s(true);
             }
-            print_row("http", n, prompt_len, n_gen, h);
-            direct_vs_http.emplace_back(agg, double(h.generated()) / h.wall);
-            direct_vs_http_cpu.emplace_back(double(d.generated()) / d.cpu,
-                                            double(h.generated()) / h.cpu);
+            if (n == max_n) {
+                agg_max = agg;
+                dec_max = d.decode_tok_s();
+                cagg_max = double(d.generated()) / d.cpu;
+                cdec_max = d.decode_tok_s(true);
+            }
+            if (http && last) {
+                server::ServerOptions opt;
+                opt.port = 0;
+                opt.model_id = "bench";
+                auto srv = server::ApiServer::create(s, opt);
+                if (!srv || !(*srv)->start()) {
+                    std::fprintf(stderr, "hearth-cli bench: cannot start the API server\n");
+                    return 1;
+                }
+                std::vector<std::vector<int32_t>> hp;  // fresh prompts: no prefix-cache hits
+                for (int i = 0; i < n; ++i) hp.push_back(random_prompt(rng, prompt_len, n_vocab));
+                const RunResult h = run_http((*srv)->port(), "bench", hp, n_gen);
+                (*srv)->stop();
+                if (!h.first_error().empty()) {
+                    std::fprintf(stderr, "hearth-cli bench: %s\n", h.first_error().c_str());
+                    return 1;
+                }
+                print_row("http", n, prompt_len, n_gen, h);
+                direct_vs_http.emplace_back(agg, double(h.generated()) / h.wall);
+                direct_vs_http_cpu.emplace_back(double(d.generated()) / d.cpu,
+                                                double(h.generated()) / h.cpu);
+            }
+            if (n == max_n && n > 1 && last) {
+                // TTFT of a new request while n-1 others decode, against an idle scheduler.
+                std::vector<std::unique_ptr<DirectClient>> load;
+                for (int i = 0; i + 1 < n; ++i) {
+                    load.push_back(std::make_unique<DirectClient>());
+                    load.back()->started = Clock::now();
+                    // They decode until their context is full, longer than the measurement.
+                    const auto max_tokens = static_cast<int32_t>(s->n_ctx() - prompt_len - 1);
+                    s->submit(direct_request(random_prompt(rng, prompt_len, n_vocab), max_tokens,
+                                             *load.back()));
+                }
+                for (auto& c : load) {  // every one of them decoding
+                    std::unique_lock lock(c->mu);
+                    c->cv.wait(lock, [&] { return !c->first || c->done; });
+                }
+                const RunResult busy = run_direct(*s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
+                s->stop();  // ends the load
+                auto idle_s = Scheduler::create(*model, so);
+                if (!idle_s) return 1;
+                (*idle_s)->start();
+                run_direct(**idle_s, {random_prompt(rng, 16, n_vocab)}, 2);
+                const RunResult idle =
+                    run_direct(**idle_s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
+                std::printf(
+                    "TTFT of a new %lld-token request while %d others decode: %.1f ms; "
+                    "on an idle scheduler: %.1f ms (%.2fx)\n",
+                    static_cast<long long>(prompt_len), n - 1, busy.clients[0].ttft * 1e3,
+                    idle.clients[0].ttft * 1e3, busy.clients[0].ttft / idle.clients[0].ttft);
+            }
+            s->stop();
         }
-        if (n == max_n && n > 1) {
-            // TTFT of a new request while n-1 others decode, against an idle scheduler.
-            std::vector<std::unique_ptr<DirectClient>> load;
-            for (int i = 0; i + 1 < n; ++i) {
-                load.push_back(std::make_unique<DirectClient>());
-                load.back()->started = Clock::now();
-                // They decode until their context is full, longer than the measurement.
-                const auto max_tokens = static_cast<int32_t>(s->n_ctx() - prompt_len - 1);
-                s->submit(direct_request(random_prompt(rng, prompt_len, n_vocab), max_tokens,
-                                         *load.back()));
-            }
-            for (auto& c : load) {  // every one of them decoding
-                std::unique_lock lock(c->mu);
-                c->cv.wait(lock, [&] { return !c->first || c->done; });
-            }
-            const RunResult busy = run_direct(*s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
-            s->stop();  // ends the load
-            auto idle_s = Scheduler::create(*model, so);
-            if (!idle_s) return 1;
-            (*idle_s)->start();
-            run_direct(**idle_s, {random_prompt(rng, 16, n_vocab)}, 2);
-            const RunResult idle =
-                run_direct(**idle_s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
-            std::printf(
-                "TTFT of a new %lld-token request while %d others decode: %.1f ms; "
-                "on an idle scheduler: %.1f ms (%.2fx)\n",
-                static_cast<long long>(prompt_len), n - 1, busy.clients[0].ttft * 1e3,
-                idle.clients[0].ttft * 1e3, busy.clients[0].ttft / idle.clients[0].ttft);
-        }
-        s->stop();
+        if (agg1 > 0 && max_n > 1)
+            ratios.push_back({agg_max / agg1, dec1 > 0 ? dec_max / dec1 : 0.0,
+                              cagg1 > 0 ? cagg_max / cagg1 : 0.0,
+                              cdec1 > 0 ? cdec_max / cdec1 : 0.0});
     }
-    if (agg1 > 0 && max_n > 1) {
+    if (!ratios.empty()) {
+        // One round: its ratios. Several: the median of the rounds' ratios (each from runs
+        // minutes apart at most, so a host that changes speed moves both sides of it).
+        std::array<double, 4> m{};
+        for (size_t k = 0; k < m.size(); ++k) {
+            std::vector<double> v;
+            for (const auto& r : ratios) v.push_back(r[k]);
+            std::sort(v.begin(), v.end());
+            m[k] = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+        }
+        const std::string of =
+            ratios.size() > 1 ? " (median of " + std::to_string(ratios.size()) + " rounds)" : "";
         std::printf(
-            "aggregate tok/s with %d sequences / with 1: %.2fx for whole requests (prompts "
+            "aggregate tok/s with %d sequences / with 1%s: %.2fx for whole requests (prompts "
             "included), %.2fx while all decode\n",
-            max_n, agg_max / agg1, dec1 > 0 ? dec_max / dec1 : 0.0);
+            max_n, of.c_str(), m[0], m[1]);
         std::printf(
             "the same per process CPU second (less moved by other programs; no spinning with "
             "-t 1): %.2fx whole, %.2fx decode\n",
-            cagg1 > 0 ? cagg_max / cagg1 : 0.0, cdec1 > 0 ? cdec_max / cdec1 : 0.0);
+            m[2], m[3]);
+        if (ratios.size() > 1) {
+            std::printf("decode ratio by round:");
+            for (const auto& r : ratios) std::printf(" %.2fx", r[1]);
+            std::printf("\n");
+        }
     }
     for (size_t i = 0; i < direct_vs_http.size(); ++i)
         std::printf(

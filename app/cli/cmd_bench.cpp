@@ -84,6 +84,10 @@ the TTFT of a new request while N-1 others decode against the TTFT on an idle sc
 ratios largest N / 1 (whole requests and decode, by wall clock and per CPU second), and the
 HTTP overhead per N (by wall clock and per CPU second). --prompt-file FILE: every client's
 prompt is that text after a line of its own ("Request 3."), so none shares a KV block.
+-r N with --parallel: the whole list N times in turn (1, 8, 1, 8, ... for 1,8), a row per run;
+the ratios are then the median of the rounds' ratios, each round's decode ratio listed after
+(a host whose speed drifts moves both sides of a round alike); lookup, --http and the TTFT
+runs come in the last round only.
 --lookup: each N runs again with prompt lookup for every request on a fresh scheduler (row
 "lookup"), followed by its speed-up over "direct", drafted and accepted tokens, tokens per
 decode step and whether every client's greedy output equalled "direct"'s (--parallel takes
@@ -94,7 +98,7 @@ Options:
   -p, --n-prompt N         pp: prompt tokens (default 512; 0 skips pp; --spec: random prompt
                            tokens, default 256)
   -n, --n-gen N            tg: generated tokens (default 128; 0 skips tg)
-  -r, --repetitions N      repetitions of each test (default 3)
+  -r, --repetitions N      repetitions of each test (default 3; --parallel: rounds, default 1)
   -d, --depth N            pp and tg start from a context that already holds N random tokens
                            (prefilled before each test, not timed; rows read e.g. tg128 @ d4096)
       --json               default mode: one JSON object instead of the table
