@@ -51,6 +51,36 @@ TEST(OpAttentionLong, NewTurnAndDecodeOverLongHistoryEveryKvTypeAndIsa) {
                                  {{0, 300}, {300, 41}, {341, 1}, {342, 1}});
 }
 
+struct AttendShape {
+    int64_t hd, H, Hkv;
+    int32_t bs, window;
+};
+
+// One graph: the K and V rows of pos.size() tokens appended to the paged caches at their
+// positions (of their sequences; none: sequence 0), then those tokens' attention output.
+std::vector<float> append_and_attend(Device& d, Stream& s, const AttendShape& sh, const Tensor& kc,
+                                     const Tensor& vc, const Tensor& bt, const float* kf,
+                                     const float* vf, const float* qf, std::span<const int32_t> pos,
+                                     std::span<const int32_t> seq) {
+    const auto T = int64_t(pos.size());
+    auto k = upload(d, DType::F32, {sh.hd * sh.Hkv, T}, kf);
+    auto v = upload(d, DType::F32, {sh.hd * sh.Hkv, T}, vf);
+    auto q = upload(d, DType::F32, {sh.hd, sh.H, T}, qf);
+    auto p = upload(d, DType::I32, {T}, pos.data());
+    auto sq = upload(d, DType::I32, {T}, seq.empty() ? nullptr : seq.data());
+    auto y = upload(d, DType::F32, {sh.hd, sh.H, T}, nullptr);
+    const KvIndex idx{p.t, bt, seq.empty() ? Tensor{} : sq.t};
+    KvParams kp{sh.bs, 1.f / std::sqrt(float(sh.hd))};
+    kp.window = sh.window;
+    Graph g;
+    g.kv_append(kc, k.t, idx, sh.bs, "k");
+    g.kv_append(vc, v.t, idx, sh.bs, "v");
+    g.attention(y.t, q.t, kc, vc, idx, kp, "attn");
+    const Status st = s.compute(g);
+    EXPECT_TRUE(st.is_ok()) << st.message();
+    return download_f32(y.t);
+}
+
 // Positions [0, total) fed in steps of the given sizes on one sequence (64 blocks of 16 cells,
 // shuffled): the attention output of every token, whatever the split. K, V and Q of each
 // position are fixed in advance, so two splits see the same numbers.
@@ -73,21 +103,10 @@ std::vector<float> attention_split(Device& d, Stream& s, DType kv, int64_t hd, i
     for (int64_t n : sizes) {
         std::vector<int32_t> pos(static_cast<size_t>(n));
         std::iota(pos.begin(), pos.end(), static_cast<int32_t>(first));
-        auto k = upload(d, DType::F32, {hd * Hkv, n}, kf.data() + first * hd * Hkv);
-        auto v = upload(d, DType::F32, {hd * Hkv, n}, vf.data() + first * hd * Hkv);
-        auto q = upload(d, DType::F32, {hd, H, n}, qf.data() + first * hd * H);
-        auto p = upload(d, DType::I32, {n}, pos.data());
-        auto y = upload(d, DType::F32, {hd, H, n}, nullptr);
-        const KvIndex idx{p.t, bt.t, Tensor{}};
-        KvParams kp{bs, 1.f / std::sqrt(float(hd))};
-        kp.window = window;
-        Graph g;
-        g.kv_append(kc.t, k.t, idx, bs, "k");
-        g.kv_append(vc.t, v.t, idx, bs, "v");
-        g.attention(y.t, q.t, kc.t, vc.t, idx, kp, "attn");
-        const Status st = s.compute(g);
-        EXPECT_TRUE(st.is_ok()) << st.message();
-        const auto o = download_f32(y.t);
+        const AttendShape sh{hd, H, Hkv, bs, window};
+        const auto o =
+            append_and_attend(d, s, sh, kc.t, vc.t, bt.t, kf.data() + first * hd * Hkv,
+                              vf.data() + first * hd * Hkv, qf.data() + first * hd * H, pos, {});
         out.insert(out.end(), o.begin(), o.end());
         first += n;
     }
@@ -137,12 +156,12 @@ TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepEveryWindowKvTypeAndIsa) {
 // or a verification step splits its segments across the threads (2 and 3 threads: runs of
 // different lengths) and combines them, a prefill folds them one after the other; the
 // windows make a row's first segment start mid-way and skip whole segments.
-TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepAcrossSegmentsAndThreads) {
+// fn(kv, window, threads) for each window, F16 and Q8_0 caches, 2 and 3 threads (runs of
+// different lengths), under the scalar and AVX-512 paths where this CPU runs them.
+template <class Fn>
+void for_kv_isa_threads(std::initializer_list<int32_t> windows, Fn&& fn) {
     const cpu::Isa saved = cpu::active_isa();
-    const int64_t decode[] = {700, 1, 1, 1, 1, 1, 1};
-    const int64_t verify[] = {700, 6};
-    const int64_t prefill[] = {470, 236};
-    for (int32_t window : {0, 300}) {
+    for (int32_t window : windows) {
         for (DType kv : {DType::F16, DType::Q8_0}) {
             for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx512}) {
                 if (!cpu::force_isa(isa)) continue;
@@ -150,12 +169,21 @@ TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepAcrossSegmentsAndThreads) {
                     SCOPED_TRACE(std::string(dtype_name(kv)) + " " +
                                  std::string(cpu::isa_name(isa)) + " window " +
                                  std::to_string(window) + " threads " + std::to_string(threads));
-                    expect_same_bits(kv, window, threads, decode, verify, prefill);
+                    fn(kv, window, threads);
                 }
             }
         }
     }
     cpu::force_isa(saved);
+}
+
+TEST(OpAttentionLong, TokenAloneEqualsTokenInAStepAcrossSegmentsAndThreads) {
+    const int64_t decode[] = {700, 1, 1, 1, 1, 1, 1};
+    const int64_t verify[] = {700, 6};
+    const int64_t prefill[] = {470, 236};
+    for_kv_isa_threads({0, 300}, [&](DType kv, int32_t window, int threads) {
+        expect_same_bits(kv, window, threads, decode, verify, prefill);
+    });
 }
 
 // One decode step of several sequences with histories of different lengths (paged, shuffled
@@ -195,23 +223,8 @@ std::vector<float> decode_sequences(DType kv, int32_t window, int threads, bool 
                 qf.insert(qf.end(), q1.begin(), q1.end());
             }
         }
-        const auto T = int64_t(pos.size());
-        auto k = upload(*d, DType::F32, {hd * Hkv, T}, kf.data());
-        auto v = upload(*d, DType::F32, {hd * Hkv, T}, vf.data());
-        auto q = upload(*d, DType::F32, {hd, H, T}, qf.data());
-        auto p = upload(*d, DType::I32, {T}, pos.data());
-        auto s = upload(*d, DType::I32, {T}, sq.data());
-        auto y = upload(*d, DType::F32, {hd, H, T}, nullptr);
-        const KvIndex idx{p.t, bt.t, s.t};
-        KvParams kp{bs, 1.f / std::sqrt(float(hd))};
-        kp.window = window;
-        Graph g;
-        g.kv_append(kc.t, k.t, idx, bs, "k");
-        g.kv_append(vc.t, v.t, idx, bs, "v");
-        g.attention(y.t, q.t, kc.t, vc.t, idx, kp, "attn");
-        const Status status = (*st)->compute(g);
-        EXPECT_TRUE(status.is_ok()) << status.message();
-        return download_f32(y.t);
+        return append_and_attend(*d, **st, {hd, H, Hkv, bs, window}, kc.t, vc.t, bt.t, kf.data(),
+                                 vf.data(), qf.data(), pos, sq);
     };
     for (int32_t s = 0; s < n_seq; ++s) step(std::span(&s, 1), history[size_t(s)], true);
     if (together) {
@@ -228,26 +241,12 @@ std::vector<float> decode_sequences(DType kv, int32_t window, int threads, bool 
 }
 
 TEST(OpAttentionLong, SequencesDecodedTogetherEqualEachAlone) {
-    const cpu::Isa saved = cpu::active_isa();
-    for (int32_t window : {0, 100}) {
-        for (DType kv : {DType::F16, DType::Q8_0}) {
-            for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx512}) {
-                if (!cpu::force_isa(isa)) continue;
-                for (int threads : {2, 3}) {
-                    SCOPED_TRACE(std::string(dtype_name(kv)) + " " +
-                                 std::string(cpu::isa_name(isa)) + " window " +
-                                 std::to_string(window) + " threads " + std::to_string(threads));
-                    const auto alone = decode_sequences(kv, window, threads, false);
-                    const auto together = decode_sequences(kv, window, threads, true);
-                    ASSERT_EQ(alone.size(), together.size());
-                    EXPECT_EQ(
-                        std::memcmp(alone.data(), together.data(), alone.size() * sizeof(float)),
-                        0);
-                }
-            }
-        }
-    }
-    cpu::force_isa(saved);
+    for_kv_isa_threads({0, 100}, [](DType kv, int32_t window, int threads) {
+        const auto alone = decode_sequences(kv, window, threads, false);
+        const auto together = decode_sequences(kv, window, threads, true);
+        ASSERT_EQ(alone.size(), together.size());
+        EXPECT_EQ(std::memcmp(alone.data(), together.data(), alone.size() * sizeof(float)), 0);
+    });
 }
 
 // Against the reference device over several segments: a history of 600 cells, a new turn of
