@@ -306,6 +306,13 @@ void print_row(const char* mode, int n, int64_t p, int32_t g, const RunResult& r
     std::fflush(stdout);
 }
 
+// The middle value (the mean of the two middle ones for an even count); v is not empty.
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
 }  // namespace
 
 int run_bench_parallel(const Args& args) {
@@ -394,10 +401,12 @@ int run_bench_parallel(const Args& args) {
     double cagg1 = 0, cagg_max = 0;
     // Per round, the ratios largest N / 1 (whole, decode; wall clock, then per CPU second).
     std::vector<std::array<double, 4>> ratios;
-    std::vector<std::pair<double, double>> direct_vs_http, direct_vs_http_cpu;
+    // Per client count in LIST, per round: the HTTP overhead (wall clock, per CPU second).
+    std::vector<std::vector<double>> http_wall(list.size()), http_cpu(list.size());
     for (long long round = 0; round < rounds; ++round) {
-        const bool last = round + 1 == rounds;  // lookup, HTTP and TTFT runs: the last round only
-        for (int n : list) {
+        const bool last = round + 1 == rounds;  // lookup and TTFT runs: the last round only
+        for (size_t li = 0; li < list.size(); ++li) {
+            const int n = list[li];
             SchedulerOptions so;
             so.n_threads = threads;
             so.n_ctx = prompt_len + n_gen + 32;
@@ -469,7 +478,7 @@ int run_bench_parallel(const Args& args) {
                 cagg_max = double(d.generated()) / d.cpu;
                 cdec_max = d.decode_tok_s(true);
             }
-            if (http && last) {
+            if (http) {
                 server::ServerOptions opt;
                 opt.port = 0;
                 opt.model_id = "bench";
@@ -487,9 +496,9 @@ int run_bench_parallel(const Args& args) {
                     return 1;
                 }
                 print_row("http", n, prompt_len, n_gen, h);
-                direct_vs_http.emplace_back(agg, double(h.generated()) / h.wall);
-                direct_vs_http_cpu.emplace_back(double(d.generated()) / d.cpu,
-                                                double(h.generated()) / h.cpu);
+                http_wall[li].push_back(100.0 * (1.0 - (double(h.generated()) / h.wall) / agg));
+                http_cpu[li].push_back(100.0 * (1.0 - (double(h.generated()) / h.cpu) /
+                                                          (double(d.generated()) / d.cpu)));
             }
             if (n == max_n && n > 1 && last) {
                 // TTFT of a new request while n-1 others decode, against an idle scheduler.
@@ -534,8 +543,7 @@ int run_bench_parallel(const Args& args) {
         for (size_t k = 0; k < m.size(); ++k) {
             std::vector<double> v;
             for (const auto& r : ratios) v.push_back(r[k]);
-            std::sort(v.begin(), v.end());
-            m[k] = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+            m[k] = median(v);
         }
         const std::string of =
             ratios.size() > 1 ? " (median of " + std::to_string(ratios.size()) + " rounds)" : "";
@@ -553,12 +561,20 @@ int run_bench_parallel(const Args& args) {
             std::printf("\n");
         }
     }
-    for (size_t i = 0; i < direct_vs_http.size(); ++i)
+    for (size_t li = 0; li < list.size(); ++li) {
+        if (http_wall[li].empty()) continue;
         std::printf(
-            "HTTP overhead at %d clients: %.1f%% of the direct aggregate tok/s (%.1f%% per "
-            "process CPU second, the in-process client's parsing included)\n",
-            list[i], 100.0 * (1.0 - direct_vs_http[i].second / direct_vs_http[i].first),
-            100.0 * (1.0 - direct_vs_http_cpu[i].second / direct_vs_http_cpu[i].first));
+            "HTTP overhead at %d clients%s: %.1f%% of the direct aggregate tok/s (%.1f%% per "
+            "process CPU second, the in-process client's parsing included)",
+            list[li],
+            rounds > 1 ? (" (median of " + std::to_string(rounds) + " rounds)").c_str() : "",
+            median(http_wall[li]), median(http_cpu[li]));
+        if (rounds > 1) {
+            std::printf("; by round:");
+            for (double o : http_wall[li]) std::printf(" %.1f%%", o);
+        }
+        std::printf("\n");
+    }
     return 0;
 }
 

@@ -86,8 +86,9 @@ HTTP overhead per N (by wall clock and per CPU second). --prompt-file FILE: ever
 prompt is that text after a line of its own ("Request 3."), so none shares a KV block.
 -r N with --parallel: the whole list N times in turn (1, 8, 1, 8, ... for 1,8), a row per run;
 the ratios are then the median of the rounds' ratios, each round's decode ratio listed after
-(a host whose speed drifts moves both sides of a round alike); lookup, --http and the TTFT
-runs come in the last round only.
+(a host whose speed drifts moves both sides of a round alike); --http runs every round too
+and its overhead is the median of the rounds' (each listed); lookup and the TTFT runs come
+in the last round only.
 --lookup: each N runs again with prompt lookup for every request on a fresh scheduler (row
 "lookup"), followed by its speed-up over "direct", drafted and accepted tokens, tokens per
 decode step and whether every client's greedy output equalled "direct"'s (--parallel takes
