@@ -306,6 +306,14 @@ void print_row(const char* mode, int n, int64_t p, int32_t g, const RunResult& r
     std::fflush(stdout);
 }
 
+// "3.76x", or "n/a" for 0 (no ratio).
+std::string times(double r) {
+    if (r <= 0) return "n/a";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2fx", r);
+    return b;
+}
+
 // The middle value (the mean of the two middle ones for an even count); v is not empty.
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -531,33 +539,36 @@ int run_bench_parallel(const Args& args) {
             }
             s->stop();
         }
+        // 0: no ratio (a run too short to have a window where every client decodes).
+        const auto ratio = [](double a, double b) { return a > 0 && b > 0 ? a / b : 0.0; };
         if (agg1 > 0 && max_n > 1)
-            ratios.push_back({agg_max / agg1, dec1 > 0 ? dec_max / dec1 : 0.0,
-                              cagg1 > 0 ? cagg_max / cagg1 : 0.0,
-                              cdec1 > 0 ? cdec_max / cdec1 : 0.0});
+            ratios.push_back({ratio(agg_max, agg1), ratio(dec_max, dec1), ratio(cagg_max, cagg1),
+                              ratio(cdec_max, cdec1)});
     }
     if (!ratios.empty()) {
         // One round: its ratios. Several: the median of the rounds' ratios (each from runs
         // minutes apart at most, so a host that changes speed moves both sides of it).
-        std::array<double, 4> m{};
+        // Rounds without a ratio are left out of the median; none with one: "n/a".
+        std::array<std::string, 4> m;
         for (size_t k = 0; k < m.size(); ++k) {
             std::vector<double> v;
-            for (const auto& r : ratios) v.push_back(r[k]);
-            m[k] = median(v);
+            for (const auto& r : ratios)
+                if (r[k] > 0) v.push_back(r[k]);
+            m[k] = times(v.empty() ? 0.0 : median(v));
         }
         const std::string of =
             ratios.size() > 1 ? " (median of " + std::to_string(ratios.size()) + " rounds)" : "";
         std::printf(
-            "aggregate tok/s with %d sequences / with 1%s: %.2fx for whole requests (prompts "
-            "included), %.2fx while all decode\n",
-            max_n, of.c_str(), m[0], m[1]);
+            "aggregate tok/s with %d sequences / with 1%s: %s for whole requests (prompts "
+            "included), %s while all decode\n",
+            max_n, of.c_str(), m[0].c_str(), m[1].c_str());
         std::printf(
             "the same per process CPU second (less moved by other programs; no spinning with "
-            "-t 1): %.2fx whole, %.2fx decode\n",
-            m[2], m[3]);
+            "-t 1): %s whole, %s decode\n",
+            m[2].c_str(), m[3].c_str());
         if (ratios.size() > 1) {
             std::printf("decode ratio by round:");
-            for (const auto& r : ratios) std::printf(" %.2fx", r[1]);
+            for (const auto& r : ratios) std::printf(" %s", times(r[1]).c_str());
             std::printf("\n");
         }
     }
