@@ -163,21 +163,22 @@ size_t item_floats(size_t hd, size_t rows, size_t heads) {
     return heads * item_scratch_floats(hd, rows) + round16(rows * part_floats(hd));
 }
 
+// A work item: tokens [t0, t1) of one sequence against KV heads [kvh0, kvh1).
+struct Item {
+    int64_t t0, t1, kvh0, kvh1;
+};
+
 // Tokens [t0, t1) (one sequence) against KV heads [kvh0, kvh1): one state per head, and the
 // heads inner to the cell loop, so an item reads its part of each cache row in one go (a
 // head alone is a few cache lines of a row; items of single heads would each pull whole rows
 // through the prefetchers, several times the cache's bytes at long contexts).
 // parts null: every segment in turn, combined, and the outputs written. Otherwise segments
 // [seg_lo, seg_hi) only, each segment's partial results to parts (segment by segment from
-// seg_lo, heads in order within one, rows * part_floats floats a head).
-// An item the same thread runs next: its first chunk is requested during this item's last one.
-struct NextItem {
-    int64_t t0, t1, kvh0, kvh1;
-};
-
+// seg_lo, heads in order within one, rows * part_floats floats a head). after: the item this
+// thread runs next, whose first chunk is requested during this item's last one.
 void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int64_t kvh0,
                  int64_t kvh1, float* scratch, int64_t seg_lo = 0, int64_t seg_hi = 0,
-                 float* parts = nullptr, const NextItem* after = nullptr) {
+                 float* parts = nullptr, const Item* after = nullptr) {
     const Tensor& q = n.src[0];
     const Tensor& kc = n.src[1];
     const Tensor& vc = n.src[2];
@@ -338,20 +339,20 @@ struct AttentionArgs {
 };
 
 // Item i of a step's (tile, head group) items.
-NextItem item_of(const AttentionArgs& a, size_t i) {
+Item item_of(const AttentionArgs& a, size_t i) {
     const size_t tile = i / a.head_groups;
     const size_t h0 = (i % a.head_groups) * a.heads_per_item;
     const size_t h1 = std::min(a.kv_heads, h0 + a.heads_per_item);
-    return NextItem{(*a.tiles)[tile], (*a.tiles)[tile + 1], static_cast<int64_t>(h0),
-                    static_cast<int64_t>(h1)};
+    return Item{(*a.tiles)[tile], (*a.tiles)[tile + 1], static_cast<int64_t>(h0),
+                static_cast<int64_t>(h1)};
 }
 
 // Items [b, e) in turn on thread th, each told the one after it.
 void run_items(const AttentionArgs& a, size_t b, size_t e, int th) {
     float* tmp = a.scratch->per_thread.data() + size_t(th) * a.scratch->per_thread_floats;
     for (size_t i = b; i < e; ++i) {
-        const NextItem it = item_of(a, i);
-        const NextItem after = i + 1 < e ? item_of(a, i + 1) : NextItem{};
+        const Item it = item_of(a, i);
+        const Item after = i + 1 < e ? item_of(a, i + 1) : Item{};
         attend_item(*a.n, *a.lookup, it.t0, it.t1, it.kvh0, it.kvh1, tmp, 0, 0, nullptr,
                     i + 1 < e ? &after : nullptr);
     }
@@ -503,16 +504,16 @@ Status attention(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
     // one by one, a thread's next item is not known; the first chunks then waited on memory:
     // 8 sequences at 256-384 cells, attention took 5.2 instead of 5.7 ms a step, the means of
     // nine alternating runs). A thread that finishes early still takes a run nobody claimed.
-    std::vector<int64_t>& cuts = scratch.attn_items;
+    std::vector<int64_t>& cuts = scratch.attn_cuts;
     cuts.assign(1, 0);
     int64_t total = 0;
     for (size_t i = 0; i < n_items; ++i) {
-        const NextItem it = item_of(args, i);
+        const Item it = item_of(args, i);
         const CellSpan c = visible_cells(lookup.value(), it.t0, it.t1, n.kvp.window);
         total += (c.end - c.first) * (it.t1 - it.t0) * (it.kvh1 - it.kvh0);
         cuts.push_back(total);  // cells read up to item i, prefix sums
     }
-    std::vector<int64_t>& runs = scratch.attn_tiles;
+    std::vector<int64_t>& runs = scratch.attn_runs;
     runs.assign(1, 0);
     for (size_t r = 1; r < threads; ++r) {
         const int64_t share = total * int64_t(r) / int64_t(threads);

@@ -25,6 +25,10 @@ struct Scratch {
     std::vector<float> attn_parts;
     std::vector<int64_t> attn_items;
     std::vector<int64_t> attn_tiles;
+    // Decode steps of more sequences than threads (one run of items per thread): the items'
+    // prefix sums of cells read, and the runs' first items then the end.
+    std::vector<int64_t> attn_cuts;
+    std::vector<int64_t> attn_runs;
     std::vector<int32_t> moe_pairs;  // MoE: (slot, token) pairs grouped by expert
     std::vector<float> moe_out;      // MoE: an expert's gemm output before the scatter
     // RoPE's angles ([token][n_rot / 2] cos, sin pairs), made by a graph's first Rope node and
