@@ -306,6 +306,76 @@ void print_row(const char* mode, int n, int64_t p, int32_t g, const RunResult& r
     std::fflush(stdout);
 }
 
+// The same prompts as the plain run d with prompt lookup (draft_max tokens at most), on a
+// fresh scheduler (no cached prefixes): its row, then its speed-up, acceptance and whether
+// every client's output equalled d's. False (the reason printed) when it fails.
+bool run_lookup_row(std::shared_ptr<const Model> model, const SchedulerOptions& so,
+                    std::mt19937_64& rng, int64_t n_vocab,
+                    const std::vector<std::vector<int32_t>>& prompts, int64_t prompt_len,
+                    int32_t n_gen, int32_t draft_max, const RunResult& d) {
+    const int n = static_cast<int>(prompts.size());
+    auto ls = Scheduler::create(std::move(model), so);
+    if (!ls) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", ls.error_message().c_str());
+        return false;
+    }
+    (*ls)->start();
+    run_direct(**ls, {random_prompt(rng, 16, n_vocab)}, 4);
+    const RunResult l = run_direct(**ls, prompts, n_gen, draft_max);
+    (*ls)->stop();
+    if (!l.first_error().empty()) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", l.first_error().c_str());
+        return false;
+    }
+    print_row("lookup", n, prompt_len, n_gen, l);
+    bool same = true;
+    for (size_t i = 0; i < d.clients.size(); ++i)
+        same = same && d.clients[i].tokens == l.clients[i].tokens;
+    const RequestUsage u = l.spec();
+    std::printf(
+        "  lookup at %d clients: %.2fx aggregate tok/s, %.2fx decode tok/s; drafted "
+        "%lld, accepted %lld (%.1f%%), %.2f tokens per decode step; output %s\n",
+        n, (double(l.generated()) / l.wall) / (double(d.generated()) / d.wall),
+        d.decode_tok_s() > 0 ? l.decode_tok_s() / d.decode_tok_s() : 0.0,
+        static_cast<long long>(u.draft_tokens), static_cast<long long>(u.draft_accepted),
+        u.draft_tokens > 0 ? 100.0 * double(u.draft_accepted) / double(u.draft_tokens) : 0.0,
+        u.draft_steps > 0 ? double(u.draft_accepted + u.draft_steps) / double(u.draft_steps) : 0.0,
+        same ? "same as direct" : "DIFFERS from direct");
+    return true;
+}
+
+// TTFT of a new request while n-1 others decode on s (stopped here: that ends the load),
+// against the same request on an idle scheduler. False when the idle one cannot be made.
+bool print_ttft_under_load(Scheduler& s, std::shared_ptr<const Model> model,
+                           const SchedulerOptions& so, std::mt19937_64& rng, int64_t n_vocab, int n,
+                           int64_t prompt_len) {
+    std::vector<std::unique_ptr<DirectClient>> load;
+    for (int i = 0; i + 1 < n; ++i) {
+        load.push_back(std::make_unique<DirectClient>());
+        load.back()->started = Clock::now();
+        // They decode until their context is full, longer than the measurement.
+        const auto max_tokens = static_cast<int32_t>(s.n_ctx() - prompt_len - 1);
+        s.submit(direct_request(random_prompt(rng, prompt_len, n_vocab), max_tokens, *load.back()));
+    }
+    for (auto& c : load) {  // every one of them decoding
+        std::unique_lock lock(c->mu);
+        c->cv.wait(lock, [&] { return !c->first || c->done; });
+    }
+    const RunResult busy = run_direct(s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
+    s.stop();  // ends the load
+    auto idle_s = Scheduler::create(std::move(model), so);
+    if (!idle_s) return false;
+    (*idle_s)->start();
+    run_direct(**idle_s, {random_prompt(rng, 16, n_vocab)}, 2);
+    const RunResult idle = run_direct(**idle_s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
+    std::printf(
+        "TTFT of a new %lld-token request while %d others decode: %.1f ms; "
+        "on an idle scheduler: %.1f ms (%.2fx)\n",
+        static_cast<long long>(prompt_len), n - 1, busy.clients[0].ttft * 1e3,
+        idle.clients[0].ttft * 1e3, busy.clients[0].ttft / idle.clients[0].ttft);
+    return true;
+}
+
 // "3.76x", or "n/a" for 0 (no ratio).
 std::string times(double r) {
     if (r <= 0) return "n/a";
@@ -439,40 +509,9 @@ int run_bench_parallel(const Args& args) {
                 return 1;
             }
             print_row("direct", n, prompt_len, n_gen, d);
-            if (lookup && last) {
-                // The same prompts with prompt lookup, on a fresh scheduler (no cached prefixes).
-                auto ls = Scheduler::create(*model, so);
-                if (!ls) {
-                    std::fprintf(stderr, "hearth-cli bench: %s\n", ls.error_message().c_str());
-                    return 1;
-                }
-                (*ls)->start();
-                run_direct(**ls, {random_prompt(rng, 16, n_vocab)}, 4);
-                const RunResult l = run_direct(**ls, prompts, n_gen, draft_max);
-                (*ls)->stop();
-                if (!l.first_error().empty()) {
-                    std::fprintf(stderr, "hearth-cli bench: %s\n", l.first_error().c_str());
-                    return 1;
-                }
-                print_row("lookup", n, prompt_len, n_gen, l);
-                bool same = true;
-                for (size_t i = 0; i < d.clients.size(); ++i)
-                    same = same && d.clients[i].tokens == l.clients[i].tokens;
-                const RequestUsage u = l.spec();
-                std::printf(
-                    "  lookup at %d clients: %.2fx aggregate tok/s, %.2fx decode tok/s; drafted "
-                    "%lld, accepted %lld (%.1f%%), %.2f tokens per decode step; output %s\n",
-                    n, (double(l.generated()) / l.wall) / (double(d.generated()) / d.wall),
-                    d.decode_tok_s() > 0 ? l.decode_tok_s() / d.decode_tok_s() : 0.0,
-                    static_cast<long long>(u.draft_tokens),
-                    static_cast<long long>(u.draft_accepted),
-                    u.draft_tokens > 0 ? 100.0 * double(u.draft_accepted) / double(u.draft_tokens)
-                                       : 0.0,
-                    u.draft_steps > 0
-                        ? double(u.draft_accepted + u.draft_steps) / double(u.draft_steps)
-                        : 0.0,
-                    same ? "same as direct" : "DIFFERS from direct");
-            }
+            if (lookup && last &&
+                !run_lookup_row(*model, so, rng, n_vocab, prompts, prompt_len, n_gen, draft_max, d))
+                return 1;
             const double agg = double(d.generated()) / d.wall;
             if (n == 1) {
                 agg1 = agg;
@@ -508,35 +547,9 @@ int run_bench_parallel(const Args& args) {
                 http_cpu[li].push_back(100.0 * (1.0 - (double(h.generated()) / h.cpu) /
                                                           (double(d.generated()) / d.cpu)));
             }
-            if (n == max_n && n > 1 && last) {
-                // TTFT of a new request while n-1 others decode, against an idle scheduler.
-                std::vector<std::unique_ptr<DirectClient>> load;
-                for (int i = 0; i + 1 < n; ++i) {
-                    load.push_back(std::make_unique<DirectClient>());
-                    load.back()->started = Clock::now();
-                    // They decode until their context is full, longer than the measurement.
-                    const auto max_tokens = static_cast<int32_t>(s->n_ctx() - prompt_len - 1);
-                    s->submit(direct_request(random_prompt(rng, prompt_len, n_vocab), max_tokens,
-                                             *load.back()));
-                }
-                for (auto& c : load) {  // every one of them decoding
-                    std::unique_lock lock(c->mu);
-                    c->cv.wait(lock, [&] { return !c->first || c->done; });
-                }
-                const RunResult busy = run_direct(*s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
-                s->stop();  // ends the load
-                auto idle_s = Scheduler::create(*model, so);
-                if (!idle_s) return 1;
-                (*idle_s)->start();
-                run_direct(**idle_s, {random_prompt(rng, 16, n_vocab)}, 2);
-                const RunResult idle =
-                    run_direct(**idle_s, {random_prompt(rng, prompt_len, n_vocab)}, 1);
-                std::printf(
-                    "TTFT of a new %lld-token request while %d others decode: %.1f ms; "
-                    "on an idle scheduler: %.1f ms (%.2fx)\n",
-                    static_cast<long long>(prompt_len), n - 1, busy.clients[0].ttft * 1e3,
-                    idle.clients[0].ttft * 1e3, busy.clients[0].ttft / idle.clients[0].ttft);
-            }
+            if (n == max_n && n > 1 && last &&
+                !print_ttft_under_load(*s, *model, so, rng, n_vocab, n, prompt_len))
+                return 1;
             s->stop();
         }
         // 0: no ratio (a run too short to have a window where every client decodes).
@@ -545,6 +558,7 @@ int run_bench_parallel(const Args& args) {
             ratios.push_back({ratio(agg_max, agg1), ratio(dec_max, dec1), ratio(cagg_max, cagg1),
                               ratio(cdec_max, cdec1)});
     }
+    const std::string of = rounds > 1 ? " (median of " + std::to_string(rounds) + " rounds)" : "";
     if (!ratios.empty()) {
         // One round: its ratios. Several: the median of the rounds' ratios (each from runs
         // minutes apart at most, so a host that changes speed moves both sides of it).
@@ -556,8 +570,6 @@ int run_bench_parallel(const Args& args) {
                 if (r[k] > 0) v.push_back(r[k]);
             m[k] = times(v.empty() ? 0.0 : median(v));
         }
-        const std::string of =
-            ratios.size() > 1 ? " (median of " + std::to_string(ratios.size()) + " rounds)" : "";
         std::printf(
             "aggregate tok/s with %d sequences / with 1%s: %s for whole requests (prompts "
             "included), %s while all decode\n",
@@ -577,9 +589,7 @@ int run_bench_parallel(const Args& args) {
         std::printf(
             "HTTP overhead at %d clients%s: %.1f%% of the direct aggregate tok/s (%.1f%% per "
             "process CPU second, the in-process client's parsing included)",
-            list[li],
-            rounds > 1 ? (" (median of " + std::to_string(rounds) + " rounds)").c_str() : "",
-            median(http_wall[li]), median(http_cpu[li]));
+            list[li], of.c_str(), median(http_wall[li]), median(http_cpu[li]));
         if (rounds > 1) {
             std::printf("; by round:");
             for (double o : http_wall[li]) std::printf(" %.1f%%", o);
