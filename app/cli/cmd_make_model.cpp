@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kUsage =
     R"(Usage: hearth-cli make-model --shape NAME --type TYPE --vocab VOCAB.gguf -o OUT.gguf
-                             [--seed N] [--threads N]
+                             [--seed N] [--threads N] [--weights random|copying]
 
 Writes a model with seeded random weights (normal, std 0.02; norm weights 1) and the tokenizer
 of VOCAB.gguf (every tokenizer.* key is copied; token arrays are padded with [PADn] tokens when
@@ -31,6 +31,8 @@ Shapes:
   tiny-qwen2      as tiny-llama but qwen2 with QKV biases and tied embeddings
   tiny-llama3     as tiny-llama, tied, RoPE base 500000 with rope_freqs
   tiny-llama-1k   as tiny-llama with 1024 vocabulary rows (token arrays padded)
+  copy-llama      llama, 384 wide, 4 layers, 6 heads, 1 KV head, FFN 128, vocab = file's
+                  (the smallest shape --weights copying fits; use stories260K.gguf)
   small-llama     llama, 256 wide, 2 layers, 4 heads, 2 KV heads, FFN 512 (K-quants apply)
   qwen3-0.6b      qwen3, 1024 wide, 28 layers, 16 heads of 128, 8 KV heads, FFN 3072,
                   vocab 151936, Q/K norms, tied, RoPE base 1e6 (ggml-vocab-qwen2.gguf)
@@ -48,13 +50,21 @@ fall back like llama.cpp (Q4_K -> Q5_0, Q6_K -> Q8_0).
 Options:
   --seed N       random seed (default 1)
   --threads N    quantization threads (default 2; the output does not depend on it)
+  --weights copying
+                 instead of random weights, a hand-built model that copies: greedy decoding
+                 continues any passage whose last three tokens it has seen before, with
+                 confident logits (three previous-token heads and an induction head; the FFNs
+                 and layers from 4 on are zero but read and computed as usual; RoPE base 1e20).
+                 For measuring prompt lookup and draft models. Llama shapes with heads of 64
+                 and an output head: tinyllama-1.1b, copy-llama
 
 Prints one line: the output path, its size and the time taken.)";
 
 int run_make_model(std::span<const std::string> args) {
     static const hearth::cli::OptionSpec specs[] = {
         {"shape", 0, true, false},    {"type", 0, true, false}, {"vocab", 0, true, false},
-        {"output", 'o', true, false}, {"seed", 0, true, false}, {"threads", 0, true, false}};
+        {"output", 'o', true, false}, {"seed", 0, true, false}, {"threads", 0, true, false},
+        {"weights", 0, true, false}};
     std::string error;
     auto a = hearth::cli::Args::parse(args, specs, error);
     if (!a || !a->has("shape") || !a->has("type") || !a->has("vocab") || !a->has("output") ||
@@ -83,6 +93,15 @@ int run_make_model(std::span<const std::string> args) {
     }
     if (seed) spec.seed = static_cast<uint64_t>(*seed);
     if (threads) spec.threads = static_cast<unsigned>(*threads);
+    if (auto w = a->value("weights")) {
+        if (*w != "random" && *w != "copying") {
+            std::fprintf(stderr,
+                         "hearth-cli make-model: unknown --weights '%s' (random, copying)\n",
+                         w->c_str());
+            return 2;
+        }
+        spec.copying = *w == "copying";
+    }
     if (!hearth::model::find_synthetic_shape(spec.shape)) {
         std::fprintf(stderr, "hearth-cli make-model: unknown --shape '%s'\n%s\n",
                      spec.shape.c_str(), kUsage);

@@ -13,6 +13,7 @@
 
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
+#include "model/copying_weights.h"
 #include "quant/quant_ref.h"
 
 // Keep a*b+c as two rounded operations so every compiler and CPU gives the same numbers (GCC
@@ -44,6 +45,9 @@ constexpr std::array kShapes = {
     // 1024 vocabulary rows whatever the vocab file has: exercises token-array padding.
     SyntheticShape{"tiny-llama-1k", Arch::Llama, 64, 2, 4, 2, 160, 1024, false, false, 10000.0f,
                    false, 512, 1e-5f, "stories260K.gguf"},
+    // The smallest shape the copying weights fit (make-model --weights copying): 5 slots of 64.
+    SyntheticShape{"copy-llama", Arch::Llama, 384, 4, 6, 1, 128, 0, false, false, 10000.0f, false,
+                   2048, 1e-5f, "stories260K.gguf"},
     // Rows of 256 so the K-quants apply without fallback.
     SyntheticShape{"small-llama", Arch::Llama, 256, 2, 4, 2, 512, 0, false, false, 10000.0f, false,
                    1024, 1e-5f, "ggml-vocab-llama-spm.gguf"},
@@ -84,13 +88,14 @@ double portable_log(double x) {
     return 2.0 * sum + e * 0.69314718055994530942;
 }
 
-enum class Fill { Normal, Ones, RopeFreqs };
+enum class Fill { Normal, Ones, RopeFreqs, Copying };
 
 struct Plan {
     std::string name;
     std::vector<uint64_t> ne;
     quant::Type type;
     Fill fill;
+    const SyntheticShape* shape = nullptr;  // for Fill::Copying
 };
 
 std::vector<Plan> plan_tensors(const SyntheticShape& s, uint32_t n_vocab, WeightType wt) {
@@ -166,7 +171,9 @@ Status make_chunks(const Plan& t, uint64_t seed, uint64_t tensor_index, uint64_t
     for (uint64_t c = c0; c < c1; ++c) {
         const uint64_t r0 = c * kChunkRows, r1 = std::min(n_rows, r0 + kChunkRows);
         buf.resize((r1 - r0) * row);
-        if (t.fill == Fill::Ones) {
+        if (t.fill == Fill::Copying) {
+            fill_copying_rows(*t.shape, t.name, seed, r0, r1, row, buf);
+        } else if (t.fill == Fill::Ones) {
             std::fill(buf.begin(), buf.end(), 1.0f);
         } else {
             NormalRng rng(splitmix(seed ^ splitmix(tensor_index * 0x100000000ull + c)));
@@ -401,7 +408,14 @@ Status write_synthetic_model(const SyntheticSpec& spec, const std::filesystem::p
                              std::string(shape->vocab_hint) + ")");
     if (n_vocab > UINT32_MAX) return Status::error("vocabulary too large");
 
-    const std::vector<Plan> plan = plan_tensors(*shape, static_cast<uint32_t>(n_vocab), spec.type);
+    if (spec.copying)
+        if (auto s = check_copying_shape(*shape); !s) return s;
+    std::vector<Plan> plan = plan_tensors(*shape, static_cast<uint32_t>(n_vocab), spec.type);
+    if (spec.copying)
+        for (auto& t : plan) {
+            t.fill = Fill::Copying;
+            t.shape = shape;
+        }
     for (const auto& t : plan)
         if (t.type != quant::Type::F32 && !quant::can_quantize(t.type))
             return Status::error("cannot encode " + t.name + " as " +
@@ -411,8 +425,9 @@ Status write_synthetic_model(const SyntheticSpec& spec, const std::filesystem::p
     const std::string a(arch_name(shape->arch));
     const uint32_t hd = shape->head_dim ? shape->head_dim : shape->n_embd / shape->n_head;
     w.set_string("general.architecture", a);
-    w.set_string("general.name",
-                 "Hearth synthetic " + spec.shape + " " + std::string(weight_type_name(spec.type)));
+    w.set_string("general.name", "Hearth synthetic " + spec.shape +
+                                     (spec.copying ? " copying " : " ") +
+                                     std::string(weight_type_name(spec.type)));
     w.set_u32("general.file_type", llama_file_type(spec.type));
     const bool quantized = std::any_of(
         plan.begin(), plan.end(), [](const Plan& t) { return quant::traits(t.type).is_quantized; });
@@ -425,7 +440,7 @@ Status write_synthetic_model(const SyntheticSpec& spec, const std::filesystem::p
     w.set_u32(a + ".attention.head_count", shape->n_head);
     w.set_u32(a + ".attention.head_count_kv", shape->n_head_kv);
     w.set_u32(a + ".rope.dimension_count", hd);
-    w.set_f32(a + ".rope.freq_base", shape->rope_base);
+    w.set_f32(a + ".rope.freq_base", spec.copying ? kCopyingRopeBase : shape->rope_base);
     w.set_f32(a + ".attention.layer_norm_rms_epsilon", shape->rms_eps);
     if (shape->head_dim) {
         w.set_u32(a + ".attention.key_length", shape->head_dim);

@@ -57,6 +57,7 @@ struct SyntheticSpec {
     WeightType type = WeightType::F32;
     uint64_t seed = 1;
     unsigned threads = 2;  // quantization threads; the output does not depend on it
+    bool copying = false;  // the copying construction (copying_weights.h), not random weights
 };
 
 // Writes the model to `out`, streaming layer by layer (memory stays at a few tens of MB), then

@@ -267,6 +267,50 @@ TEST(SyntheticModel, Errors) {
     s = write_synthetic_model({"tiny-llama", WeightType::F32, 1, 1}, dir.path() / "missing.gguf",
                               dir.path() / "x.gguf");
     EXPECT_FALSE(s.is_ok());
+    // The copying construction needs heads of 64 and room for five slots of codes.
+    s = write_synthetic_model({"tiny-llama", WeightType::F32, 1, 1, true}, spm,
+                              dir.path() / "x.gguf");
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("copying weights need heads of 64 (shape 'tiny-llama')"),
+              std::string::npos)
+        << s.message();
+    s = write_synthetic_model({"qwen2.5-0.5b", WeightType::F32, 1, 1, true}, qwen,
+                              dir.path() / "x.gguf");
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("a llama shape with its own output head"), std::string::npos)
+        << s.message();
+}
+
+// The copying construction's file: its RoPE base, and the values its comment promises.
+TEST(SyntheticModel, CopyingWeightsLayout) {
+    HEARTH_REQUIRE_SHARED(vocab, "models/stories260K.gguf");
+    test::TempDir dir;
+    SyntheticSpec spec{"copy-llama", WeightType::F32, 1, 1, true};
+    ASSERT_TRUE(write_synthetic_model(spec, vocab, dir.path() / "c.gguf").is_ok());
+    auto f = gguf::GgufFile::open(dir.path() / "c.gguf");
+    ASSERT_TRUE(f.is_ok());
+    auto c = load_model_config(**f);
+    ASSERT_TRUE(c.is_ok()) << c.error_message();
+    EXPECT_EQ(c->rope.freq_base, 1e20f);
+    const auto embd = dequant(*(*f)->find_tensor("token_embd.weight"));
+    // Row 7: a unit code in slot A (dims 0-63), the bias column (320) 1, the rest 0.
+    double n2 = 0;
+    for (size_t i = 0; i < 64; ++i) n2 += double(embd[7 * 384 + i]) * embd[7 * 384 + i];
+    EXPECT_NEAR(n2, 1.0, 1e-5);
+    EXPECT_EQ(embd[7 * 384 + 320], 1.0f);
+    for (size_t i = 64; i < 384; ++i) {
+        if (i == 320) continue;
+        EXPECT_EQ(embd[7 * 384 + i], 0.0f) << i;
+    }
+    // The output head reads the same code from slot C (dims 256-319), scaled.
+    const auto out = dequant(*(*f)->find_tensor("output.weight"));
+    for (size_t i = 0; i < 64; ++i)
+        EXPECT_FLOAT_EQ(out[7 * 384 + 256 + i], 30.0f * embd[7 * 384 + i]);
+    // Layers from 4 on would be zero; with 4 layers, every FFN is.
+    for (const char* t : {"blk.0.ffn_down.weight", "blk.3.ffn_gate.weight"})
+        for (float v : dequant(*(*f)->find_tensor(t))) {
+            ASSERT_EQ(v, 0.0f) << t;
+        }
 }
 
 }  // namespace

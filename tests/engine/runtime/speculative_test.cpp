@@ -53,17 +53,21 @@ public:
         // rounding that depends on the number of tokens in a step flips greedy choices.
         make(v256, model::WeightType::Q4_0, 5, "small_q4_0.gguf", "small-llama");
         make(v256, model::WeightType::Q8_0, 5, "small_q8_0.gguf", "small-llama");
+        // Hand-built weights that copy (model/copying_weights.h), for drafts that agree.
+        make(v256, model::WeightType::F16, 3, "copy.gguf", "copy-llama", true);
+        make(v256, model::WeightType::Q4_0, 3, "copy_q4_0.gguf", "copy-llama", true);
     }
     static void TearDownTestSuite() {
         std::error_code ec;
         fs::remove_all(dir_, ec);
     }
     static void make(const fs::path& vocab, model::WeightType t, uint64_t seed, const char* name,
-                     const char* shape = "tiny-llama") {
+                     const char* shape = "tiny-llama", bool copying = false) {
         model::SyntheticSpec spec;
         spec.shape = shape;
         spec.type = t;
         spec.seed = seed;
+        spec.copying = copying;
         ASSERT_TRUE(model::write_synthetic_model(spec, vocab, dir_ / name).is_ok()) << name;
     }
     static std::shared_ptr<Model> load(const char* name, bool repack = true) {
@@ -246,6 +250,44 @@ TEST_F(Speculative, AcceptAllAndRejectAtFirst) {
                 EXPECT_GT(st.drafted, 5 * (kGen - 8));
             }
         }
+    }
+}
+
+// The copying construction does what it is built for: after a passage and the repeat of its
+// first tokens, greedy decoding (F16, and Q4_0 with its rounded codes) continues the passage;
+// prompt lookup and the Q4_0 draft then agree with it nearly always, and the output is the same.
+TEST_F(Speculative, CopyingModelContinuesAPassageAndDraftsAgreeWithIt) {
+    auto target = load("copy.gguf");
+    auto q4 = load("copy_q4_0.gguf");
+    ASSERT_TRUE(target && q4);
+    std::vector<int32_t> passage;
+    uint32_t x = 777;
+    while (passage.size() < 120) {
+        x = x * 1103515245u + 12345u;
+        passage.push_back(3 + static_cast<int32_t>((x >> 16) % 253));
+    }
+    std::vector<int32_t> prompt = {1};
+    prompt.insert(prompt.end(), passage.begin(), passage.begin() + 100);
+    prompt.insert(prompt.end(), passage.begin(), passage.begin() + 4);
+    const std::vector<int32_t> want(passage.begin() + 4, passage.begin() + 64);
+    EXPECT_EQ(plain(target, KvType::F16, prompt, 60), want);
+    EXPECT_EQ(plain(q4, KvType::F16, prompt, 60), want);
+    EXPECT_EQ(plain(target, KvType::Q8_0, prompt, 60), want);
+
+    auto d = make_model_drafter(*target, q4, {.adaptive = false, .n_ctx = 256});
+    ASSERT_TRUE(d.is_ok()) << d.error_message();
+    std::vector<std::unique_ptr<Drafter>> drafters;
+    drafters.push_back(make_lookup_drafter({.draft_max = 8, .adaptive = false}));
+    drafters.push_back(std::move(*d));
+    for (auto& dr : drafters) {
+        SCOPED_TRACE(std::string(dr->name()));
+        auto s = session(target);
+        ASSERT_TRUE(s->prefill(prompt).is_ok());
+        auto r = s->generate(greedy(60), *dr);
+        ASSERT_TRUE(r.is_ok());
+        EXPECT_EQ(r->tokens, want);
+        EXPECT_GT(dr->stats().acceptance_rate(), 0.9);
+        EXPECT_GT(dr->stats().mean_accepted_length(), 5.0);
     }
 }
 
