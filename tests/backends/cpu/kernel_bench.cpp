@@ -1,5 +1,7 @@
 // Kernel micro-benchmark, run by hand (not a test):
 //   cpu_kernel_bench [--quick] [--types Q4_0,Q8_0,...] [--isa avx512vnni] [--no-gemm]
+//                    [--tokens 4,9,16]: gemm GFLOP/s for those token counts too, weights from
+//                    memory (the copies cycled: a speculative verification step's case)
 //   cpu_kernel_bench --packed [--isa NAME]: Q4_0 / Q8_0, file-format vs packed (packed.h)
 //   GFLOP/s for 1, 2, 4, 8 and 512 tokens (process CPU time over 2 threads)
 //   cpu_kernel_bench --attn [--rounds N] [--isa NAME] [--types f16,q8_0] [--shape TEXT]: the
@@ -80,11 +82,14 @@ double bench_gemv(ThreadPool& pool, const Matrix& m, const std::vector<uint8_t>&
     return static_cast<double>(m.bytes / kRows * rows) * iters / s / 1e9;
 }
 
+// cycle: walk the copies (weights from memory, as a verify step of a few tokens reads them);
+// else always the first copy.
 double bench_gemm(ThreadPool& pool, const Matrix& m, const std::vector<uint8_t>& xq, size_t stride,
-                  size_t n, int iters) {
+                  size_t n, int iters, bool cycle = false) {
     std::vector<float> y(n * kRows);
-    const uint8_t* w = m.copies[0].data();
+    size_t next = 0;
     auto one = [&] {
+        const uint8_t* w = m.copies[cycle ? next++ % m.copies.size() : 0].data();
         pool.parallel_for(kRows, 16, [&](size_t b, size_t e, int) {
             gemm(m.type, w, kK, b, e, xq.data(), stride, n, y.data(), kRows);
         });
@@ -296,6 +301,7 @@ int main(int argc, char** argv) {
     bool quick = false, do_gemm = true, packed = false, attn = false;
     int rounds = 3;
     std::string only_types, only_isa, shape;
+    std::vector<size_t> few;  // --tokens: gemm GFLOP/s for these token counts too
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick")
@@ -314,10 +320,18 @@ int main(int argc, char** argv) {
             only_isa = argv[++i];
         else if (a == "--shape" && i + 1 < argc)
             shape = argv[++i];
-        else {
+        else if (a == "--tokens" && i + 1 < argc) {
+            for (const char* p = argv[++i]; *p;) {
+                char* end = nullptr;
+                const unsigned long v = std::strtoul(p, &end, 10);
+                if (end == p || v == 0 || v > 512) break;
+                few.push_back(v);
+                p = *end == ',' ? end + 1 : end;
+            }
+        } else {
             std::fprintf(stderr,
                          "usage: %s [--quick] [--no-gemm] [--packed] [--attn [--rounds N] "
-                         "[--shape TEXT]] [--types A,B] [--isa NAME]\n",
+                         "[--shape TEXT]] [--types A,B] [--isa NAME] [--tokens 1,9,16]\n",
                          argv[0]);
             return 2;
         }
@@ -363,6 +377,9 @@ int main(int argc, char** argv) {
                     bench_gemm(pool2, m, xq, stride, scalar ? 16 : n, scalar ? 1 : (quick ? 1 : 3));
             std::printf("%-11s %-7s %10.1f %10.1f %6.1f %5.0f%% %10.1f %12.1f\n", name.c_str(),
                         tname.c_str(), g1, g2, bw, bw > 0 ? 100.0 * g2 / bw : 0.0, hot, gf);
+            for (size_t f : few)  // weights from memory: cycle the copies
+                std::printf("%-11s %-7s gemm %3zu tokens: %7.1f GFLOP/s\n", name.c_str(),
+                            tname.c_str(), f, bench_gemm(pool2, m, xq, stride, f, iters, true));
             std::fflush(stdout);
         }
     }
