@@ -34,17 +34,10 @@ Layout layout_of(const SyntheticShape& s) {
     return {D, s.n_head, s.n_head_kv, s.n_head / s.n_head_kv, 5 * D};
 }
 
-uint64_t mix(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 // A token's code: D / 16 random unit vectors of 16 dims, each scaled to 1/sqrt(D/16) so the
 // whole has unit length.
 void code_of(uint64_t seed, uint64_t token, uint64_t D, float* out) {
-    NormalRng rng(mix(seed ^ mix(0xC0DEC0DE00000000ull + token)));
+    NormalRng rng(splitmix(seed ^ splitmix(0xC0DEC0DE00000000ull + token)));
     const double scale = 1.0 / std::sqrt(static_cast<double>(D / kSub));
     for (uint64_t b = 0; b < D; b += kSub) {
         double v[kSub], n2 = 0.0;
@@ -81,14 +74,6 @@ void cos_sin(double x, double& c, double& s) {
     }
 }
 
-int layer_index(std::string_view name) {
-    if (name.rfind("blk.", 0) != 0) return -1;
-    int n = 0;
-    for (size_t i = 4; i < name.size() && name[i] >= '0' && name[i] <= '9'; ++i)
-        n = n * 10 + (name[i] - '0');
-    return n;
-}
-
 bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -120,7 +105,7 @@ void fill_copying_rows(const SyntheticShape& s, std::string_view name, uint64_t 
                        uint64_t r1, uint64_t row_len, std::span<float> out) {
     std::fill(out.begin(), out.end(), 0.0f);
     const Layout L = layout_of(s);
-    const int l = layer_index(name);
+    const int l = layer_of(name);
     const double code_gain = std::sqrt(static_cast<double>(L.D / kSub));  // sub-block -> unit
     for (uint64_t r = r0; r < r1; ++r) {
         float* row = out.data() + (r - r0) * row_len;

@@ -64,13 +64,6 @@ constexpr std::array kShapes = {
 
 constexpr uint64_t kChunkRows = 16;  // RNG stream granularity; fixed so output is reproducible
 
-uint64_t splitmix(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 // Natural log from frexp (exact) and the atanh series, using only +, *, / (correctly rounded).
 double portable_log(double x) {
     int e = 0;
@@ -151,17 +144,6 @@ std::vector<Plan> plan_tensors(const SyntheticShape& s, uint32_t n_vocab, Weight
     return p;
 }
 
-// Layer index in "blk.N.xxx", or -1.
-int layer_of(std::string_view name) {
-    if (name.rfind("blk.", 0) != 0) return -1;
-    int n = 0;
-    for (size_t i = 4; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])); ++i) {
-        if (n > 100000000) return -1;  // no real layer index; avoids int overflow
-        n = n * 10 + (name[i] - '0');
-    }
-    return n;
-}
-
 // Fills and encodes chunks [c0, c1) of a tensor into dst (row bytes laid end to end).
 Status make_chunks(const Plan& t, uint64_t seed, uint64_t tensor_index, uint64_t c0, uint64_t c1,
                    uint64_t n_rows, std::byte* dst) {
@@ -238,6 +220,23 @@ std::string upper(std::string_view s) {
 }
 
 }  // namespace
+
+uint64_t splitmix(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+int layer_of(std::string_view name) {
+    if (name.rfind("blk.", 0) != 0) return -1;
+    int n = 0;
+    for (size_t i = 4; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])); ++i) {
+        if (n > 100000000) return -1;  // no real layer index; avoids int overflow
+        n = n * 10 + (name[i] - '0');
+    }
+    return n;
+}
 
 NormalRng::NormalRng(uint64_t seed) : rng_(seed) {}
 

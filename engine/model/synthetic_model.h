@@ -70,6 +70,13 @@ std::vector<float> llama3_rope_factors(uint32_t n_rot, float base, float factor 
                                        float low_freq_factor = 1.0f, float high_freq_factor = 4.0f,
                                        uint32_t orig_ctx = 8192);
 
+// SplitMix64's finalizer: seeds for the per-chunk and per-token generators (synthetic_model.cpp,
+// copying_weights.cpp), so a chunk's values do not depend on which thread made the others.
+uint64_t splitmix(uint64_t x);
+
+// The layer index in a tensor name "blk.N.xxx", or -1 (no such prefix, or not a real index).
+int layer_of(std::string_view name);
+
 // The seeded normal generator (exposed for tests): mean 0, std 1. Marsaglia's polar form of
 // Box-Muller with our own logarithm (std::log is not guaranteed identical across C libraries).
 class NormalRng {
