@@ -1,5 +1,6 @@
 #include "bench_spec.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -29,6 +30,22 @@ struct Row {
         return tok_s.empty() ? 0 : s / static_cast<double>(tok_s.size());
     }
 };
+
+// Speed-up against `base` round by round (each round runs every row once, one after the
+// other): "median [min-max]". On a shared host whose speed drifts between rounds the ratio
+// of the same round's runs moves less than the ratio of the means.
+std::string by_round(const Row& row, const Row& base) {
+    std::vector<double> r;
+    for (size_t i = 0; i < row.tok_s.size() && i < base.tok_s.size(); ++i)
+        if (base.tok_s[i] > 0) r.push_back(row.tok_s[i] / base.tok_s[i]);
+    if (r.empty()) return "-";
+    std::sort(r.begin(), r.end());
+    const size_t n = r.size();
+    const double median = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2fx [%.2f-%.2f]", median, r.front(), r.back());
+    return buf;
+}
 
 std::string load_average() {
     std::ifstream f("/proc/loadavg");
@@ -197,15 +214,15 @@ int run_bench_spec(const Args& args) {
         greedy ? "greedy" : ("temperature " + std::to_string(temp)).c_str(), threads,
         kv_type_name(*kv), reps, load_average().c_str());
     std::printf(
-        "| drafter | tok/s | speed-up | drafted | accepted | acceptance | mean accepted "
-        "length | output |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
+        "| drafter | tok/s | speed-up | by round | drafted | accepted | acceptance | mean "
+        "accepted length | output |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     const double base = rows[0].mean();
     for (const auto& row : rows) {
         const bool spec = row.name != "none";
         std::printf(
-            "| %s | %.2f | %.2fx | %s | %s | %s | %s | %s |\n", row.name.c_str(), row.mean(),
-            base > 0 ? row.mean() / base : 0.0,
+            "| %s | %.2f | %.2fx | %s | %s | %s | %s | %s | %s |\n", row.name.c_str(), row.mean(),
+            base > 0 ? row.mean() / base : 0.0, spec ? by_round(row, rows[0]).c_str() : "-",
             spec ? std::to_string(row.spec.drafted).c_str() : "-",
             spec ? std::to_string(row.spec.accepted).c_str() : "-",
             spec ? (std::to_string(100.0 * row.spec.acceptance_rate()).substr(0, 5) + "%").c_str()
