@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "device_options.h"
 #include "hearth/session.h"
 #include "hearth/speculative.h"
 
@@ -85,17 +86,27 @@ int run_bench_spec(const Args& args) {
         std::fprintf(stderr, "hearth-cli bench: %s\n", kv.error_message().c_str());
         return 2;
     }
-    auto model = Model::load(*model_path);
+    // Both models on the backend asked for (--backend, --gpu-layers), with the same context
+    // rule (--ctx-beyond-training).
+    LoadOptions lo;
+    if (!read_device_options(args, lo, err)) {
+        std::fprintf(stderr, "hearth-cli bench: %s\n", err.c_str());
+        return 2;
+    }
+    lo.kv_type = *kv;
+    auto model = Model::load(*model_path, lo);
     if (!model) {
-        std::fprintf(stderr, "hearth-cli bench: %s\n", model.error_message().c_str());
+        std::fprintf(stderr, "hearth-cli bench: %s\n",
+                     load_error_text(model.error_message()).c_str());
         return 1;
     }
+    print_placement("bench", (*model)->info());
     std::shared_ptr<Model> draft_model;
     if (auto path = args.value("draft-model")) {
-        auto d = Model::load(*path);
+        auto d = Model::load(*path, lo);
         if (!d) {
             std::fprintf(stderr, "hearth-cli bench: --draft-model: %s\n",
-                         d.error_message().c_str());
+                         load_error_text(d.error_message()).c_str());
             return 1;
         }
         if (Status s = check_draft_vocabulary(**model, **d); !s) {
@@ -132,6 +143,7 @@ int run_bench_spec(const Args& args) {
         prompt_desc = "random tokens";
     }
     const int64_t n_ctx = static_cast<int64_t>(prompt.size()) + n_gen + draft_max + 16;
+    if (print_context_note("bench", (*model)->info(), n_ctx) < n_ctx) return 1;  // said why
     auto store = KvStore::create(*model, {.kv_type = *kv, .n_ctx = n_ctx});
     if (!store) {
         std::fprintf(stderr, "hearth-cli bench: %s\n", store.error_message().c_str());
