@@ -88,7 +88,6 @@ struct Plan {
     std::vector<uint64_t> ne;
     quant::Type type;
     Fill fill;
-    const SyntheticShape* shape = nullptr;  // for Fill::Copying
 };
 
 std::vector<Plan> plan_tensors(const SyntheticShape& s, uint32_t n_vocab, WeightType wt) {
@@ -144,9 +143,10 @@ std::vector<Plan> plan_tensors(const SyntheticShape& s, uint32_t n_vocab, Weight
     return p;
 }
 
-// Fills and encodes chunks [c0, c1) of a tensor into dst (row bytes laid end to end).
-Status make_chunks(const Plan& t, uint64_t seed, uint64_t tensor_index, uint64_t c0, uint64_t c1,
-                   uint64_t n_rows, std::byte* dst) {
+// Fills and encodes chunks [c0, c1) of a tensor into dst (row bytes laid end to end); `shape`
+// places Fill::Copying's values.
+Status make_chunks(const Plan& t, const SyntheticShape& shape, uint64_t seed, uint64_t tensor_index,
+                   uint64_t c0, uint64_t c1, uint64_t n_rows, std::byte* dst) {
     const uint64_t row = t.ne[0];
     const size_t row_bytes = quant::row_bytes(t.type, row);
     std::vector<float> buf;
@@ -154,7 +154,7 @@ Status make_chunks(const Plan& t, uint64_t seed, uint64_t tensor_index, uint64_t
         const uint64_t r0 = c * kChunkRows, r1 = std::min(n_rows, r0 + kChunkRows);
         buf.resize((r1 - r0) * row);
         if (t.fill == Fill::Copying) {
-            fill_copying_rows(*t.shape, t.name, seed, r0, r1, row, buf);
+            fill_copying_rows(shape, t.name, seed, r0, r1, row, buf);
         } else if (t.fill == Fill::Ones) {
             std::fill(buf.begin(), buf.end(), 1.0f);
         } else {
@@ -170,8 +170,8 @@ Status make_chunks(const Plan& t, uint64_t seed, uint64_t tensor_index, uint64_t
 }
 
 // Generates one tensor in batches; each batch is split across threads, then written in order.
-Status stream_tensor(gguf::GgufWriter& w, const Plan& t, uint64_t seed, uint64_t index,
-                     unsigned threads) {
+Status stream_tensor(gguf::GgufWriter& w, const Plan& t, const SyntheticShape& shape, uint64_t seed,
+                     uint64_t index, unsigned threads) {
     uint64_t n_rows = 1;
     for (size_t d = 1; d < t.ne.size(); ++d) n_rows *= t.ne[d];
     if (t.fill == Fill::RopeFreqs) {
@@ -197,7 +197,7 @@ Status stream_tensor(gguf::GgufWriter& w, const Plan& t, uint64_t seed, uint64_t
             if (c0 >= c1) break;
             std::byte* dst = out.data() + (c0 - b0) * kChunkRows * row_bytes;
             auto job = [&, th, c0, c1, dst] {
-                status[th] = make_chunks(t, seed, index, c0, c1, n_rows, dst);
+                status[th] = make_chunks(t, shape, seed, index, c0, c1, n_rows, dst);
             };
             if (th + 1 == std::max(1u, threads) || c1 == b1)
                 job();
@@ -411,10 +411,7 @@ Status write_synthetic_model(const SyntheticSpec& spec, const std::filesystem::p
         if (auto s = check_copying_shape(*shape); !s) return s;
     std::vector<Plan> plan = plan_tensors(*shape, static_cast<uint32_t>(n_vocab), spec.type);
     if (spec.copying)
-        for (auto& t : plan) {
-            t.fill = Fill::Copying;
-            t.shape = shape;
-        }
+        for (auto& t : plan) t.fill = Fill::Copying;
     for (const auto& t : plan)
         if (t.type != quant::Type::F32 && !quant::can_quantize(t.type))
             return Status::error("cannot encode " + t.name + " as " +
@@ -494,7 +491,7 @@ Status write_synthetic_model(const SyntheticSpec& spec, const std::filesystem::p
             if (auto s = w.write_tensor_data(std::as_bytes(std::span(f))); !s) return s;
             continue;
         }
-        if (auto s = stream_tensor(w, t, spec.seed, i, spec.threads); !s) return s;
+        if (auto s = stream_tensor(w, t, *shape, spec.seed, i, spec.threads); !s) return s;
     }
     if (auto s = w.finish(); !s) return s;
 
