@@ -55,6 +55,15 @@ std::string load_average() {
     return a + " " + b + " " + c;
 }
 
+// Mean wall milliseconds per target step spent drafting and in the target's forward pass.
+std::string step_split(const SpeculativeStats& st) {
+    if (st.steps <= 0) return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f / %.1f", 1e3 * st.draft_seconds / double(st.steps),
+                  1e3 * st.target_seconds / double(st.steps));
+    return buf;
+}
+
 }  // namespace
 
 int run_bench_spec(const Args& args) {
@@ -213,6 +222,8 @@ int run_bench_spec(const Args& args) {
                 row.spec.drafted += st.drafted;
                 row.spec.accepted += st.accepted;
                 row.spec.emitted += st.emitted;
+                row.spec.draft_seconds += st.draft_seconds;
+                row.spec.target_seconds += st.target_seconds;
             }
         }
     }
@@ -227,19 +238,21 @@ int run_bench_spec(const Args& args) {
         kv_type_name(*kv), reps, load_average().c_str());
     std::printf(
         "| drafter | tok/s | speed-up | by round | drafted | accepted | acceptance | mean "
-        "accepted length | output |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        "accepted length | ms per step: draft / target | output |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     const double base = rows[0].mean();
     for (const auto& row : rows) {
         const bool spec = row.name != "none";
         std::printf(
-            "| %s | %.2f | %.2fx | %s | %s | %s | %s | %s | %s |\n", row.name.c_str(), row.mean(),
-            base > 0 ? row.mean() / base : 0.0, spec ? by_round(row, rows[0]).c_str() : "-",
+            "| %s | %.2f | %.2fx | %s | %s | %s | %s | %s | %s | %s |\n", row.name.c_str(),
+            row.mean(), base > 0 ? row.mean() / base : 0.0,
+            spec ? by_round(row, rows[0]).c_str() : "-",
             spec ? std::to_string(row.spec.drafted).c_str() : "-",
             spec ? std::to_string(row.spec.accepted).c_str() : "-",
             spec ? (std::to_string(100.0 * row.spec.acceptance_rate()).substr(0, 5) + "%").c_str()
                  : "-",
             spec ? std::to_string(row.spec.mean_accepted_length()).substr(0, 4).c_str() : "-",
+            spec ? step_split(row.spec).c_str() : "-",
             !spec      ? "reference"
             : !greedy  ? "sampled (not compared)"
             : row.same ? "same as none"

@@ -62,11 +62,13 @@ speculation, then with each drafter asked for (--lookup: prompt lookup; --draft-
 a draft model of the same vocabulary; neither: prompt lookup), -r times each after one
 uncounted warm-up round, and prints one table row per drafter:
   | drafter | tok/s | speed-up | by round | drafted | accepted | acceptance | mean accepted length
-  | output |
+  | ms per step: draft / target | output |
 speed-up is against the row "none" (mean against mean); by round is the median [min-max] of each
 round's ratio (the rows run one after the other in every round, so on a shared machine whose
 speed drifts this moves less); mean accepted length is tokens per target step (accepted
-drafts plus the target's own token); output says whether greedy output equalled "none"'s.
+drafts plus the target's own token); ms per step is the wall time per target step spent in the
+drafter (a draft model's own decoding) and in the target's forward pass; output says whether
+greedy output equalled "none"'s.
 Prompt prefill (the target's, and the draft model's) is not timed. A first line gives the
 setup and the load average (other processes sharing the CPU skew the numbers).
       --draft-max K        most drafted tokens per step (default 8; adapted to acceptance)

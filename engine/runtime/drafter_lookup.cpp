@@ -25,6 +25,7 @@ void Drafter::observe_step(int32_t batch, double seconds) {
         mean = mean > 0 ? kKeep * mean + (1 - kKeep) * v : v;
     };
     if (batch <= 0 || !(seconds > 0)) return;
+    stats_.target_seconds += seconds;
     if (batch == 1) {
         mix(t1_, seconds);
     } else if (t1_ > 0) {

@@ -119,7 +119,11 @@ Result<GenerateResult> generate_speculative(const tokenizer::Tokenizer& tokenize
         if (k > 0) {
             context.assign(seq.begin(), seq.end());
             context.push_back(pending);
+            const auto draft_start = std::chrono::steady_clock::now();
             auto d = drafter.draft(context, k, opt.sampling);
+            drafter.observe_draft(
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - draft_start)
+                    .count());
             if (!d) return d.status();
             draft = std::move(*d);
             if (static_cast<int32_t>(draft.tokens.size()) > k) draft.tokens.resize(size_t(k));

@@ -31,6 +31,10 @@ struct SpeculativeStats {
     int64_t drafted = 0;   // tokens proposed
     int64_t accepted = 0;  // of those, kept by the target
     int64_t emitted = 0;   // tokens the steps produced (accepted + one from the target each)
+    // Wall time in the drafter's draft() calls and in the target's steps (verification, and
+    // plain steps when nothing was drafted): where a speculative step's time goes.
+    double draft_seconds = 0;
+    double target_seconds = 0;
     // accepted / drafted (0 when nothing was drafted).
     double acceptance_rate() const {
         return drafted > 0 ? static_cast<double>(accepted) / static_cast<double>(drafted) : 0.0;
@@ -69,6 +73,8 @@ public:
     // The wall time of a target step over `batch` tokens: drafters weigh what one more
     // drafted token costs against its chance of being accepted.
     void observe_step(int32_t batch, double seconds);
+    // The wall time of one draft() call (statistics only).
+    void observe_draft(double seconds) { stats_.draft_seconds += seconds; }
     const SpeculativeStats& stats() const { return stats_; }
     void reset_stats() { stats_ = {}; }
 

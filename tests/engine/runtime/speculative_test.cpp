@@ -288,6 +288,9 @@ TEST_F(Speculative, CopyingModelContinuesAPassageAndDraftsAgreeWithIt) {
         EXPECT_EQ(r->tokens, want);
         EXPECT_GT(dr->stats().acceptance_rate(), 0.9);
         EXPECT_GT(dr->stats().mean_accepted_length(), 5.0);
+        // Both sides of a step were timed (bench --spec's split); a draft model decodes.
+        EXPECT_GT(dr->stats().target_seconds, 0.0);
+        EXPECT_GT(dr->stats().draft_seconds, 0.0);
     }
 }
 
