@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "api_server.h"
+#include "bench_median.h"
 #include "hearth/scheduler.h"
 
 namespace hearth::cli {
@@ -382,13 +383,6 @@ std::string times(double r) {
     char b[32];
     std::snprintf(b, sizeof b, "%.2fx", r);
     return b;
-}
-
-// The middle value (the mean of the two middle ones for an even count); v is not empty.
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t h = v.size() / 2;
-    return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 }  // namespace

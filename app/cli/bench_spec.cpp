@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_median.h"
 #include "device_options.h"
 #include "hearth/session.h"
 #include "hearth/speculative.h"
@@ -40,11 +41,9 @@ std::string by_round(const Row& row, const Row& base) {
     for (size_t i = 0; i < row.tok_s.size() && i < base.tok_s.size(); ++i)
         if (base.tok_s[i] > 0) r.push_back(row.tok_s[i] / base.tok_s[i]);
     if (r.empty()) return "-";
-    std::sort(r.begin(), r.end());
-    const size_t n = r.size();
-    const double median = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
+    const auto [lo, hi] = std::minmax_element(r.begin(), r.end());
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2fx [%.2f-%.2f]", median, r.front(), r.back());
+    std::snprintf(buf, sizeof buf, "%.2fx [%.2f-%.2f]", median(r), *lo, *hi);
     return buf;
 }
 
