@@ -215,15 +215,7 @@ int run_bench_spec(const Args& args) {
             if (drafter && res->tokens != reference) row.same = false;
             if (r == 0) continue;
             row.tok_s.push_back(static_cast<double>(res->tokens.size()) / secs);
-            if (drafter) {
-                const auto& st = drafter->stats();
-                row.spec.steps += st.steps;
-                row.spec.drafted += st.drafted;
-                row.spec.accepted += st.accepted;
-                row.spec.emitted += st.emitted;
-                row.spec.draft_seconds += st.draft_seconds;
-                row.spec.target_seconds += st.target_seconds;
-            }
+            if (drafter) row.spec += drafter->stats();
         }
     }
     const auto& info = (*model)->info();

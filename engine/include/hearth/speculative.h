@@ -35,6 +35,16 @@ struct SpeculativeStats {
     // plain steps when nothing was drafted): where a speculative step's time goes.
     double draft_seconds = 0;
     double target_seconds = 0;
+    // Sums another run's counts and times (a bench's rounds).
+    SpeculativeStats& operator+=(const SpeculativeStats& o) {
+        steps += o.steps;
+        drafted += o.drafted;
+        accepted += o.accepted;
+        emitted += o.emitted;
+        draft_seconds += o.draft_seconds;
+        target_seconds += o.target_seconds;
+        return *this;
+    }
     // accepted / drafted (0 when nothing was drafted).
     double acceptance_rate() const {
         return drafted > 0 ? static_cast<double>(accepted) / static_cast<double>(drafted) : 0.0;
