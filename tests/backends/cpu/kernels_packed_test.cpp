@@ -1,9 +1,10 @@
-// Packed Q4_0 / Q5_0 / Q8_0 / Q4_K / Q6_K weights (kernels/packed.h, packed_k.h) on every ISA path
-// this CPU runs: gemm_packed against float64 dot products of the reference-dequantized weights,
-// against the unpacked kernel of the same path, on row counts that are not a multiple of the
-// 16-row group, single rows, row slices that start and end inside a group, odd block counts,
-// 1..9 tokens and more than one token chunk, and a 152k-row output. The K-quant kernels also
-// give every token bit-identical results whatever the number of tokens in the call.
+// Packed Q4_0 / Q5_0 / Q8_0 / Q4_K / Q6_K / F16 weights (kernels/packed.h, packed_k.h) on every ISA
+// path this CPU runs: gemm_packed against float64 dot products of the reference-dequantized
+// weights, against the unpacked kernel of the same path, on row counts that are not a multiple of
+// the 16-row group, single rows, row slices that start and end inside a group, odd block counts,
+// 1..9 tokens and more than one token chunk, and a 152k-row output. The K-quant and F16 kernels
+// also give every token bit-identical results whatever the number of tokens in the call, and F16
+// the unpacked kernel's bits (F16 packs only for the AVX-512 kernels).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -55,6 +56,10 @@ protected:
         saved_amx_ = detail::allow_amx(std::get<0>(GetParam()).amx);
         ASSERT_TRUE(force_isa(std::get<0>(GetParam()).isa));
         ASSERT_EQ(amx_active(), std::get<0>(GetParam()).amx);
+        if (type() == Type::F16 && std::get<0>(GetParam()).isa != Isa::Avx512) {
+            EXPECT_FALSE(packable(Type::F16, 64));
+            GTEST_SKIP() << "F16 packs only for the AVX-512 kernels";
+        }
     }
     void TearDown() override {
         force_isa(saved_);
@@ -113,6 +118,9 @@ protected:
                         << "wrote outside the slice: token " << j << " row " << r;
                     continue;
                 }
+                if (type() == Type::F16 && got != plain[j * ys + r] && ++bad <= 5)
+                    ADD_FAILURE() << "token " << j << " row " << r << ": packed " << got
+                                  << " is not the unpacked kernel's " << plain[j * ys + r];
                 const auto ref = ref_dot(&wf[r * k], &xv[j * k], k);
                 const double tol = tolerance(ref, k);
                 if (std::fabs(got - ref.value) > tol ||
@@ -177,7 +185,7 @@ TEST_P(PackedTest, VocabularySizedOutput) {
 // and for 2..9, 16, 17, 64, 65 tokens are bit-identical (the K-quant kernels share one per-block
 // accumulation order across tile shapes).
 TEST_P(PackedTest, TokensAreBatchInvariant) {
-    if (quant::traits(type()).block_size != 256)
+    if (quant::traits(type()).block_size != 256 && type() != Type::F16)
         GTEST_SKIP() << "Q4_0 / Q5_0 / Q8_0: PackedInvarianceTest, kernels_invariance_test.cpp";
     std::mt19937 rng(99);
     const size_t rows = 37, k = kk(96), n_max = 65;
@@ -203,7 +211,7 @@ TEST_P(PackedTest, TokensAreBatchInvariant) {
 std::vector<std::tuple<Path, Type>> all_cases() {
     std::vector<std::tuple<Path, Type>> out;
     for (const Path& p : paths())
-        for (Type t : {Type::Q4_0, Type::Q5_0, Type::Q8_0, Type::Q4_K, Type::Q6_K})
+        for (Type t : {Type::Q4_0, Type::Q5_0, Type::Q8_0, Type::Q4_K, Type::Q6_K, Type::F16})
             out.emplace_back(p, t);
     return out;
 }
@@ -244,7 +252,17 @@ TEST(Packed, OnlyPackedTypesWithWholeBlocks) {
     EXPECT_FALSE(packable(Type::Q4_K, 128));
     EXPECT_FALSE(packable(Type::Q6_K, 0));
     EXPECT_FALSE(packable(Type::Q5_K, 256));
-    EXPECT_FALSE(packable(Type::F16, 64));
+    EXPECT_FALSE(packable(Type::BF16, 64));
+    EXPECT_FALSE(packable(Type::F32, 64));
+    EXPECT_FALSE(packable(Type::F16, 72));  // not whole 16-element pieces
+    const Isa saved = active_isa();
+    if (force_isa(Isa::Avx512)) {
+        EXPECT_TRUE(packable(Type::F16, 64));
+    }
+    if (force_isa(Isa::Avx2)) {
+        EXPECT_FALSE(packable(Type::F16, 64)) << "no AVX2 kernel reads it";
+    }
+    force_isa(saved);
     std::vector<uint8_t> w(176 * 4);
     EXPECT_FALSE(make_packed(Type::Q5_K, w.data(), 256, 1));
     EXPECT_FALSE(make_packed(Type::Q4_K, w.data(), 128, 1));
@@ -278,6 +296,32 @@ TEST(Packed, LayoutMovesTheFileBytes) {
                 }
             }
     }
+}
+
+// F16: row r of group g is quad r / 4 of the group, and its elements [16 b, 16 b + 16) are the
+// 32 bytes at 32 (r % 4) of the quad's piece b; padding rows are zero.
+TEST(Packed, F16LayoutMovesRowsIntoQuads) {
+    const Isa saved = active_isa();
+    if (!force_isa(Isa::Avx512)) GTEST_SKIP() << "F16 packs only for the AVX-512 kernels";
+    std::mt19937 rng(4);
+    const size_t k = 48, rows = 21, nb = k / 16;
+    const auto w = random_weights(Type::F16, rows, k, rng);
+    auto pw = pack_all(Type::F16, w, k, rows);
+    force_isa(saved);
+    ASSERT_TRUE(pw);
+    EXPECT_EQ(pw->groups(), 2u);
+    EXPECT_EQ(pw->bytes, 2 * 16 * k * 2);
+    const size_t quad = nb * 128;
+    for (size_t row = 0; row < 32; ++row)
+        for (size_t e = 0; e < k; ++e) {
+            const size_t g = row / 16, r = row % 16, b = e / 16;
+            const uint8_t* at = pw->packed + g * 16 * k * 2 + (r / 4) * quad + b * 128 +
+                                (r % 4) * 32 + (e % 16) * 2;
+            uint16_t got, want = 0;
+            std::memcpy(&got, at, 2);
+            if (row < rows) std::memcpy(&want, &w[(row * k + e) * 2], 2);
+            ASSERT_EQ(got, want) << "row " << row << " element " << e;
+        }
 }
 
 // Q5_0: the scales and nibbles move as Q4_0's do, and every code's fifth bit (qh bit e of
