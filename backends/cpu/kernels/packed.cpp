@@ -21,6 +21,10 @@ namespace {
 constexpr size_t kScaleBytes = 2 * kPackRows;  // 16 f16 scales
 constexpr size_t kHugePage = size_t{2} << 20;
 
+bool two_byte(quant::Type t) {
+    return t == quant::Type::F16 || t == quant::Type::BF16;
+}
+
 bool k_quant(quant::Type t) {
     return t == quant::Type::Q4_K || t == quant::Type::Q6_K;
 }
@@ -28,6 +32,7 @@ bool k_quant(quant::Type t) {
 size_t file_block_bytes(quant::Type t) {
     switch (t) {
         case quant::Type::F16:
+        case quant::Type::BF16:
             return 2 * kF16Piece;
         case quant::Type::Q4_K:
             return packk::kQ4KBlock;
@@ -39,7 +44,7 @@ size_t file_block_bytes(quant::Type t) {
 }
 
 size_t block_elems(quant::Type t) {
-    return t == quant::Type::F16 ? kF16Piece : k_quant(t) ? 256 : 32;
+    return two_byte(t) ? kF16Piece : k_quant(t) ? 256 : 32;
 }
 
 // Q5_0's fifth bits (file block: f16 d, 32 bits qh, 16 bytes of nibbles; the scales and nibbles
@@ -70,8 +75,8 @@ bool packable(quant::Type t, size_t k) {
     if (k == 0) return false;
     if (t == quant::Type::Q4_0 || t == quant::Type::Q5_0 || t == quant::Type::Q8_0)
         return k % 32 == 0;
-    // F16 only where a kernel reads it packed (AVX-512: a piece is one vector of every row).
-    if (t == quant::Type::F16) return k % kF16Piece == 0 && active_isa() == Isa::Avx512;
+    // F16 / BF16 only where a kernel reads them packed (AVX-512: a piece is one vector a row).
+    if (two_byte(t)) return k % kF16Piece == 0 && active_isa() == Isa::Avx512;
     return k_quant(t) && k % 256 == 0;
 }
 
@@ -126,7 +131,7 @@ void pack_groups(PackedWeight& pw, size_t g0, size_t g1) {
         }
         return;
     }
-    if (pw.type == quant::Type::F16) {
+    if (two_byte(pw.type)) {
         // Row r of a group: quad r / 4, 32 bytes at 32 (r % 4) in each of the quad's pieces.
         const size_t piece = kF16QuadRows * fb, quad = pw.nb * piece;
         for (size_t g = g0; g < g1; ++g)

@@ -6,8 +6,8 @@
 // token of the tile. The codes are the file's bytes moved, never re-quantized, so the numbers
 // are the weights' own; a block group is exactly 16 file blocks long (no extra bytes). Q5_0's
 // fifth bits follow its nibbles as byte masks over the code pieces (packed.cpp).
-// Q4_K and Q6_K use the same 16-row groups over 256-element super-blocks (packed_k.h); F16 (for
-// the AVX-512 kernels only) 16-row groups of 4-row quads, below.
+// Q4_K and Q6_K use the same 16-row groups over 256-element super-blocks (packed_k.h); F16 and BF16
+// (for the AVX-512 kernels only) 16-row groups of 4-row quads, below.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +19,7 @@
 namespace hearth::cpu {
 
 constexpr size_t kPackRows = 16;
-// F16 rows are packed in quads of 4 rows (a 16-row group is 4 quads, one after another): a
+// F16 and BF16 rows are packed in quads of 4 rows (a 16-row group is 4 quads, one after another): a
 // quad is a run of 128-byte pieces, piece b holding its rows' elements [16 b, 16 b + 16) one row
 // after another. A tile of 4 rows then reads one stream, and decode streams each matrix in
 // order.

@@ -1,10 +1,11 @@
-// Packed Q4_0 / Q5_0 / Q8_0 / Q4_K / Q6_K / F16 weights (kernels/packed.h, packed_k.h) on every ISA
-// path this CPU runs: gemm_packed against float64 dot products of the reference-dequantized
-// weights, against the unpacked kernel of the same path, on row counts that are not a multiple of
-// the 16-row group, single rows, row slices that start and end inside a group, odd block counts,
-// 1..9 tokens and more than one token chunk, and a 152k-row output. The K-quant and F16 kernels
-// also give every token bit-identical results whatever the number of tokens in the call, and F16
-// the unpacked kernel's bits (F16 packs only for the AVX-512 kernels).
+// Packed Q4_0 / Q5_0 / Q8_0 / Q4_K / Q6_K / F16 / BF16 weights (kernels/packed.h, packed_k.h) on
+// every ISA path this CPU runs: gemm_packed against float64 dot products of the
+// reference-dequantized weights, against the unpacked kernel of the same path, on row counts that
+// are not a multiple of the 16-row group, single rows, row slices that start and end inside a
+// group, odd block counts, 1..9 tokens and more than one token chunk, and a 152k-row output. The
+// K-quant and 16-bit float kernels also give every token bit-identical results whatever the number
+// of tokens in the call, and F16 / BF16 the unpacked kernel's bits (they pack only for the AVX-512
+// kernels).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -56,9 +57,9 @@ protected:
         saved_amx_ = detail::allow_amx(std::get<0>(GetParam()).amx);
         ASSERT_TRUE(force_isa(std::get<0>(GetParam()).isa));
         ASSERT_EQ(amx_active(), std::get<0>(GetParam()).amx);
-        if (type() == Type::F16 && std::get<0>(GetParam()).isa != Isa::Avx512) {
-            EXPECT_FALSE(packable(Type::F16, 64));
-            GTEST_SKIP() << "F16 packs only for the AVX-512 kernels";
+        if (two_byte() && std::get<0>(GetParam()).isa != Isa::Avx512) {
+            EXPECT_FALSE(packable(type(), 64));
+            GTEST_SKIP() << "F16 / BF16 pack only for the AVX-512 kernels";
         }
     }
     void TearDown() override {
@@ -67,6 +68,7 @@ protected:
         detail::allow_amx(saved_amx_);
     }
     Type type() const { return std::get<1>(GetParam()); }
+    bool two_byte() const { return type() == Type::F16 || type() == Type::BF16; }
     // Row lengths are written for 32-element blocks; K-quants get as many 256-element blocks.
     // (2080, 65 blocks, becomes 2816, 11 super-blocks, to keep the reference fast).
     size_t kk(size_t k) const {
@@ -118,7 +120,7 @@ protected:
                         << "wrote outside the slice: token " << j << " row " << r;
                     continue;
                 }
-                if (type() == Type::F16 && got != plain[j * ys + r] && ++bad <= 5)
+                if (two_byte() && got != plain[j * ys + r] && ++bad <= 5)
                     ADD_FAILURE() << "token " << j << " row " << r << ": packed " << got
                                   << " is not the unpacked kernel's " << plain[j * ys + r];
                 const auto ref = ref_dot(&wf[r * k], &xv[j * k], k);
@@ -185,7 +187,7 @@ TEST_P(PackedTest, VocabularySizedOutput) {
 // and for 2..9, 16, 17, 64, 65 tokens are bit-identical (the K-quant kernels share one per-block
 // accumulation order across tile shapes).
 TEST_P(PackedTest, TokensAreBatchInvariant) {
-    if (quant::traits(type()).block_size != 256 && type() != Type::F16)
+    if (quant::traits(type()).block_size != 256 && !two_byte())
         GTEST_SKIP() << "Q4_0 / Q5_0 / Q8_0: PackedInvarianceTest, kernels_invariance_test.cpp";
     std::mt19937 rng(99);
     const size_t rows = 37, k = kk(96), n_max = 65;
@@ -211,7 +213,8 @@ TEST_P(PackedTest, TokensAreBatchInvariant) {
 std::vector<std::tuple<Path, Type>> all_cases() {
     std::vector<std::tuple<Path, Type>> out;
     for (const Path& p : paths())
-        for (Type t : {Type::Q4_0, Type::Q5_0, Type::Q8_0, Type::Q4_K, Type::Q6_K, Type::F16})
+        for (Type t :
+             {Type::Q4_0, Type::Q5_0, Type::Q8_0, Type::Q4_K, Type::Q6_K, Type::F16, Type::BF16})
             out.emplace_back(p, t);
     return out;
 }
@@ -252,15 +255,17 @@ TEST(Packed, OnlyPackedTypesWithWholeBlocks) {
     EXPECT_FALSE(packable(Type::Q4_K, 128));
     EXPECT_FALSE(packable(Type::Q6_K, 0));
     EXPECT_FALSE(packable(Type::Q5_K, 256));
-    EXPECT_FALSE(packable(Type::BF16, 64));
     EXPECT_FALSE(packable(Type::F32, 64));
     EXPECT_FALSE(packable(Type::F16, 72));  // not whole 16-element pieces
+    EXPECT_FALSE(packable(Type::BF16, 40));
     const Isa saved = active_isa();
     if (force_isa(Isa::Avx512)) {
         EXPECT_TRUE(packable(Type::F16, 64));
+        EXPECT_TRUE(packable(Type::BF16, 64));
     }
     if (force_isa(Isa::Avx2)) {
         EXPECT_FALSE(packable(Type::F16, 64)) << "no AVX2 kernel reads it";
+        EXPECT_FALSE(packable(Type::BF16, 64)) << "no AVX2 kernel reads it";
     }
     force_isa(saved);
     std::vector<uint8_t> w(176 * 4);
