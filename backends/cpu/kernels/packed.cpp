@@ -1,5 +1,5 @@
-// Packing Q4_0 / Q5_0 / Q8_0 rows into 16-row groups (layout in packed.h; Q4_K / Q6_K in
-// packed_k.h) and the dispatch of the packed kernels by ISA.
+// Packing Q4_0 / Q5_0 / Q8_0 / F16 / BF16 rows into 16-row groups (layouts in packed.h; Q4_K /
+// Q6_K in packed_k.h) and the dispatch of the packed kernels by ISA.
 #include "kernels/packed.h"
 
 #include <algorithm>
