@@ -43,7 +43,7 @@ Shapes:
                   32 heads of 128, 4 KV heads, 128 experts of FFN 768, 8 used per token,
                   vocab 151936, separate output (ggml-vocab-qwen2.gguf)
 
-Types: F32, F16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_K_M (Q4_K; Q6_K for the output and for attn_v /
+Types: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_K_M (Q4_K; Q6_K for the output and for attn_v /
 ffn_down of even layers). Norms and biases stay F32. Rows that a K-quant block does not divide
 fall back like llama.cpp (Q4_K -> Q5_0, Q6_K -> Q8_0).
 
@@ -79,8 +79,8 @@ int run_make_model(std::span<const std::string> args) {
     const auto type = hearth::model::weight_type_from_name(*a->value("type"));
     if (!type) {
         std::fprintf(stderr,
-                     "hearth-cli make-model: unknown --type '%s' (F32, F16, Q8_0, Q4_0, "
-                     "Q4_K, Q6_K, Q4_K_M)\n",
+                     "hearth-cli make-model: unknown --type '%s' (F32, F16, BF16, Q8_0, "
+                     "Q4_0, Q4_K, Q6_K, Q4_K_M)\n",
                      a->value("type")->c_str());
         return 2;
     }

@@ -273,6 +273,8 @@ std::string_view weight_type_name(WeightType t) {
             return "F32";
         case WeightType::F16:
             return "F16";
+        case WeightType::BF16:
+            return "BF16";
         case WeightType::Q8_0:
             return "Q8_0";
         case WeightType::Q4_0:
@@ -289,8 +291,8 @@ std::string_view weight_type_name(WeightType t) {
 
 std::optional<WeightType> weight_type_from_name(std::string_view name) {
     const std::string u = upper(name);
-    for (auto t : {WeightType::F32, WeightType::F16, WeightType::Q8_0, WeightType::Q4_0,
-                   WeightType::Q4_K, WeightType::Q6_K, WeightType::Q4_K_M})
+    for (auto t : {WeightType::F32, WeightType::F16, WeightType::BF16, WeightType::Q8_0,
+                   WeightType::Q4_0, WeightType::Q4_K, WeightType::Q6_K, WeightType::Q4_K_M})
         if (weight_type_name(t) == u) return t;
     return std::nullopt;
 }
@@ -301,6 +303,8 @@ uint32_t llama_file_type(WeightType t) {
             return 0;
         case WeightType::F16:
             return 1;
+        case WeightType::BF16:
+            return 32;
         case WeightType::Q4_0:
             return 2;
         case WeightType::Q8_0:
@@ -324,6 +328,9 @@ quant::Type tensor_type_for(WeightType wt, std::string_view name, uint64_t ne0, 
             break;
         case WeightType::F16:
             t = Type::F16;
+            break;
+        case WeightType::BF16:
+            t = Type::BF16;
             break;
         case WeightType::Q8_0:
             t = Type::Q8_0;

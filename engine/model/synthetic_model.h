@@ -41,7 +41,7 @@ std::span<const SyntheticShape> synthetic_shapes();
 const SyntheticShape* find_synthetic_shape(std::string_view name);
 
 // Weight formats for make-model: one type for every matrix, or the Q4_K_M-style mix.
-enum class WeightType { F32, F16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_K_M };
+enum class WeightType { F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_K_M };
 std::string_view weight_type_name(WeightType t);
 std::optional<WeightType> weight_type_from_name(std::string_view name);  // case-insensitive
 uint32_t llama_file_type(WeightType t);  // general.file_type (LLAMA_FTYPE_*)

@@ -132,6 +132,24 @@ TEST(SyntheticModel, QuantizedValuesMatchTheF32Model) {
     EXPECT_LT(max_err, 0.0012);  // half a Q8_0 step for |x| <= ~0.1
 }
 
+TEST(SyntheticModel, Bf16KeepsTheF32ValuesToBf16Rounding) {
+    MAKE_OR_SKIP(f, "tiny-llama", WeightType::F32, kSmallVocab, 3);
+    MAKE_OR_SKIP(b, "tiny-llama", WeightType::BF16, kSmallVocab, 3);
+    EXPECT_EQ(b->file->get_u64("general.file_type"), 32u);  // LLAMA_FTYPE_MOSTLY_BF16
+    EXPECT_EQ(b->file->find_tensor("blk.0.attn_norm.weight")->type, quant::Type::F32);
+    const auto* tf = f->file->find_tensor("blk.1.ffn_down.weight");
+    const auto* tb = b->file->find_tensor("blk.1.ffn_down.weight");
+    ASSERT_EQ(tb->type, quant::Type::BF16);
+    const auto vf = dequant(*tf), vb = dequant(*tb);
+    size_t changed = 0;
+    for (size_t i = 0; i < vf.size(); ++i) {
+        // Round to nearest: within half a unit of BF16's 8-bit significand.
+        ASSERT_LE(std::fabs(vf[i] - vb[i]), std::ldexp(std::fabs(vf[i]), -8)) << i;
+        changed += vf[i] != vb[i];
+    }
+    EXPECT_GT(changed, vf.size() / 2);
+}
+
 TEST(SyntheticModel, TinyQwen2HasBiasesAndTiedEmbeddings) {
     MAKE_OR_SKIP(m, "tiny-qwen2", WeightType::F16, "testdata/vocab/ggml-vocab-qwen2.gguf");
     const ModelConfig& c = m->config;
@@ -231,6 +249,7 @@ TEST(SyntheticModel, TensorTypeRules) {
               quant::Type::Q6_K);  // tied: the embedding is the output
     EXPECT_EQ(tensor_type_for(WeightType::Q4_0, "x", 48, false), quant::Type::F16);
     EXPECT_EQ(weight_type_from_name("q4_k_m"), WeightType::Q4_K_M);
+    EXPECT_EQ(weight_type_from_name("bf16"), WeightType::BF16);
     EXPECT_EQ(weight_type_from_name("q5_k"), std::nullopt);
 }
 
