@@ -39,6 +39,15 @@ struct Runner {
 
 const std::vector<int32_t> kTokens = {1, 17, 299, 42, 42, 5, 128, 0, 250, 77, 3};
 
+// A runner whose CPU packs its weights (cpu_weights.h) or reads the file's layout: decided when
+// the weights are bound.
+std::unique_ptr<Runner> runner_packed_or_not(const SyntheticModel& m, DType kv, bool packed) {
+    const bool had = backend::cpu_set_repack(packed);
+    auto r = std::make_unique<Runner>(m, kv);
+    backend::cpu_set_repack(had);
+    return r;
+}
+
 // max |a - b| over a row, relative to the row's largest |b|.
 double row_rel_err(std::span<const float> a, const std::vector<double>& b) {
     double mx = 0, ref = 0;
@@ -146,13 +155,10 @@ TEST_P(ForwardByArch, PackedWeightsKeepLogitsAndGreedyTokens) {
     for (quant::Type wt :
          {quant::Type::Q8_0, quant::Type::Q4_0, quant::Type::Q4_K, quant::Type::Q6_K}) {
         const auto m = make_synthetic(GetParam(), wt, 4);
-        const bool had = backend::cpu_set_repack(false);
-        Runner plain(m, DType::F32);
-        backend::cpu_set_repack(true);
-        Runner packed(m, DType::F32);
-        backend::cpu_set_repack(had);
-        auto lp = plain.fw->step(kTokens, *plain.kv);
-        auto lk = packed.fw->step(kTokens, *packed.kv);
+        const auto plain = runner_packed_or_not(m, DType::F32, false);
+        const auto packed = runner_packed_or_not(m, DType::F32, true);
+        auto lp = plain->fw->step(kTokens, *plain->kv);
+        auto lk = packed->fw->step(kTokens, *packed->kv);
         ASSERT_TRUE(lp.is_ok() && lk.is_ok());
         double worst = 0;
         int agreed = 0;
@@ -170,8 +176,8 @@ TEST_P(ForwardByArch, PackedWeightsKeepLogitsAndGreedyTokens) {
                 EXPECT_EQ(a, b) << "step " << i << " " << quant::traits(wt).name;
                 ++agreed;
             }
-            lp = plain.fw->step(std::span(&a, 1), *plain.kv);
-            lk = packed.fw->step(std::span(&a, 1), *packed.kv);
+            lp = plain->fw->step(std::span(&a, 1), *plain->kv);
+            lk = packed->fw->step(std::span(&a, 1), *packed->kv);
             ASSERT_TRUE(lp.is_ok() && lk.is_ok());
         }
         EXPECT_LT(worst, 3e-2) << quant::traits(wt).name;
@@ -190,21 +196,18 @@ TEST_P(ForwardByArch, PackedWeightsKeepLogitsAndGreedyTokens) {
 TEST_P(ForwardByArch, PackedFloat16WeightsGiveTheSameBits) {
     for (quant::Type wt : {quant::Type::F16, quant::Type::BF16}) {
         const auto m = make_synthetic(GetParam(), wt, 6);
-        const bool had = backend::cpu_set_repack(false);
-        Runner plain(m, DType::F16);
-        backend::cpu_set_repack(true);
-        Runner packed(m, DType::F16);
-        backend::cpu_set_repack(had);
-        auto lp = plain.fw->step(kTokens, *plain.kv);
-        auto lk = packed.fw->step(kTokens, *packed.kv);
+        const auto plain = runner_packed_or_not(m, DType::F16, false);
+        const auto packed = runner_packed_or_not(m, DType::F16, true);
+        auto lp = plain->fw->step(kTokens, *plain->kv);
+        auto lk = packed->fw->step(kTokens, *packed->kv);
         for (int i = 0; i < 12; ++i) {
             ASSERT_TRUE(lp.is_ok() && lk.is_ok());
             ASSERT_EQ(lp->size(), lk->size());
             ASSERT_EQ(std::memcmp(lp->data(), lk->data(), lp->size() * sizeof(float)), 0)
                 << quant::traits(wt).name << " step " << i;
             const int32_t a = int32_t(std::max_element(lp->begin(), lp->end()) - lp->begin());
-            lp = plain.fw->step(std::span(&a, 1), *plain.kv);
-            lk = packed.fw->step(std::span(&a, 1), *packed.kv);
+            lp = plain->fw->step(std::span(&a, 1), *plain->kv);
+            lk = packed->fw->step(std::span(&a, 1), *packed->kv);
         }
     }
 }
