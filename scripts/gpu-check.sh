@@ -51,16 +51,21 @@ done
 vocab_files=(ggml-vocab-llama-bpe.gguf ggml-vocab-llama-spm.gguf ggml-vocab-qwen2.gguf)
 # The build dependencies a bare CUDA image lacks (Debian bookworm amd64 packages, unpacked into
 # a private prefix there, never into /): GoogleTest, PCRE2, cpp-httplib (with the OpenSSL, zlib
-# and Brotli headers its header needs), nlohmann-json, pkgconf.
+# and Brotli headers its header needs), nlohmann-json, pkgconf; for the Vulkan plugin the
+# loader's headers and glslc (with libshaderc).
 deb_pkgs=(libgtest-dev libpcre2-dev libpcre2-8-0 libcpp-httplib-dev libcpp-httplib0.11
     nlohmann-json3-dev pkgconf pkgconf-bin libpkgconf3 libssl-dev libssl3 zlib1g-dev zlib1g
-    libbrotli-dev libbrotli1)
+    libbrotli-dev libbrotli1 libvulkan-dev libvulkan1 glslc libshaderc1)
 
 if [[ $mode == stage ]]; then
     src=${HEARTH_SHARED_DIR:-$root/../shared}
     [[ -d $src ]] || { echo "gpu-check stage: no reference data at $src" >&2; exit 2; }
     mkdir -p .gpu-data/models .gpu-data/testdata/vocab
     cp "$src/models/stories260K.gguf" .gpu-data/models/
+    if [[ -d $src/models/archs ]]; then  # tiny models of other families (about 10 MB)
+        mkdir -p .gpu-data/models/archs
+        cp "$src"/models/archs/*.gguf "$src"/models/archs/*.json .gpu-data/models/archs/
+    fi
     for v in "${vocab_files[@]}"; do cp "$src/testdata/vocab/$v" .gpu-data/testdata/vocab/; done
     mkdir -p .gpu-data/debs
     (cd .gpu-data/debs && apt-get download "${deb_pkgs[@]}")
@@ -82,7 +87,13 @@ if [[ -z $shared ]]; then
 fi
 shared=$(cd "$shared" 2>/dev/null && pwd || echo "$shared")
 if [[ -z ${GPU_CHECK_MODELS:-} ]]; then
-    if [[ -d /dev/shm && -w /dev/shm ]]; then models=/dev/shm/hearth-gpu-check; else models=$build/models; fi
+    # tmpfs when it can hold the models (about 25 GB; containers often give /dev/shm 64 MB)
+    shm_kb=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+    if [[ -w /dev/shm && ${shm_kb:-0} -gt 30000000 ]]; then
+        models=/dev/shm/hearth-gpu-check
+    else
+        models=$build/models
+    fi
 else
     models=$GPU_CHECK_MODELS
 fi
@@ -181,8 +192,8 @@ configure+=("${deps_flags[@]}")
 targets=(hearth-cli backends_op_parity_test)
 [[ $want_cuda == 1 ]] && targets+=(hearth-backend-cuda hearth-cuda-bandwidth backends_cuda_test
     backends_cuda_decode_test runtime_cuda_model_test)
-# The Vulkan plugin's tests are not known by name here: the whole tree is built for them.
-[[ $want_vulkan == 1 ]] && targets=(all)
+[[ $want_vulkan == 1 ]] && targets+=(hearth-backend-vulkan vulkan_device_test vulkan_model_test
+    vulkan_int_dot_test)
 
 if [[ $dry == 0 ]]; then mkdir -p "$logs" "$models"; else logs=/dev/null/x; fi
 build_log=$logs/build.log
@@ -193,7 +204,7 @@ run "${configure[@]}" >"$conf_log" 2>&1 || { tail -n 40 "$conf_log" >&2; exit 1;
 # hearth-cli first: it generates the models while the plugin and the tests build.
 run cmake --build "$build" -j "$jobs" --target hearth-cli >"$build_log" 2>&1 ||
     { tail -n 40 "$build_log" >&2; exit 1; }
-pids=()
+declare -A pid_of  # model file -> the make-model job writing it
 for m in "${bench_models[@]}"; do
     read -r shape type vocab <<<"$m"
     file=$models/$shape-$type.gguf
@@ -203,7 +214,7 @@ for m in "${bench_models[@]}"; do
         "$build/bin/hearth-cli" make-model --shape "$shape" --type "$type" \
             --vocab "$shared/testdata/vocab/$vocab" -o "$file.tmp" --threads "$jobs" \
             >"$logs/make-$shape-$type.log" 2>&1 && mv "$file.tmp" "$file" &
-        pids+=($!)
+        pid_of[$file]=$!
     fi
 done
 run cmake --build "$build" -j "$jobs" --target "${targets[@]}" >>"$build_log" 2>&1 ||
@@ -246,7 +257,6 @@ if [[ $want_cuda == 1 ]]; then
     echo "+ $build/bin/hearth-cuda-bandwidth" >&2
     if [[ $dry == 0 ]]; then bandwidth_json=$("$build/bin/hearth-cuda-bandwidth" 2048 || echo '{}'); fi
 fi
-if [[ ${#pids[@]} -gt 0 ]]; then wait "${pids[@]}" || true; fi
 backends=()
 [[ $want_cuda == 1 ]] && backends+=(cuda)
 [[ $want_vulkan == 1 ]] && backends+=(vulkan)
@@ -262,6 +272,7 @@ for backend in "${backends[@]}"; do
             skipped+=("$name")
             continue
         fi
+        if [[ -n ${pid_of[$file]:-} ]]; then wait "${pid_of[$file]}" || true; fi
         if [[ ! -s $file ]]; then
             failed+=("model-$shape-$type")
             continue

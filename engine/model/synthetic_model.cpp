@@ -180,9 +180,13 @@ Status stream_tensor(gguf::GgufWriter& w, const Plan& t, const SyntheticShape& s
     }
     const uint64_t n_chunks = (n_rows + kChunkRows - 1) / kChunkRows;
     const uint64_t chunk_elems = kChunkRows * t.ne[0];
-    // About 4M elements per thread per batch keeps memory small and threads busy.
-    const uint64_t per_thread = std::max<uint64_t>(1, (uint64_t{4} << 20) / chunk_elems);
-    const uint64_t batch = per_thread * std::max(1u, threads);
+    // At most about 4M elements per thread per batch keeps memory small; a tensor smaller than
+    // a batch is shared out evenly so that every thread has some of it.
+    const unsigned n_threads = std::max(1u, threads);
+    const uint64_t per_thread =
+        std::clamp<uint64_t>((n_chunks + n_threads - 1) / n_threads, 1,
+                             std::max<uint64_t>(1, (uint64_t{4} << 20) / chunk_elems));
+    const uint64_t batch = per_thread * n_threads;
     const size_t row_bytes = quant::row_bytes(t.type, t.ne[0]);
     std::vector<std::byte> out;
     for (uint64_t b0 = 0; b0 < n_chunks; b0 += batch) {
