@@ -22,7 +22,11 @@
 # Environment: GPU_CHECK_DEADLINE_S (default 540: later benches and memcheck are skipped and
 # listed so the summary prints inside the device tool's 10 minutes), HEARTH_SHARED_DIR (default ../shared, else .gpu-data), GPU_CHECK_BUILD (build
 # folder, default build/gpu-check), GPU_CHECK_MODELS (model folder, default a tmpfs folder),
-# GPU_CHECK_QUICK=1 (only the smaller models; for a first try), OUT (when set, summary.json
+# GPU_CHECK_QUICK=1 (only the smaller models; for a first try), GPU_CHECK_ONLY (an extended
+# regex: only the models whose shape-type matches, e.g. 'tinyllama-1.1b-Q4_0|llama3-8b-Q4_0'),
+# GPU_CHECK_PROFILE=1 (after the benches, each model's decode once more under
+# HEARTH_CUDA_PROFILE=2: the GPU time per kernel kind, in logs/profile-*.log),
+# GPU_CHECK_MEMCHECK=0 (no compute-sanitizer run), OUT (when set, summary.json
 # and logs.tar.gz, every log of the run, are written there too: the device tool brings back
 # at most 8 files).
 # Exit status: 0 all passed, 1 a check failed, 2 bad usage, 3 no GPU of the asked kind.
@@ -118,6 +122,14 @@ bench_models=(
 )
 if [[ ${GPU_CHECK_QUICK:-0} == 1 ]]; then
     bench_models=("${bench_models[@]:3}")
+fi
+if [[ -n ${GPU_CHECK_ONLY:-} ]]; then
+    kept=()
+    for m in "${bench_models[@]}"; do
+        read -r shape type _ <<<"$m"
+        [[ $shape-$type =~ ^($GPU_CHECK_ONLY)$ ]] && kept+=("$m")
+    done
+    bench_models=("${kept[@]}")
 fi
 
 run() {  # prints the command; runs it unless --dry-run
@@ -288,8 +300,30 @@ for backend in "${backends[@]}"; do
     done
 done
 
+# Where the decode time goes: per kernel kind, graphs off (HEARTH_CUDA_PROFILE=2), and the
+# host-side counters with graphs on (=1).
+if [[ ${GPU_CHECK_PROFILE:-0} == 1 && $want_cuda == 1 ]]; then
+    for m in "${bench_models[@]}"; do
+        read -r shape type _ <<<"$m"
+        file=$models/$shape-$type.gguf
+        [[ $dry == 1 || ! -s $file ]] && continue
+        if (($(date +%s) - t_start > deadline - 60)); then
+            skipped+=("profile-$shape-$type")
+            continue
+        fi
+        for level in 1 2; do
+            echo "+ HEARTH_CUDA_PROFILE=$level hearth-cli bench -m $file --backend cuda -p 16 -n 64 -r 1" >&2
+            HEARTH_CUDA_PROFILE=$level "$build/bin/hearth-cli" bench -m "$file" --backend cuda \
+                --gpu-layers all -p 16 -n 64 -r 1 --no-floor \
+                >>"$logs/profile-$shape-$type.log" 2>&1 || failed+=("profile-$shape-$type")
+        done
+    done
+fi
+
 # compute-sanitizer last, in the time that is left (it runs the kernels 10-100x slower).
-if [[ $want_cuda == 1 ]]; then
+if [[ $want_cuda == 1 && ${GPU_CHECK_MEMCHECK:-1} == 0 ]]; then
+    skipped+=("memcheck")
+elif [[ $want_cuda == 1 ]]; then
     left=$((deadline - ($(date +%s) - t_start)))
     if [[ $dry == 0 && $left -lt 30 ]]; then
         skipped+=("memcheck")

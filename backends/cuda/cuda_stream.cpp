@@ -8,6 +8,7 @@
 
 #include "cuda_kernels.h"
 #include "cuda_memory.h"
+#include "cuda_profile.h"
 
 namespace hearth::backend::cuda {
 
@@ -43,7 +44,7 @@ public:
         if (cudaError_t e = cudaMallocHost(reinterpret_cast<void**>(&err_host_), sizeof(DevError));
             e)
             return Status::error("cuda stream: " + cuda_error_text(e));
-        use_graphs_ = env_on("HEARTH_CUDA_GRAPHS");
+        use_graphs_ = env_on("HEARTH_CUDA_GRAPHS") && !profile_.timing_nodes();
         use_dp4a_ = env_on("HEARTH_CUDA_DP4A");
         return Status::ok();
     }
@@ -79,7 +80,20 @@ private:
     std::vector<Launch> launches_;
     std::vector<uint64_t> sig_, last_sig_;
     cudaGraphExec_t exec_ = nullptr;
+    StreamProfile profile_{StreamProfile::level_from_env()};
 };
+
+// What HEARTH_CUDA_PROFILE=2 sums a node's GPU time under: op, label, and for a MatMul which
+// kernel ran on which weights and shape.
+std::string profile_key(const Node& n, bool q8) {
+    std::string k = std::string(op_name(n.op)) + " " + n.label;
+    if (n.op == Op::MatMul || n.op == Op::MoeMatMul)
+        k += std::string(" ") + dtype_name(n.src[0].type) + " " + std::to_string(n.src[0].ne[0]) +
+             "x" + std::to_string(n.src[0].ne[1]) + " t" + std::to_string(n.src[1].ne[1]) +
+             (q8 ? " dp4a" : "");
+    if (n.op == Op::Attention) k += std::string(" kv ") + dtype_name(n.src[1].type);
+    return k;
+}
 
 // The device tensor of t, or an error when t lives elsewhere.
 Status resolve(const Tensor& t, int device, DevTensor& out) {
@@ -173,9 +187,12 @@ Status CudaStream::grow(void*& p, size_t& have, size_t need) {
 
 cudaError_t CudaStream::enqueue() {
     int index = 0;
+    const bool timing = profile_.timing_nodes();
+    if (timing) profile_.begin_step(launches_.size());
     for (const Launch& l : launches_) {
         const Node& n = *l.node;
         cudaError_t e = cudaSuccess;
+        if (timing) profile_.before(stream_, size_t(index));
         switch (n.op) {
             case Op::GetRows:
                 e = launch_get_rows(stream_, l.dst, l.src[0], l.src[1], err_dev_, index);
@@ -234,6 +251,9 @@ cudaError_t CudaStream::enqueue() {
                 break;
         }
         if (e != cudaSuccess) return e;
+        if (timing)
+            profile_.after(stream_, size_t(index),
+                           profile_key(n, n.op == Op::MatMul && q8_path(l)));
         ++index;
     }
     return cudaSuccess;
@@ -243,16 +263,24 @@ Status CudaStream::compute(const Graph& graph) {
     if (Status s = validate_graph(graph); !s) return s;
     if (graph.nodes().empty()) return Status::ok();
     cudaSetDevice(device_);
+    using Phase = StreamProfile::Phase;
+    using Kind = StreamProfile::Kind;
+    auto t0 = StreamProfile::Clock::now();
     if (Status s = prepare(graph); !s) return s;
+    if (profile_.on()) profile_.add_host(Phase::Prepare, t0);
     cudaError_t e = cudaMemsetAsync(err_dev_, 0, sizeof(DevError), stream_);
     if (e != cudaSuccess) return finish(graph, e);
 
     const bool repeat = use_graphs_ && sig_ == last_sig_;
+    t0 = StreamProfile::Clock::now();
     if (!repeat) {
         if (exec_) cudaGraphExecDestroy(exec_);
         exec_ = nullptr;
         last_sig_ = sig_;
-        return finish(graph, enqueue());
+        if (profile_.on()) profile_.count(Kind::Eager);
+        e = enqueue();
+        if (profile_.on()) profile_.add_host(Phase::Launch, t0);
+        return finish(graph, e);
     }
     if (!exec_) {
         // The second identical step: capture it once, replay it from now on.
@@ -272,14 +300,24 @@ Status CudaStream::compute(const Graph& graph) {
             use_graphs_ = false;
             return finish(graph, enqueue());
         }
+        if (profile_.on()) profile_.count(Kind::Capture);
+    } else if (profile_.on()) {
+        profile_.count(Kind::Replay);
     }
-    return finish(graph, cudaGraphLaunch(exec_, stream_));
+    e = cudaGraphLaunch(exec_, stream_);
+    if (profile_.on()) profile_.add_host(Phase::Launch, t0);
+    return finish(graph, e);
 }
 
 Status CudaStream::finish(const Graph& graph, cudaError_t e) {
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(err_host_, err_dev_, sizeof(DevError), cudaMemcpyDeviceToHost, stream_);
+    const auto t0 = StreamProfile::Clock::now();
     const cudaError_t se = cudaStreamSynchronize(stream_);
+    if (profile_.on()) {
+        profile_.add_host(StreamProfile::Phase::Wait, t0);
+        if (profile_.timing_nodes() && se == cudaSuccess) profile_.end_step();
+    }
     if (e == cudaSuccess) e = se;
     if (e != cudaSuccess) {
         (void)cudaGetLastError();

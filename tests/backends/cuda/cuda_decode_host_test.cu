@@ -8,7 +8,10 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
+
+#include <cuda_runtime.h>
 
 #include "cuda_argmax.cuh"
 #include "cuda_kv.cuh"
@@ -180,6 +183,75 @@ TEST(CudaDecodeOnHost, KvBlocksEqualTheReferenceEncoder) {
                     t == quant::Type::Q8_0 ? kv_elem<kQ8_0>(ref, i) : kv_elem<kQ4_0>(ref, i);
                 ASSERT_EQ(e, dec[i]) << i;
             }
+        }
+    }
+}
+
+// The same blocks encoded and decoded by device code on the GPU (skipped without one): the
+// host build of these functions proves nothing about what nvcc made of them for the device.
+__global__ void k_kv_blocks(const float* v, int n_blocks, uint8_t* q8, uint8_t* q4, float* e8,
+                            float* e4) {
+    const int b = int(blockIdx.x * blockDim.x + threadIdx.x);
+    if (b >= n_blocks) return;
+    quantize_kv_block<kQ8_0>(v + 32 * b, q8 + 34 * b);
+    quantize_kv_block<kQ4_0>(v + 32 * b, q4 + 18 * b);
+    for (int i = 0; i < 32; ++i) {
+        e8[32 * b + i] = kv_elem<kQ8_0>(q8 + 34 * b, i);
+        e4[32 * b + i] = kv_elem<kQ4_0>(q4 + 18 * b, i);
+    }
+}
+
+TEST(CudaDecodeOnDevice, KvBlocksEqualTheReferenceEncoder) {
+    int n_dev = 0;
+    if (const cudaError_t e = cudaGetDeviceCount(&n_dev); e != cudaSuccess || n_dev == 0)
+        GTEST_SKIP() << "no CUDA device (" << cudaGetErrorString(e) << ")";
+    constexpr int kBlocks = 256;
+    std::mt19937 rng(11);
+    std::normal_distribution<float> nd(0.f, 2.f);
+    std::vector<float> v(32 * kBlocks);
+    for (auto& x : v) x = nd(rng);
+    std::fill(v.begin(), v.begin() + 32, 0.f);  // an all-zero block
+    v[32 + 5] = 7.f;                            // a tie of magnitudes
+    v[32 + 9] = -7.f;
+    for (int j = 0; j < 32; ++j) v[64 + j] = float(j - 16) * 0.5f;  // exact halves
+    float* dv = nullptr;
+    uint8_t *d8 = nullptr, *d4 = nullptr;
+    float *de8 = nullptr, *de4 = nullptr;
+    ASSERT_EQ(cudaMalloc(&dv, v.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d8, 34 * kBlocks), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d4, 18 * kBlocks), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&de8, v.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&de4, v.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(dv, v.data(), v.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    k_kv_blocks<<<kBlocks / 64, 64>>>(dv, kBlocks, d8, d4, de8, de4);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<uint8_t> g8(34 * kBlocks), g4(18 * kBlocks);
+    std::vector<float> ge8(v.size()), ge4(v.size());
+    ASSERT_EQ(cudaMemcpy(g8.data(), d8, g8.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(g4.data(), d4, g4.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(ge8.data(), de8, v.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(ge4.data(), de4, v.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (void* p : {static_cast<void*>(dv), static_cast<void*>(d8), static_cast<void*>(d4),
+                    static_cast<void*>(de8), static_cast<void*>(de4)})
+        cudaFree(p);
+    for (quant::Type t : {quant::Type::Q8_0, quant::Type::Q4_0}) {
+        const bool q8 = t == quant::Type::Q8_0;
+        const size_t bytes = q8 ? 34 : 18;
+        for (int b = 0; b < kBlocks; ++b) {
+            uint8_t ref[34] = {};
+            quant::quantize_row(t, v.data() + 32 * b, ref, 32);
+            const uint8_t* got = (q8 ? g8.data() : g4.data()) + bytes * size_t(b);
+            std::string diff;
+            for (size_t i = 0; i < bytes; ++i)
+                if (ref[i] != got[i])
+                    diff += " byte " + std::to_string(i) + ": " + std::to_string(got[i]) +
+                            " (reference " + std::to_string(ref[i]) + ")";
+            ASSERT_TRUE(diff.empty()) << quant::traits(t).name << " block " << b << diff;
+            float dec[32];
+            quant::dequantize_row(t, ref, dec, 32);
+            for (int i = 0; i < 32; ++i)
+                ASSERT_EQ((q8 ? ge8 : ge4)[size_t(32 * b + i)], dec[i])
+                    << quant::traits(t).name << " block " << b << " element " << i;
         }
     }
 }

@@ -155,6 +155,16 @@ inline double max_rel(const std::vector<float>& a, const std::vector<float>& b) 
     return mx / ref;
 }
 
+// Where max_rel's worst difference is (for failure messages): "element i: a[i] vs b[i] of n".
+inline std::string worst_at(const std::vector<float>& a, const std::vector<float>& b) {
+    size_t w = 0;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+        if (std::fabs(double(a[i]) - b[i]) > std::fabs(double(a[w]) - b[w])) w = i;
+    if (a.empty() || b.empty()) return "empty output";
+    return "element " + std::to_string(w) + ": " + std::to_string(a[w]) + " vs " +
+           std::to_string(b[w]) + " of " + std::to_string(a.size());
+}
+
 // Steps of (first position, tokens) on one sequence of a paged cache of `kv` cells (blocks of
 // bs cells, in the order of `table`): each appends random K and V at its positions and attends
 // with random queries (hd x H, Hkv KV heads). Returns the outputs of every step, in order.
