@@ -24,8 +24,9 @@
 # folder, default build/gpu-check), GPU_CHECK_MODELS (model folder, default a tmpfs folder),
 # GPU_CHECK_QUICK=1 (only the smaller models; for a first try), GPU_CHECK_ONLY (an extended
 # regex: only the models whose shape-type matches, e.g. 'tinyllama-1.1b-Q4_0|llama3-8b-Q4_0'),
-# GPU_CHECK_PROFILE=1 (after the benches, each model's decode once more under
-# HEARTH_CUDA_PROFILE=2: the GPU time per kernel kind, in logs/profile-*.log),
+# GPU_CHECK_PROFILE (1, or an extended regex of shape-type: after the benches, those models'
+# decode once more under HEARTH_CUDA_PROFILE=1 and 2: steps and host time, then the GPU time
+# per kernel kind, in logs/profile-*.log),
 # GPU_CHECK_MEMCHECK=0 (no compute-sanitizer run), OUT (when set, summary.json
 # and logs.tar.gz, every log of the run, are written there too: the device tool brings back
 # at most 8 files).
@@ -302,9 +303,12 @@ done
 
 # Where the decode time goes: per kernel kind, graphs off (HEARTH_CUDA_PROFILE=2), and the
 # host-side counters with graphs on (=1).
-if [[ ${GPU_CHECK_PROFILE:-0} == 1 && $want_cuda == 1 ]]; then
+profile=${GPU_CHECK_PROFILE:-0}
+[[ $profile == 1 ]] && profile='.*'
+if [[ $profile != 0 && $want_cuda == 1 ]]; then
     for m in "${bench_models[@]}"; do
         read -r shape type _ <<<"$m"
+        [[ $shape-$type =~ ^($profile)$ ]] || continue
         file=$models/$shape-$type.gguf
         [[ $dry == 1 || ! -s $file ]] && continue
         if (($(date +%s) - t_start > deadline - 60)); then

@@ -1,14 +1,15 @@
 // KV append (quantized block by block on the way in, through the block table) and paged
 // attention over F32/F16/Q8_0/Q4_0 caches. Attention is one warp per (head, token, chunk of
-// cells): the lanes share the head's dims, each cell's score is a warp sum, and an online
-// softmax keeps a running max, sum and output. Prefill uses one chunk per query; decode (few
-// tokens) splits a sequence's cells into chunks run in parallel whose partial results a second
-// kernel merges (flash-decoding). Quantized cells are decoded in registers, never expanded;
-// over a Q8_0 / Q4_0 K (heads of whole blocks) the scores are integer products with the query
-// rounded as on every backend (engine/quant/attn_query.h).
+// cells), 32 cells at a time: each lane scores one cell, and an online softmax over the tiles
+// keeps a running max, sum and output (each lane holding its share of the head's dims). Prefill
+// uses one chunk per query; decode (few tokens) splits a sequence's cells into chunks run in
+// parallel whose partial results a second kernel merges (flash-decoding). Quantized cells are
+// decoded in registers, never expanded; over a Q8_0 / Q4_0 K (heads of whole blocks) the scores are
+// integer products with the query rounded as on every backend (engine/quant/attn_query.h).
 #include <cfloat>
 
 #include "cuda_kv.cuh"
+#include "cuda_q8dot.cuh"
 
 namespace hearth::backend::cuda {
 
@@ -82,8 +83,59 @@ __device__ __forceinline__ int attn_query_code(float x, float& d) {
     return bad ? 0 : int(fminf(fmaxf(rintf(mul_rn(x, id)), -127.f), 127.f));
 }
 
+// The score of one cache row kr (head offset off) against the query in shared memory: over
+// a Q8_0 / Q4_0 cache with heads of whole blocks integer sums block by block, then
+// s = sum_0 * (d_0 * dk_0), fma(sum_u, d_u * dk_u, s) (engine/quant/attn_query.h); otherwise
+// the float dot product, times the scale.
+template <uint32_t T>
+__device__ __forceinline__ float attn_score(const uint8_t* kr, int64_t off, int64_t hd,
+                                            bool int_scores, const float* qs, const int* qcs,
+                                            const float* qds, const int* qcsum, float scale) {
+    if constexpr (T == kQ8_0 || T == kQ4_0) {
+        if (int_scores) {
+            float acc_s = 0.f;
+            for (int u = 0; 32 * u < hd; ++u) {
+                const uint8_t* b = kr + ((off + 32 * u) / 32) * Fmt<T>::bytes;
+                int isum = 0;
+                if constexpr (T == kQ8_0) {
+#pragma unroll
+                    for (int w = 0; w < 8; ++w)
+                        isum = dp4a(ld_i32_a2(b + 2 + 4 * w), qcs[u * 8 + w], isum);
+                } else {  // elements 4w.. are low nibbles, 16 + 4w.. high ones; codes - 8
+#pragma unroll
+                    for (int w = 0; w < 4; ++w) {
+                        const int v = ld_i32_a2(b + 2 + 4 * w);
+                        isum = dp4a(v & 0x0F0F0F0F, qcs[u * 8 + w], isum);
+                        isum = dp4a((v >> 4) & 0x0F0F0F0F, qcs[u * 8 + 4 + w], isum);
+                    }
+                    isum -= 8 * qcsum[u];
+                }
+                const float sc = mul_rn(qds[u], ld_f16(b));
+                acc_s = u == 0 ? mul_rn(float(isum), sc) : __fmaf_rn(float(isum), sc, acc_s);
+            }
+            return acc_s;
+        }
+    }
+    float dot = 0.f;
+    if constexpr (T == kF16) {
+        if (hd % 2 == 0) {  // rows and head offsets are then 4-byte aligned
+            const auto* k2 = reinterpret_cast<const __half2*>(kr) + off / 2;
+            for (int64_t i = 0; i < hd / 2; ++i) {
+                const float2 f = __half22float2(k2[i]);
+                dot += qs[2 * i] * f.x;
+                dot += qs[2 * i + 1] * f.y;
+            }
+            return dot * scale;
+        }
+    }
+    for (int64_t i = 0; i < hd; ++i) dot += qs[i] * kv_elem<T>(kr, off + i);
+    return dot * scale;
+}
+
 // One warp: head h, token t, cells [split * chunk, (split + 1) * chunk) of the token's visible
-// range. Writes the normalised output when n_splits == 1, else (max, sum, unnormalised out) to
+// range, 32 cells at a time: each lane scores one cell, the tile's softmax weights are shared
+// across the warp, and every lane accumulates its dims (lane + 32 u) of the weighted V rows.
+// Writes the normalised output when n_splits == 1, else (max, sum, unnormalised out) to
 // scratch[(split * T + t) * H + h].
 template <uint32_t T>
 __global__ void __launch_bounds__(32)
@@ -98,66 +150,71 @@ __global__ void __launch_bounds__(32)
     const int64_t begin = max(j0, split * sh.chunk);
     const int64_t end = min(n_kv, (split + 1) * sh.chunk);
 
-    float qv[kDimsPerLane], acc[kDimsPerLane];
+    // The query for every lane: as floats, and over a Q8_0 / Q4_0 cache with heads of whole
+    // blocks rounded as on every backend (codes 4 to a word, a scale and a code sum per block).
+    __shared__ float qs[kMaxHeadDim];
+    __shared__ int qcs[kMaxHeadDim / 4];
+    __shared__ float qds[kDimsPerLane];
+    __shared__ int qcsum[kDimsPerLane];
+    constexpr bool kIntFormat = T == kQ8_0 || T == kQ4_0;
+    const bool int_scores = kIntFormat && hd % 32 == 0;
+    float acc[kDimsPerLane];
     const float* qr = f32_at(q, h, t);
 #pragma unroll
     for (int u = 0; u < kDimsPerLane; ++u) {
         const int64_t i = lane + 32 * u;
-        qv[u] = i < hd ? qr[i] : 0.f;
+        const float qv = i < hd ? qr[i] : 0.f;
+        qs[i] = qv;
         acc[u] = 0.f;
+        if (int_scores && 32 * u < hd) {  // the same for every lane
+            float d;
+            const int c = attn_query_code(mul_rn(qv, kv.scale), d);
+            reinterpret_cast<int8_t*>(qcs)[i] = int8_t(c);
+            const int csum = warp_sum_int(c);
+            if (lane == 0) {
+                qds[u] = d;
+                qcsum[u] = csum;
+            }
+        }
     }
-    // Over a Q8_0 / Q4_0 cache with heads of whole blocks the query is rounded as on every
-    // backend (engine/quant/attn_query.h): lane dims lane + 32 u are block u's elements.
-    constexpr bool kIntFormat = T == kQ8_0 || T == kQ4_0;
-    const bool int_scores = kIntFormat && hd % 32 == 0;
-    int qc[kDimsPerLane];
-    float qd[kDimsPerLane];
-#pragma unroll
-    for (int u = 0; u < kDimsPerLane; ++u) {
-        qc[u] = 0;
-        qd[u] = 0.f;
-        if (int_scores && 32 * u < hd) qc[u] = attn_query_code(mul_rn(qv[u], kv.scale), qd[u]);
-    }
+    __syncwarp();
+
     float m = -INFINITY, l = 0.f;
-    for (int64_t j = begin; j < end; ++j) {
-        const int64_t cell = kv_cell(kv, s, j, kc.ne[1]);
-        if (cell < 0) {
+    for (int64_t j = begin; j < end; j += 32) {
+        const int64_t c = j + lane;
+        float sc = -INFINITY;
+        int64_t cell = 0;
+        bool bad = false;
+        if (c < end) {
+            cell = kv_cell(kv, s, c, kc.ne[1]);
+            if (cell < 0) {
+                bad = true;
+            } else {
+                sc = attn_score<T>(reinterpret_cast<const uint8_t*>(at(kc, cell)), off, hd,
+                                   int_scores, qs, qcs, qds, qcsum, kv.scale);
+                if (kv.softcap > 0.f) sc = kv.softcap * tanhf(sc / kv.softcap);
+            }
+        }
+        if (__any_sync(0xffffffffu, bad)) {
             if (lane == 0) report(err, node, kErrKvIndex, t);
             return;
         }
-        const auto* kr = reinterpret_cast<const uint8_t*>(at(kc, cell));
-        const auto* vr = reinterpret_cast<const uint8_t*>(at(vc, cell));
-        float sc;
-        if (int_scores) {
-            // Integer sums block by block, then s = sum_0 * (d_0 * dk_0), fma(sum_u, .., s).
-            float acc_s = 0.f;
+        const float m_new = fmaxf(m, warp_max(sc));
+        const float corr = expf(m - m_new);  // 0 on the first tile (m = -inf)
+        const float p = c < end ? expf(sc - m_new) : 0.f;
+        l = l * corr + warp_sum(p);
 #pragma unroll
-            for (int u = 0; u < kDimsPerLane; ++u) {
-                if (32 * u >= hd) break;
-                const uint8_t* b = kr + ((off + 32 * u) / 32) * Fmt<T>::bytes;
-                const int isum = warp_sum_int(qc[u] * kv_code<T>(b, lane));
-                const float scale = mul_rn(qd[u], ld_f16(b));
-                acc_s = u == 0 ? mul_rn(float(isum), scale) : __fmaf_rn(float(isum), scale, acc_s);
-            }
-            sc = acc_s;
-        } else {
-            float dot = 0.f;
+        for (int u = 0; u < kDimsPerLane; ++u) acc[u] *= corr;
+        const int n_cells = int(min(int64_t(32), end - j));
+        for (int k = 0; k < n_cells; ++k) {
+            const float pk = __shfl_sync(0xffffffffu, p, k);
+            const long long ck = __shfl_sync(0xffffffffu, static_cast<long long>(cell), k);
+            const auto* vr = reinterpret_cast<const uint8_t*>(at(vc, ck));
 #pragma unroll
             for (int u = 0; u < kDimsPerLane; ++u) {
                 const int64_t i = lane + 32 * u;
-                if (i < hd) dot += qv[u] * kv_elem<T>(kr, off + i);
+                if (i < hd) acc[u] += pk * kv_elem<T>(vr, off + i);
             }
-            sc = warp_sum(dot) * kv.scale;
-        }
-        if (kv.softcap > 0.f) sc = kv.softcap * tanhf(sc / kv.softcap);
-        const float m_new = fmaxf(m, sc);
-        const float corr = expf(m - m_new);  // 0 on the first cell (m = -inf)
-        const float p = expf(sc - m_new);
-        l = l * corr + p;
-#pragma unroll
-        for (int u = 0; u < kDimsPerLane; ++u) {
-            const int64_t i = lane + 32 * u;
-            acc[u] = acc[u] * corr + (i < hd ? p * kv_elem<T>(vr, off + i) : 0.f);
         }
         m = m_new;
     }

@@ -42,6 +42,45 @@ __device__ __forceinline__ void row_dot(const uint8_t* row, int64_t k, const Dev
                                         int64_t x_col0, int64_t x_col_stride, int nt,
                                         float (&acc)[kMaxVecT]) {
     const int lane = threadIdx.x & 31;
+    if constexpr (T == kF16 || T == kBF16) {
+        // 16-byte loads of 8 weights per lane where the row and the activations allow them
+        // (the weights' bytes are what a decode step waits for: 2-byte loads left most of the
+        // bandwidth unused).
+        bool vec = k % 8 == 0 && reinterpret_cast<uintptr_t>(row) % 16 == 0;
+        for (int t = 0; t < nt; ++t)
+            vec =
+                vec && reinterpret_cast<uintptr_t>(f32_at(x, x_col0 + t * x_col_stride)) % 16 == 0;
+        if (vec) {
+#pragma unroll 2
+            for (int64_t i0 = int64_t(lane) * 8; i0 < k; i0 += 256) {
+                const uint4 raw = *reinterpret_cast<const uint4*>(row + i0 * 2);
+                const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
+                float wv[8];
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    if constexpr (T == kF16) {
+                        const float2 f =
+                            __half22float2(*reinterpret_cast<const __half2*>(&words[e]));
+                        wv[2 * e] = f.x;
+                        wv[2 * e + 1] = f.y;
+                    } else {
+                        wv[2 * e] = bits_to_float(words[e] << 16);
+                        wv[2 * e + 1] = bits_to_float(words[e] & 0xFFFF0000u);
+                    }
+                }
+#pragma unroll
+                for (int t = 0; t < kMaxVecT; ++t) {
+                    if (t >= nt) break;
+                    const auto* x4 =
+                        reinterpret_cast<const float4*>(f32_at(x, x_col0 + t * x_col_stride) + i0);
+                    const float4 a = x4[0], b = x4[1];
+                    acc[t] += wv[0] * a.x + wv[1] * a.y + wv[2] * a.z + wv[3] * a.w + wv[4] * b.x +
+                              wv[5] * b.y + wv[6] * b.z + wv[7] * b.w;
+                }
+            }
+            return;
+        }
+    }
     if constexpr (is_float_fmt<T>()) {
         for (int64_t i = lane; i < k; i += 32) {
             const float wv = deq_float<T>(row, i);

@@ -37,6 +37,9 @@ __global__ void __launch_bounds__(256) k_mat_vec_q8(DevTensor dst, DevTensor w, 
     const int64_t k = w.ne[0], units = k / Q8Dot<T>::kUnit, blocks = k / 32;
     const auto* row = reinterpret_cast<const uint8_t*>(at(w, r));
     float acc[kMaxVecT] = {};
+    // Unrolled so that a lane has several units' loads in flight (a row of a 4096-wide Q4_0
+    // matrix is only 4 units per lane: one at a time left the warp waiting on each).
+#pragma unroll 4
     for (int64_t u = lane; u < units; u += 32) {
 #pragma unroll
         for (int t = 0; t < kMaxVecT; ++t) {

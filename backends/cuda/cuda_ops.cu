@@ -40,7 +40,8 @@ __global__ void k_elementwise(Ew op, DevTensor dst, DevTensor a, DevTensor b, fl
 }
 
 // One block per row.
-__global__ void k_rms_norm(DevTensor dst, DevTensor a, DevTensor w, float eps) {
+__global__ void __launch_bounds__(1024)
+    k_rms_norm(DevTensor dst, DevTensor a, DevTensor w, float eps) {
     __shared__ double part[32];
     const int64_t t = blockIdx.x, n = a.ne[0];
     const float* x = f32_at(a, t);
@@ -184,7 +185,8 @@ cudaError_t launch_elementwise(cudaStream_t s, Ew op, const DevTensor& dst, cons
 cudaError_t launch_rms_norm(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
                             const DevTensor& w, float eps) {
     if (a.ne[1] == 0) return cudaSuccess;
-    k_rms_norm<<<unsigned(a.ne[1]), 256, 0, s>>>(dst, a, w, eps);
+    // 1024 threads: a decode step's norm is one block, whose loads are all in flight at once.
+    k_rms_norm<<<unsigned(a.ne[1]), 1024, 0, s>>>(dst, a, w, eps);
     return cudaGetLastError();
 }
 
