@@ -68,8 +68,10 @@ cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor
 constexpr int64_t kMaxQ8Tokens = 16;
 bool mat_vec_q8_supported(uint32_t type);
 size_t mat_vec_q8_scratch_bytes(int64_t k, int64_t n_tokens);
+// quantize_x false: scratch already holds x quantized (the previous launch's x was the same
+// tensor, as for a layer's Q, K and V products).
 cudaError_t launch_mat_vec_q8(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
-                              const DevTensor& x, void* scratch);
+                              const DevTensor& x, void* scratch, bool quantize_x = true);
 cudaError_t launch_moe_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
                                const DevTensor& x, const DevTensor& ids, DevError* err, int node);
 

@@ -66,7 +66,7 @@ size_t mat_vec_q8_scratch_bytes(int64_t k, int64_t n_tokens) {
 }
 
 cudaError_t launch_mat_vec_q8(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
-                              const DevTensor& x, void* scratch) {
+                              const DevTensor& x, void* scratch, bool quantize_x) {
     const int64_t k = w.ne[0], m = w.ne[1], nt = x.ne[1];
     if (m == 0 || nt == 0) return cudaSuccess;
     auto* q = static_cast<int8_t*>(scratch);
@@ -74,7 +74,8 @@ cudaError_t launch_mat_vec_q8(cudaStream_t s, const DevTensor& dst, const DevTen
     const size_t q_bytes = (size_t(nt) * size_t(k) + 255) / 256 * 256;
     auto* ds = reinterpret_cast<float2*>(static_cast<char*>(scratch) + q_bytes);
     const int64_t groups = nt * (k / 32);
-    k_quantize_q8<<<unsigned((groups + 7) / 8), 256, 0, s>>>(x, q, ds, k / 32, groups);
+    if (quantize_x)
+        k_quantize_q8<<<unsigned((groups + 7) / 8), 256, 0, s>>>(x, q, ds, k / 32, groups);
     auto launch = [&]<uint32_t T>() {
         for (int64_t t0 = 0; t0 < nt; t0 += kMaxVecT) {
             const int n = int(nt - t0 < kMaxVecT ? nt - t0 : kMaxVecT);

@@ -111,6 +111,13 @@ Status resolve(const Tensor& t, int device, DevTensor& out) {
     return Status::ok();
 }
 
+bool same_tensor(const DevTensor& a, const DevTensor& b) {
+    if (a.p != b.p || a.type != b.type) return false;
+    for (int d = 0; d < 4; ++d)
+        if (a.ne[d] != b.ne[d] || a.nb[d] != b.nb[d]) return false;
+    return true;
+}
+
 void sign(std::vector<uint64_t>& sig, const DevTensor& t) {
     sig.push_back(reinterpret_cast<uint64_t>(t.p));
     sig.push_back(t.type);
@@ -188,6 +195,9 @@ Status CudaStream::grow(void*& p, size_t& have, size_t need) {
 cudaError_t CudaStream::enqueue() {
     int index = 0;
     const bool timing = profile_.timing_nodes();
+    // The activations the q8 scratch holds: set by a dp4a product, kept only while the next
+    // node is another dp4a product of the same tensor.
+    const DevTensor* q8_x = nullptr;
     if (timing) profile_.begin_step(launches_.size());
     for (const Launch& l : launches_) {
         const Node& n = *l.node;
@@ -198,8 +208,12 @@ cudaError_t CudaStream::enqueue() {
                 e = launch_get_rows(stream_, l.dst, l.src[0], l.src[1], err_dev_, index);
                 break;
             case Op::MatMul:
-                e = q8_path(l) ? launch_mat_vec_q8(stream_, l.dst, l.src[0], l.src[1], q8_)
-                               : launch_mat_mul(stream_, l.dst, l.src[0], l.src[1]);
+                if (q8_path(l)) {
+                    const bool same = q8_x && same_tensor(*q8_x, l.src[1]);
+                    e = launch_mat_vec_q8(stream_, l.dst, l.src[0], l.src[1], q8_, !same);
+                } else {
+                    e = launch_mat_mul(stream_, l.dst, l.src[0], l.src[1]);
+                }
                 break;
             case Op::Add:
                 e = launch_elementwise(stream_, Ew::Add, l.dst, l.src[0], l.src[1], 1.f);
@@ -251,6 +265,7 @@ cudaError_t CudaStream::enqueue() {
                 break;
         }
         if (e != cudaSuccess) return e;
+        q8_x = n.op == Op::MatMul && q8_path(l) ? &l.src[1] : nullptr;
         if (timing)
             profile_.after(stream_, size_t(index),
                            profile_key(n, n.op == Op::MatMul && q8_path(l)));
