@@ -13,7 +13,7 @@ int StreamProfile::level_from_env() {
 }
 
 StreamProfile::~StreamProfile() {
-    if (on() && !reported_) std::fputs(report().c_str(), stderr);
+    if (on()) std::fputs(report().c_str(), stderr);
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
 }
 

@@ -56,7 +56,6 @@ private:
     std::vector<std::string> keys_;
     size_t pending_ = 0;
     std::map<std::string, Sum> nodes_;
-    bool reported_ = false;
 };
 
 }  // namespace hearth::backend::cuda

@@ -201,6 +201,7 @@ cudaError_t CudaStream::enqueue() {
     if (timing) profile_.begin_step(launches_.size());
     for (const Launch& l : launches_) {
         const Node& n = *l.node;
+        const bool q8 = n.op == Op::MatMul && q8_path(l);
         cudaError_t e = cudaSuccess;
         if (timing) profile_.before(stream_, size_t(index));
         switch (n.op) {
@@ -208,7 +209,7 @@ cudaError_t CudaStream::enqueue() {
                 e = launch_get_rows(stream_, l.dst, l.src[0], l.src[1], err_dev_, index);
                 break;
             case Op::MatMul:
-                if (q8_path(l)) {
+                if (q8) {
                     const bool same = q8_x && same_tensor(*q8_x, l.src[1]);
                     e = launch_mat_vec_q8(stream_, l.dst, l.src[0], l.src[1], q8_, !same);
                 } else {
@@ -265,10 +266,8 @@ cudaError_t CudaStream::enqueue() {
                 break;
         }
         if (e != cudaSuccess) return e;
-        q8_x = n.op == Op::MatMul && q8_path(l) ? &l.src[1] : nullptr;
-        if (timing)
-            profile_.after(stream_, size_t(index),
-                           profile_key(n, n.op == Op::MatMul && q8_path(l)));
+        q8_x = q8 ? &l.src[1] : nullptr;
+        if (timing) profile_.after(stream_, size_t(index), profile_key(n, q8));
         ++index;
     }
     return cudaSuccess;
