@@ -16,8 +16,11 @@ namespace hearth::backend::cuda {
 namespace {
 
 constexpr int kDimsPerLane = kMaxHeadDim / 32;
-constexpr int64_t kChunk = 256;  // cells per decode split
-constexpr int64_t kMaxSplits = 64;
+// Cells per decode split: one tile, so that a decode step's few heads still give the GPU
+// hundreds of warps (256 left an 8B model's attention at 96 warps for 640 cells, 22 us a layer
+// on an H200).
+constexpr int64_t kChunk = 32;
+constexpr int64_t kMaxSplits = 128;
 constexpr int64_t kSplitTokens = 4;  // batches of at most this many tokens are split
 
 __device__ __forceinline__ int64_t kv_seq(const KvArgs& kv, int64_t t) {
@@ -38,8 +41,9 @@ __device__ __forceinline__ int64_t kv_cell(const KvArgs& kv, int64_t s, int64_t 
 
 // One thread per element (F32/F16) or per 32-element block (Q8_0/Q4_0) of token t's row.
 template <uint32_t T>
-__global__ void k_kv_append(DevTensor cache, DevTensor a, KvArgs kv, DevError* err, int node) {
-    const int64_t t = blockIdx.x;
+__device__ __forceinline__ void kv_append_row(const DevTensor& cache, const DevTensor& a,
+                                              const KvArgs& kv, DevError* err, int node,
+                                              int64_t t) {
     const int64_t cell = kv_cell(kv, kv_seq(kv, t), i32_at(kv.positions, t), cache.ne[1]);
     if (cell < 0) {
         if (threadIdx.x == 0) report(err, node, kErrKvIndex, t);
@@ -60,6 +64,17 @@ __global__ void k_kv_append(DevTensor cache, DevTensor a, KvArgs kv, DevError* e
             quantize_kv_block<T>(x + g * 32, row + g * Fmt<T>::bytes);
         }
     }
+}
+
+// Block (t, 0) appends token t's row of a to cache; block (t, 1), when there, b's to cache_b
+// (K and V through the same positions and block table).
+template <uint32_t T>
+__global__ void k_kv_append(DevTensor cache, DevTensor a, DevTensor cache_b, DevTensor b, KvArgs kv,
+                            DevError* err, int node) {
+    if (blockIdx.y == 0)
+        kv_append_row<T>(cache, a, kv, err, node, blockIdx.x);
+    else
+        kv_append_row<T>(cache_b, b, kv, err, node + 1, blockIdx.x);
 }
 
 struct AttnShape {
@@ -118,6 +133,22 @@ __device__ __forceinline__ float attn_score(const uint8_t* kr, int64_t off, int6
     }
     float dot = 0.f;
     if constexpr (T == kF16) {
+        if (hd % 8 == 0 && reinterpret_cast<uintptr_t>(kr) % 16 == 0) {
+            // 16-byte loads (a lane reads its own cell's row: 2-byte or 4-byte loads cost one
+            // memory transaction per lane for a few bytes each). The same sum order.
+            const auto* k8 = reinterpret_cast<const uint4*>(kr + 2 * off);
+            for (int64_t i = 0; i < hd / 8; ++i) {
+                const uint4 raw = k8[i];
+                const uint32_t w[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w[e]));
+                    dot += qs[8 * i + 2 * e] * f.x;
+                    dot += qs[8 * i + 2 * e + 1] * f.y;
+                }
+            }
+            return dot * scale;
+        }
         if (hd % 2 == 0) {  // rows and head offsets are then 4-byte aligned
             const auto* k2 = reinterpret_cast<const __half2*>(kr) + off / 2;
             for (int64_t i = 0; i < hd / 2; ++i) {
@@ -149,6 +180,9 @@ __global__ void __launch_bounds__(32)
     const int64_t j0 = kv.window > 0 ? max(int64_t(0), n_kv - kv.window) : 0;
     const int64_t begin = max(j0, split * sh.chunk);
     const int64_t end = min(n_kv, (split + 1) * sh.chunk);
+    // Splits past the sequence's end (or before its window) hold nothing: the merge reads only
+    // those that do (the splits are sized from the block table, for the captured graph).
+    if (sh.n_splits > 1 && begin >= end) return;
 
     // The query for every lane: as floats, and over a Q8_0 / Q4_0 cache with heads of whole
     // blocks rounded as on every backend (codes 4 to a word, a scale and a code sum per block).
@@ -240,25 +274,40 @@ __global__ void __launch_bounds__(32)
     }
 }
 
-// Merges the splits of (head h, token t).
-__global__ void k_attention_merge(DevTensor dst, AttnShape sh, const float* scratch) {
+// Merges the splits of (head h, token t): those k_attention wrote, the ones that overlap the
+// token's visible cells.
+// kQuant: the output is also quantized for the dp4a product that reads it (q, ds: its 8-bit
+// activations, the heads' outputs as one row of H * hd per token; hd a multiple of 32, so each
+// warp's 32 consecutive dims are one group).
+template <bool kQuant>
+__global__ void k_attention_merge(DevTensor dst, KvArgs kv, AttnShape sh, const float* scratch,
+                                  int8_t* q, float2* ds) {
     const int64_t h = blockIdx.x, t = blockIdx.y, hd = sh.hd;
+    const int64_t n_kv = int64_t(i32_at(kv.positions, t)) + 1;
+    const int64_t j0 = kv.window > 0 ? max(int64_t(0), n_kv - kv.window) : 0;
+    const int64_t sp0 = j0 / sh.chunk;
+    const int64_t sp1 = n_kv > 0 ? min(sh.n_splits, (n_kv + sh.chunk - 1) / sh.chunk) : 0;
     float m = -INFINITY;
-    for (int64_t sp = 0; sp < sh.n_splits; ++sp) {
+    for (int64_t sp = sp0; sp < sp1; ++sp) {
         const float* part = scratch + ((sp * sh.T + t) * sh.H + h) * (hd + 2);
         if (part[1] > 0.f) m = fmaxf(m, part[0]);
     }
     float* y = f32_at(dst, h, t);
     for (int64_t i = threadIdx.x; i < hd; i += blockDim.x) {
         float l = 0.f, o = 0.f;
-        for (int64_t sp = 0; sp < sh.n_splits; ++sp) {
+        for (int64_t sp = sp0; sp < sp1; ++sp) {
             const float* part = scratch + ((sp * sh.T + t) * sh.H + h) * (hd + 2);
             if (!(part[1] > 0.f)) continue;
             const float w = expf(part[0] - m);
             l += part[1] * w;
             o += part[2 + i] * w;
         }
-        y[i] = l > 0.f ? o / l : 0.f;
+        const float v = l > 0.f ? o / l : 0.f;
+        y[i] = v;
+        if constexpr (kQuant) {
+            const int64_t e = (t * sh.H + h) * hd + i;  // in the token-major row of H * hd
+            quantize_group_q8(v, q + (e - (threadIdx.x & 31)), ds + e / 32);
+        }
     }
 }
 
@@ -311,10 +360,17 @@ bool kv_type_supported(uint32_t type) {
 }
 
 cudaError_t launch_kv_append(cudaStream_t s, const DevTensor& cache, const DevTensor& a,
-                             const KvArgs& kv, DevError* err, int node) {
+                             const KvArgs& kv, DevError* err, int node, const DevTensor* cache_b,
+                             const DevTensor* b) {
+    if ((cache_b == nullptr) != (b == nullptr)) return cudaErrorInvalidValue;
+    if (cache_b && (cache_b->type != cache.type || b->ne[1] != a.ne[1]))
+        return cudaErrorInvalidValue;
     if (a.ne[1] == 0) return cudaSuccess;
+    const DevTensor none{};
     dispatch_kv(cache.type, [&]<uint32_t T>() {
-        k_kv_append<T><<<unsigned(a.ne[1]), 128, 0, s>>>(cache, a, kv, err, node);
+        const dim3 grid(unsigned(a.ne[1]), cache_b ? 2u : 1u);
+        k_kv_append<T><<<grid, 128, 0, s>>>(cache, a, cache_b ? *cache_b : none, b ? *b : none, kv,
+                                            err, node);
     });
     return cudaGetLastError();
 }
@@ -329,15 +385,28 @@ size_t attention_scratch_bytes(const DevTensor& q, const KvArgs& kv) {
 
 cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTensor& q,
                              const DevTensor& k_cache, const DevTensor& v_cache, const KvArgs& kv,
-                             float* scratch, DevError* err, int node) {
+                             float* scratch, DevError* err, int node, void* q8_scratch,
+                             bool* quantized) {
+    if (quantized) *quantized = false;
     const AttnShape sh = shape_of(q, k_cache, kv);
     if (sh.T == 0 || sh.H == 0) return cudaSuccess;
+    // The merge can quantize the output when it runs and the output is one contiguous row of
+    // H * hd floats per token.
+    const bool quant = q8_scratch && sh.n_splits > 1 && sh.hd % 32 == 0 && dst.nb[1] == sh.hd * 4 &&
+                       dst.nb[2] == sh.hd * sh.H * 4;
     dispatch_kv(k_cache.type, [&]<uint32_t T>() {
         const dim3 grid(unsigned(sh.H), unsigned(sh.T), unsigned(sh.n_splits));
         k_attention<T><<<grid, 32, 0, s>>>(dst, q, k_cache, v_cache, kv, sh, scratch, err, node);
-        if (sh.n_splits > 1)
-            k_attention_merge<<<dim3(unsigned(sh.H), unsigned(sh.T)), 64, 0, s>>>(dst, sh, scratch);
+        if (sh.n_splits == 1) return;
+        const dim3 mgrid(unsigned(sh.H), unsigned(sh.T));
+        if (quant) {
+            const Q8Act a = q8_act(q8_scratch, sh.hd * sh.H, sh.T);
+            k_attention_merge<true><<<mgrid, 64, 0, s>>>(dst, kv, sh, scratch, a.q, a.ds);
+        } else {
+            k_attention_merge<false><<<mgrid, 64, 0, s>>>(dst, kv, sh, scratch, nullptr, nullptr);
+        }
     });
+    if (quantized) *quantized = quant;
     return cudaGetLastError();
 }
 

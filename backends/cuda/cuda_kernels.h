@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include <cuda_runtime_api.h>
 
@@ -61,28 +62,60 @@ constexpr int64_t kMaxHeadDim = 256;
 // Each returns cudaGetLastError() of its launches.
 cudaError_t launch_get_rows(cudaStream_t s, const DevTensor& dst, const DevTensor& table,
                             const DevTensor& ids, DevError* err, int node);
+// tensor_cores: batches of more than 16 tokens over block-format weights take the mma kernel
+// (half-precision operands, float sums); false keeps them on the float kernel.
 cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
-                           const DevTensor& x);
+                           const DevTensor& x, bool tensor_cores = true);
 // Decode with 8-bit activations and dp4a (cuda_matvec_q8.cu) for Q4_0, Q8_0, Q4_K and Q6_K
 // weights and at most kMaxQ8Tokens tokens; `scratch` holds the quantized activations.
 constexpr int64_t kMaxQ8Tokens = 16;
 bool mat_vec_q8_supported(uint32_t type);
 size_t mat_vec_q8_scratch_bytes(int64_t k, int64_t n_tokens);
+// How the decode kernel splits the work: rows_per_warp 0 is the per-lane kernel (any row
+// alignment), 1 or 2 the coalesced one with warps_per_row 1, 2 or 4 warps on each row; -1
+// (the default) is mat_vec_q8_config's choice.
+struct MatVecConfig {
+    int rows_per_warp = -1;
+    int warps_per_row = 1;
+};
+// The configuration launch_mat_vec_q8 picks for w (measured on an H200 with
+// hearth-cuda-kernel-bench).
+MatVecConfig mat_vec_q8_config(const DevTensor& w, int64_t n_tokens);
 // quantize_x false: scratch already holds x quantized (the previous launch's x was the same
-// tensor, as for a layer's Q, K and V products).
+// tensor, as for a layer's Q, K and V products). cfg: the kernel bench's alternatives.
 cudaError_t launch_mat_vec_q8(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
-                              const DevTensor& x, void* scratch, bool quantize_x = true);
+                              const DevTensor& x, void* scratch, bool quantize_x = true,
+                              MatVecConfig cfg = {});
+// Up to three products of the same x in one launch (a layer's Q, K and V; its gate and up):
+// weights for which mat_vec_q8_batchable holds, each in the split mat_vec_q8_config picks for
+// it (cudaErrorInvalidValue, and nothing launched, otherwise).
+struct MatVecProduct {
+    DevTensor dst, w;
+};
+bool mat_vec_q8_batchable(const DevTensor& a, const DevTensor& b, int64_t n_tokens);
+cudaError_t launch_mat_vec_q8_batch(cudaStream_t s, std::span<const MatVecProduct> products,
+                                    const DevTensor& x, void* scratch, bool quantize_x = true,
+                                    MatVecConfig cfg = {});
 cudaError_t launch_moe_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
                                const DevTensor& x, const DevTensor& ids, DevError* err, int node);
 
 enum class Ew : int32_t { Add, SwiGlu, GeGlu, Scale, SoftCap };
 cudaError_t launch_elementwise(cudaStream_t s, Ew op, const DevTensor& dst, const DevTensor& a,
                                const DevTensor& b, float alpha);
+// dst = rms_norm(a) * w (cuda_fused.cu). With add_b and sum: a + add_b is written to sum and
+// normalised instead (the residual Add before a norm). With q8_scratch: dst is also quantized
+// there for the next launch_mat_vec_q8 of dst (launched with quantize_x false).
 cudaError_t launch_rms_norm(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
-                            const DevTensor& w, float eps);
+                            const DevTensor& w, float eps, const DevTensor* add_b = nullptr,
+                            const DevTensor* sum = nullptr, void* q8_scratch = nullptr);
+// dst = silu(a) * b, also quantized into q8_scratch for the next dp4a product of dst.
+cudaError_t launch_swiglu_q8(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
+                             const DevTensor& b, void* q8_scratch);
+// With dst_b and b: b is rotated into dst_b in the same launch (same positions and args).
 cudaError_t launch_rope(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
                         const DevTensor& positions, const DevTensor& freq_factors,
-                        const RopeArgs& r);
+                        const RopeArgs& r, const DevTensor* dst_b = nullptr,
+                        const DevTensor* b = nullptr);
 cudaError_t launch_moe_route(cudaStream_t s, const DevTensor& weights, const DevTensor& ids,
                              const DevTensor& logits, int32_t k, bool renorm);
 cudaError_t launch_moe_combine(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
@@ -90,14 +123,20 @@ cudaError_t launch_moe_combine(cudaStream_t s, const DevTensor& dst, const DevTe
 // dst I32 [1, T]: the index of each column's largest value of a (cuda_argmax.cuh's order).
 cudaError_t launch_argmax(cudaStream_t s, const DevTensor& dst, const DevTensor& a);
 
+// With cache_b and b: b is appended to cache_b in the same launch (same KvArgs; its errors are
+// reported as node + 1's).
 cudaError_t launch_kv_append(cudaStream_t s, const DevTensor& cache, const DevTensor& a,
-                             const KvArgs& kv, DevError* err, int node);
+                             const KvArgs& kv, DevError* err, int node,
+                             const DevTensor* cache_b = nullptr, const DevTensor* b = nullptr);
 // Attention splits the cells of a sequence into chunks for decode (flash-decoding) when few
 // tokens are in the batch; the partial results go to `scratch` (attention_scratch_bytes) and
 // are merged by a second kernel.
 size_t attention_scratch_bytes(const DevTensor& q, const KvArgs& kv);
+// With q8_scratch: when the merge runs, it also quantizes the output (as one row of H * hd per
+// token) for the dp4a product that reads it, and *quantized says whether it did.
 cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTensor& q,
                              const DevTensor& k_cache, const DevTensor& v_cache, const KvArgs& kv,
-                             float* scratch, DevError* err, int node);
+                             float* scratch, DevError* err, int node, void* q8_scratch = nullptr,
+                             bool* quantized = nullptr);
 
 }  // namespace hearth::backend::cuda

@@ -1,7 +1,7 @@
 // GetRows and the matrix products for every weight format: a warp-per-row matrix-vector kernel
-// for decode (up to kMaxVecT tokens share each decoded weight) and a 64x64 shared-memory tiled
-// kernel for prefill. Weights are decoded with deq32 (cuda_common.cuh) and multiplied in float32
-// against float32 activations: a correct, simple path (no dp4a, no tensor cores yet).
+// for decode (up to kMaxVecT tokens share each decoded weight) and, for prefill, a tensor-core
+// kernel for the block formats and a 64x64 shared-memory tiled float kernel for F32/F16/BF16.
+// Weights are decoded with deq32 / deq_float (cuda_common.cuh).
 #include "cuda_common.cuh"
 
 namespace hearth::backend::cuda {
@@ -187,6 +187,123 @@ __global__ void __launch_bounds__(256) k_mat_mat(DevTensor dst, DevTensor w, Dev
     }
 }
 
+// Tensor-core prefill for the block formats: weights decoded (deq32) and activations rounded
+// to half precision in shared memory, multiplied by mma.sync with float accumulators. 128 rows
+// x 64 tokens per block of 8 warps, each warp 32 x 32 (2 x 4 tiles of 16 x 8); k in stages of
+// 64 (two groups per row). Half-precision activations are what this trades for speed: their
+// error is far below the 8-bit activations the CPU's integer kernels use, and the float kernel
+// (k_mat_mat) stays for F32/F16/BF16 weights, whose products the parity suite holds exact.
+constexpr int kMmaRows = 128, kMmaToks = 64, kMmaK = 64;
+constexpr int kMmaStride =
+    kMmaK + 8;  // halves a shared row: 36 words, fragment loads conflict-free
+
+// D += A (16 x 16, row-major halves) * B (16 x 8, column-major halves), float accumulators.
+__device__ __forceinline__ void mma_16x8x16(float (&d)[4], const uint32_t (&a)[4],
+                                            const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#elif defined(__CUDA_ARCH__)
+    // sm_75: the same product as two k = 8 halves.
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b[0]));
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[2]), "r"(a[3]), "r"(b[1]));
+#endif
+}
+
+__device__ __forceinline__ uint32_t ld_half2(const __half* p) {
+    return *reinterpret_cast<const uint32_t*>(p);
+}
+
+template <uint32_t T>
+__global__ void __launch_bounds__(256, 2) k_mat_mat_mma(DevTensor dst, DevTensor w, DevTensor x) {
+    __shared__ __align__(16) __half ws[kMmaRows][kMmaStride];
+    __shared__ __align__(16) __half xs[kMmaToks][kMmaStride];
+    const int tid = int(threadIdx.x), lane = tid & 31, warp = tid >> 5;
+    const int g = lane >> 2, tig = lane & 3;  // the fragment's row group and column pair
+    const int wm = warp & 3, wn = warp >> 2;  // this warp's 32 rows and 32 tokens
+    const int64_t r0 = int64_t(blockIdx.x) * kMmaRows, t0 = int64_t(blockIdx.y) * kMmaToks;
+    const int64_t m = w.ne[1], k = w.ne[0], nt = x.ne[1];
+    float acc[2][4][4] = {};
+    for (int64_t k0 = 0; k0 < k; k0 += kMmaK) {
+        {  // weights: thread -> row tid % 128, group tid / 128 of the stage's two
+            const int rr = tid % kMmaRows, half = tid / kMmaRows;
+            const int64_t r = r0 + rr, gi = k0 / 32 + half;
+            float y[32];
+            if (r < m && gi * 32 < k) {
+                deq32<T>(reinterpret_cast<const uint8_t*>(at(w, r)), gi, y);
+            } else {
+#pragma unroll
+                for (int i = 0; i < 32; ++i) y[i] = 0.f;
+            }
+            auto* d2 = reinterpret_cast<__half2*>(&ws[rr][half * 32]);
+#pragma unroll
+            for (int i = 0; i < 16; ++i) d2[i] = __floats2half2_rn(y[2 * i], y[2 * i + 1]);
+        }
+        {  // activations: thread -> token tid / 4, elements (tid % 4) * 16 .. + 15
+            const int tt = tid / 4, kk = (tid % 4) * 16;
+            const int64_t t = t0 + tt;
+            auto* d2 = reinterpret_cast<__half2*>(&xs[tt][kk]);
+            if (t < nt && k0 + kk + 16 <= k) {  // k is a multiple of 32: whole runs of 16
+                const float* xr = f32_at(x, t) + k0 + kk;
+#pragma unroll
+                for (int i = 0; i < 8; ++i) d2[i] = __floats2half2_rn(xr[2 * i], xr[2 * i + 1]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) d2[i] = __floats2half2_rn(0.f, 0.f);
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kb = 0; kb < kMmaK; kb += 16) {
+            uint32_t a[2][4], b[4][2];
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const int rb = wm * 32 + i * 16;
+                a[i][0] = ld_half2(&ws[rb + g][kb + 2 * tig]);
+                a[i][1] = ld_half2(&ws[rb + g + 8][kb + 2 * tig]);
+                a[i][2] = ld_half2(&ws[rb + g][kb + 2 * tig + 8]);
+                a[i][3] = ld_half2(&ws[rb + g + 8][kb + 2 * tig + 8]);
+            }
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int nb = wn * 32 + j * 8;
+                b[j][0] = ld_half2(&xs[nb + g][kb + 2 * tig]);
+                b[j][1] = ld_half2(&xs[nb + g][kb + 2 * tig + 8]);
+            }
+#pragma unroll
+            for (int i = 0; i < 2; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) mma_16x8x16(acc[i][j], a[i], b[j]);
+        }
+        __syncthreads();
+    }
+    // Fragment (i, j): rows r, r + 8 (c0 c1, c2 c3), tokens t, t + 1.
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int64_t r = r0 + wm * 32 + i * 16 + g;
+            const int64_t t = t0 + wn * 32 + j * 8 + 2 * tig;
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const int64_t rc = r + (c >= 2 ? 8 : 0), tc = t + (c & 1);
+                if (rc < m && tc < nt) f32_at(dst, tc)[rc] = acc[i][j][c];
+            }
+        }
+    }
+}
+
 // One warp per output row of one (expert slot j, token t) pair: blockIdx.y = t * kk + j.
 template <uint32_t T>
 __global__ void __launch_bounds__(256)
@@ -230,7 +347,7 @@ cudaError_t launch_get_rows(cudaStream_t s, const DevTensor& dst, const DevTenso
 }
 
 cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
-                           const DevTensor& x) {
+                           const DevTensor& x, bool tensor_cores) {
     const int64_t m = w.ne[1], nt = x.ne[1];
     if (m == 0 || nt == 0) return cudaSuccess;
     dispatch_weight(w.type, [&]<uint32_t T>() {
@@ -239,6 +356,9 @@ cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor
                 const int n = int(nt - t0 < kMaxVecT ? nt - t0 : kMaxVecT);
                 k_mat_vec<T><<<blocks(m, 8), 256, 0, s>>>(dst, w, x, t0, n);
             }
+        } else if (tensor_cores && !is_float_fmt<T>()) {
+            const dim3 grid(blocks(m, kMmaRows), blocks(nt, kMmaToks));
+            k_mat_mat_mma<T><<<grid, 256, 0, s>>>(dst, w, x);
         } else {
             const dim3 grid(blocks(m, kTile), blocks(nt, kTile));
             k_mat_mat<T><<<grid, 256, 0, s>>>(dst, w, x);

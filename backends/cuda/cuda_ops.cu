@@ -1,7 +1,7 @@
-// Element-wise ops, RMS norm, RoPE and the mixture-of-experts routing and combine. Element-wise
-// math is float32 with the full-precision library functions (no fast-math); the norm's sum of
-// squares and RoPE's angles are double, as in the reference ops, so positions in the
-// thousands keep their precision.
+// Element-wise ops, RoPE and the mixture-of-experts routing and combine (RMS norm is in
+// cuda_fused.cu). Element-wise math is float32 with the full-precision library functions (no
+// fast-math); RoPE's angles are double, as in the reference ops, so positions in the thousands
+// keep their precision.
 #include "cuda_argmax.cuh"
 #include "cuda_common.cuh"
 
@@ -39,60 +39,49 @@ __global__ void k_elementwise(Ew op, DevTensor dst, DevTensor a, DevTensor b, fl
     }
 }
 
-// One block per row.
-__global__ void __launch_bounds__(1024)
-    k_rms_norm(DevTensor dst, DevTensor a, DevTensor w, float eps) {
-    __shared__ double part[32];
-    const int64_t t = blockIdx.x, n = a.ne[0];
-    const float* x = f32_at(a, t);
-    double ss = 0;
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) ss += double(x[i]) * double(x[i]);
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = ss;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double sum = 0;
-        for (unsigned k = 0; k < blockDim.x / 32; ++k) sum += part[k];
-        part[0] = 1.0 / sqrt(sum / double(n) + double(eps));
-    }
-    __syncthreads();
-    const double scale = part[0];
-    const float* wr = f32_at(w, 0);
-    float* d = f32_at(dst, t);
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
-        d[i] = float(double(x[i]) * scale * double(wr[i]));
-}
-
-// One thread per rotated pair (i, head h, token t); dims past n_rot are copied. In place is
-// fine: each thread reads both of its elements before writing them.
-__global__ void k_rope(DevTensor dst, DevTensor a, DevTensor pos, DevTensor ff, RopeArgs r) {
-    const int64_t d = a.ne[0], H = a.ne[1], T = a.ne[2];
+// One rotated pair (i, head h, token t) of a, or one dim past n_rot copied (e counts both).
+// In place is fine: each thread reads both of its elements before writing them.
+__device__ __forceinline__ void rope_item(const DevTensor& dst, const DevTensor& a,
+                                          const DevTensor& pos, const DevTensor& ff,
+                                          const RopeArgs& r, int64_t e) {
+    const int64_t d = a.ne[0], H = a.ne[1];
     const int64_t half = r.n_rot / 2, pass = d - r.n_rot;
     const int64_t per = half + pass;  // work items per (head, token)
-    const int64_t total = per * H * T;
-    for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+    const int64_t i = e % per, h = (e / per) % H, t = e / (per * H);
+    const float* x = f32_at(a, h, t);
+    float* y = f32_at(dst, h, t);
+    if (i >= half) {  // pass-through dims
+        const int64_t c = r.n_rot + (i - half);
+        y[c] = x[c];
+        return;
+    }
+    double theta = double(i32_at(pos, t)) * double(r.freq_scale) *
+                   pow(double(r.freq_base), -2.0 * double(i) / double(r.n_rot));
+    if (ff.p) theta /= double(reinterpret_cast<const float*>(ff.p)[i]);
+    double sn, cs;
+    sincos(theta, &sn, &cs);
+    cs *= double(r.attn_factor);
+    sn *= double(r.attn_factor);
+    const int64_t i0 = r.adjacent ? 2 * i : i;
+    const int64_t i1 = r.adjacent ? 2 * i + 1 : i + half;
+    const double x0 = x[i0], x1 = x[i1];
+    y[i0] = float(x0 * cs - x1 * sn);
+    y[i1] = float(x0 * sn + x1 * cs);
+}
+
+int64_t rope_items(const DevTensor& a, const RopeArgs& r) {
+    return (a.ne[0] - r.n_rot / 2) * a.ne[1] * a.ne[2];
+}
+
+// a (items [0, n_a)) and, when n_b > 0, b rotated the same way (items [n_a, n_a + n_b)).
+__global__ void k_rope(DevTensor dst, DevTensor a, DevTensor dst_b, DevTensor b, DevTensor pos,
+                       DevTensor ff, RopeArgs r, int64_t n_a, int64_t n_b) {
+    for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n_a + n_b;
          e += int64_t(gridDim.x) * blockDim.x) {
-        const int64_t i = e % per, h = (e / per) % H, t = e / (per * H);
-        const float* x = f32_at(a, h, t);
-        float* y = f32_at(dst, h, t);
-        if (i >= half) {  // pass-through dims
-            const int64_t c = r.n_rot + (i - half);
-            y[c] = x[c];
-            continue;
-        }
-        double theta = double(i32_at(pos, t)) * double(r.freq_scale) *
-                       pow(double(r.freq_base), -2.0 * double(i) / double(r.n_rot));
-        if (ff.p) theta /= double(reinterpret_cast<const float*>(ff.p)[i]);
-        double sn, cs;
-        sincos(theta, &sn, &cs);
-        cs *= double(r.attn_factor);
-        sn *= double(r.attn_factor);
-        const int64_t i0 = r.adjacent ? 2 * i : i;
-        const int64_t i1 = r.adjacent ? 2 * i + 1 : i + half;
-        const double x0 = x[i0], x1 = x[i1];
-        y[i0] = float(x0 * cs - x1 * sn);
-        y[i1] = float(x0 * sn + x1 * cs);
+        if (e < n_a)
+            rope_item(dst, a, pos, ff, r, e);
+        else
+            rope_item(dst_b, b, pos, ff, r, e - n_a);
     }
 }
 
@@ -182,20 +171,15 @@ cudaError_t launch_elementwise(cudaStream_t s, Ew op, const DevTensor& dst, cons
     return cudaGetLastError();
 }
 
-cudaError_t launch_rms_norm(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
-                            const DevTensor& w, float eps) {
-    if (a.ne[1] == 0) return cudaSuccess;
-    // 1024 threads: a decode step's norm is one block, whose loads are all in flight at once.
-    k_rms_norm<<<unsigned(a.ne[1]), 1024, 0, s>>>(dst, a, w, eps);
-    return cudaGetLastError();
-}
-
 cudaError_t launch_rope(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
                         const DevTensor& positions, const DevTensor& freq_factors,
-                        const RopeArgs& r) {
-    const int64_t total = (a.ne[0] - r.n_rot / 2) * a.ne[1] * a.ne[2];
-    if (total == 0) return cudaSuccess;
-    k_rope<<<grid_for(total, 256), 256, 0, s>>>(dst, a, positions, freq_factors, r);
+                        const RopeArgs& r, const DevTensor* dst_b, const DevTensor* b) {
+    if ((dst_b == nullptr) != (b == nullptr)) return cudaErrorInvalidValue;
+    const int64_t n_a = rope_items(a, r), n_b = b ? rope_items(*b, r) : 0;
+    if (n_a + n_b == 0) return cudaSuccess;
+    const DevTensor none{};
+    k_rope<<<grid_for(n_a + n_b, 256), 256, 0, s>>>(dst, a, dst_b ? *dst_b : none, b ? *b : none,
+                                                    positions, freq_factors, r, n_a, n_b);
     return cudaGetLastError();
 }
 

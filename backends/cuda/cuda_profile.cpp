@@ -9,7 +9,7 @@ namespace hearth::backend::cuda {
 int StreamProfile::level_from_env() {
     const char* v = std::getenv("HEARTH_CUDA_PROFILE");
     if (!v || !*v) return 0;
-    return std::clamp(std::atoi(v), 0, 2);
+    return std::clamp(std::atoi(v), 0, 3);
 }
 
 StreamProfile::~StreamProfile() {
@@ -36,12 +36,17 @@ void StreamProfile::begin_step(size_t n_nodes) {
 }
 
 void StreamProfile::before(cudaStream_t s, size_t i) {
-    if (2 * i + 1 < events_.size()) cudaEventRecord(events_[2 * i], s);
+    // In a capture only an external record becomes a node of the graph.
+    if (2 * i + 1 < events_.size())
+        cudaEventRecordWithFlags(
+            events_[2 * i], s,
+            timing_in_graph() ? cudaEventRecordExternal : cudaEventRecordDefault);
 }
 
 void StreamProfile::after(cudaStream_t s, size_t i, const std::string& key) {
     if (2 * i + 1 >= events_.size()) return;
-    cudaEventRecord(events_[2 * i + 1], s);
+    cudaEventRecordWithFlags(events_[2 * i + 1], s,
+                             timing_in_graph() ? cudaEventRecordExternal : cudaEventRecordDefault);
     keys_[i] = key;
     pending_ = std::max(pending_, i + 1);
 }

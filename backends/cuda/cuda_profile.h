@@ -1,8 +1,10 @@
 // Where a CUDA stream's time goes, for tuning on a GPU (HEARTH_CUDA_PROFILE): 1 counts steps
 // (eager, captured, replayed) and the host time spent preparing, launching and waiting; 2 also
 // times every kernel with a pair of events (graphs off, so each node runs eagerly) and sums the
-// GPU time per node kind (op, label, weight type, shape). The table goes to stderr when the
-// stream is destroyed. Off (the default), it costs nothing.
+// GPU time per node kind (op, label, weight type, shape); 3 does the same inside a graph
+// captured afresh each step, so the GPU runs the nodes back to back as in a replayed step (at
+// 2 the host's launches leave gaps that small kernels' times include). The table goes to stderr
+// when the stream is destroyed. Off (the default), it costs nothing.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -17,7 +19,8 @@ namespace hearth::backend::cuda {
 
 class StreamProfile {
 public:
-    // 0 off, 1 host counters, 2 host counters and per-node GPU times (from HEARTH_CUDA_PROFILE).
+    // 0 off, 1 host counters, 2 and 3 host counters and per-node GPU times, eager and in a
+    // graph (from HEARTH_CUDA_PROFILE).
     static int level_from_env();
 
     explicit StreamProfile(int level) : level_(level) {}
@@ -27,6 +30,7 @@ public:
 
     bool on() const { return level_ > 0; }
     bool timing_nodes() const { return level_ > 1; }
+    bool timing_in_graph() const { return level_ > 2; }
 
     enum class Phase { Prepare, Launch, Wait };
     enum class Kind { Eager, Capture, Replay };

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "cuda_kernels.h"
 #include "cuda_memory.h"
@@ -14,8 +15,9 @@ namespace hearth::backend::cuda {
 
 namespace {
 
-// HEARTH_CUDA_GRAPHS=0 / HEARTH_CUDA_DP4A=0 turn graph capture / the dp4a decode kernels off
-// (for comparisons on a GPU).
+// HEARTH_CUDA_GRAPHS=0 / HEARTH_CUDA_DP4A=0 / HEARTH_CUDA_FUSE=0 / HEARTH_CUDA_MMA=0 turn graph
+// capture / the dp4a decode kernels / the fused kernels / the tensor-core prefill off (for
+// comparisons on a GPU).
 bool env_on(const char* name) {
     const char* v = std::getenv(name);
     return !(v && std::strcmp(v, "0") == 0);
@@ -46,6 +48,8 @@ public:
             return Status::error("cuda stream: " + cuda_error_text(e));
         use_graphs_ = env_on("HEARTH_CUDA_GRAPHS") && !profile_.timing_nodes();
         use_dp4a_ = env_on("HEARTH_CUDA_DP4A");
+        use_fusion_ = env_on("HEARTH_CUDA_FUSE");
+        use_mma_ = env_on("HEARTH_CUDA_MMA");
         return Status::ok();
     }
 
@@ -55,6 +59,8 @@ private:
     Status prepare(const Graph& graph);
     Status grow(void*& p, size_t& have, size_t need);
     cudaError_t enqueue();
+    // The launches of enqueue() captured into an executable graph.
+    cudaError_t capture(cudaGraphExec_t& exec);
     Status finish(const Graph& graph, cudaError_t launch_error);
 
     // One node with its tensors resolved to device addresses.
@@ -74,9 +80,15 @@ private:
     size_t q8_bytes_ = 0;
     bool use_graphs_ = true;
     bool use_dp4a_ = true;
+    bool use_fusion_ = true;
+    bool use_mma_ = true;
     bool q8_path(const Launch& l) const {
         return use_dp4a_ && mat_vec_q8_supported(l.src[0].type) && l.src[1].ne[1] <= kMaxQ8Tokens;
     }
+    // Whether `l` (a norm or SwiGLU) may quantize its output for `next`, a dp4a product of it.
+    bool quantize_for(const Launch& l, const Launch* next) const;
+    // Whether `l`, an Add, may be done by `next`, the norm of its sum.
+    bool add_into_norm(const Launch& l, const Launch* next) const;
     std::vector<Launch> launches_;
     std::vector<uint64_t> sig_, last_sig_;
     cudaGraphExec_t exec_ = nullptr;
@@ -126,6 +138,31 @@ void sign(std::vector<uint64_t>& sig, const DevTensor& t) {
         sig.push_back(static_cast<uint64_t>(t.nb[d]));
     }
 }
+// Whether the bytes a and b span (from the first element to past the last) do not meet.
+bool disjoint(const DevTensor& a, const DevTensor& b) {
+    auto span_of = [](const DevTensor& t) {
+        int64_t last = t.nb[0];
+        for (int d = 0; d < 4; ++d) last += (t.ne[d] > 0 ? t.ne[d] - 1 : 0) * t.nb[d];
+        return std::pair{reinterpret_cast<uintptr_t>(t.p),
+                         reinterpret_cast<uintptr_t>(t.p) + uintptr_t(last)};
+    };
+    const auto [a0, a1] = span_of(a);
+    const auto [b0, b1] = span_of(b);
+    return a1 <= b0 || b1 <= a0;
+}
+
+// Whether x (a matrix [d * H, T]) is a 3-D tensor t [d, H, T] with its heads side by side.
+bool rows_of(const DevTensor& x, const DevTensor& t) {
+    return x.p == t.p && x.type == t.type && x.ne[0] == t.ne[0] * t.ne[1] && x.ne[1] == t.ne[2] &&
+           x.ne[2] == 1 && x.ne[3] == 1 && t.ne[3] == 1 && x.nb[1] == t.nb[2] &&
+           t.nb[1] == t.ne[0] * t.nb[0];
+}
+
+bool same_rope(const RopeParams& a, const RopeParams& b) {
+    return a.mode == b.mode && a.n_rot == b.n_rot && a.freq_base == b.freq_base &&
+           a.freq_scale == b.freq_scale && a.attn_factor == b.attn_factor;
+}
+
 template <class T>
 void sign_bytes(std::vector<uint64_t>& sig, const T& v) {
     uint64_t w[(sizeof(T) + 7) / 8] = {};
@@ -192,35 +229,81 @@ Status CudaStream::grow(void*& p, size_t& have, size_t need) {
     return Status::ok();
 }
 
+bool CudaStream::quantize_for(const Launch& l, const Launch* next) const {
+    return use_fusion_ && next && next->node->op == Op::MatMul && q8_path(*next) &&
+           same_tensor(next->src[1], l.dst) && l.dst.ne[0] % 32 == 0;
+}
+
+bool CudaStream::add_into_norm(const Launch& l, const Launch* next) const {
+    return use_fusion_ && next && next->node->op == Op::RmsNorm &&
+           same_tensor(next->src[0], l.dst) && l.src[0].ne[0] == l.dst.ne[0] &&
+           l.src[0].ne[1] == l.dst.ne[1] && l.src[1].ne[0] == l.dst.ne[0] &&
+           (l.src[1].ne[1] == 1 || l.src[1].ne[1] == l.dst.ne[1]);
+}
+
 cudaError_t CudaStream::enqueue() {
-    int index = 0;
     const bool timing = profile_.timing_nodes();
-    // The activations the q8 scratch holds: set by a dp4a product, kept only while the next
-    // node is another dp4a product of the same tensor.
+    // The activations the q8 scratch holds: set by a dp4a product or a kernel that quantized
+    // its output for one, kept only while the next node is a dp4a product of the same tensor.
     const DevTensor* q8_x = nullptr;
     if (timing) profile_.begin_step(launches_.size());
-    for (const Launch& l : launches_) {
+    const size_t n_launches = launches_.size();
+    for (size_t index = 0; index < n_launches; ++index) {
+        const Launch& l = launches_[index];
+        const Launch* next = index + 1 < n_launches ? &launches_[index + 1] : nullptr;
         const Node& n = *l.node;
         const bool q8 = n.op == Op::MatMul && q8_path(l);
+        const DevTensor* quantized = nullptr;  // what this launch left in the q8 scratch
+        size_t absorbed = 0;                   // following nodes this launch also did
+        const int node = int(index);
         cudaError_t e = cudaSuccess;
-        if (timing) profile_.before(stream_, size_t(index));
+        if (timing) profile_.before(stream_, index);
         switch (n.op) {
             case Op::GetRows:
-                e = launch_get_rows(stream_, l.dst, l.src[0], l.src[1], err_dev_, index);
+                e = launch_get_rows(stream_, l.dst, l.src[0], l.src[1], err_dev_, node);
                 break;
             case Op::MatMul:
                 if (q8) {
                     const bool same = q8_x && same_tensor(*q8_x, l.src[1]);
-                    e = launch_mat_vec_q8(stream_, l.dst, l.src[0], l.src[1], q8_, !same);
+                    // The products of the same x that follow (Q, K, V; gate, up) join this
+                    // launch.
+                    MatVecProduct products[3] = {{l.dst, l.src[0]}, {}, {}};
+                    size_t n_products = 1;
+                    while (use_fusion_ && n_products < 3 && index + n_products < n_launches) {
+                        const Launch& o = launches_[index + n_products];
+                        if (o.node->op != Op::MatMul || !q8_path(o) ||
+                            !same_tensor(o.src[1], l.src[1]) ||
+                            !mat_vec_q8_batchable(l.src[0], o.src[0], l.src[1].ne[1]))
+                            break;
+                        products[n_products++] = {o.dst, o.src[0]};
+                    }
+                    e = launch_mat_vec_q8_batch(stream_, std::span(products, n_products), l.src[1],
+                                                q8_, !same);
+                    absorbed = n_products - 1;
+                    quantized = &l.src[1];
                 } else {
-                    e = launch_mat_mul(stream_, l.dst, l.src[0], l.src[1]);
+                    e = launch_mat_mul(stream_, l.dst, l.src[0], l.src[1], use_mma_);
                 }
                 break;
             case Op::Add:
-                e = launch_elementwise(stream_, Ew::Add, l.dst, l.src[0], l.src[1], 1.f);
+                if (add_into_norm(l, next)) {
+                    const Launch* after = index + 2 < n_launches ? &launches_[index + 2] : nullptr;
+                    void* q = quantize_for(*next, after) ? q8_ : nullptr;
+                    e = launch_rms_norm(stream_, next->dst, l.src[0], next->src[1], next->node->eps,
+                                        &l.src[1], &l.dst, q);
+                    absorbed = 1;
+                    if (q) quantized = &next->dst;
+                } else {
+                    e = launch_elementwise(stream_, Ew::Add, l.dst, l.src[0], l.src[1], 1.f);
+                }
                 break;
             case Op::SwiGlu:
-                e = launch_elementwise(stream_, Ew::SwiGlu, l.dst, l.src[0], l.src[1], 1.f);
+                if (quantize_for(l, next)) {
+                    e = launch_swiglu_q8(stream_, l.dst, l.src[0], l.src[1], q8_);
+                    quantized = &l.dst;
+                } else {
+                    e = launch_elementwise(stream_, Ew::SwiGlu, l.dst, l.src[0], l.src[1], 1.f);
+                }
                 break;
             case Op::GeGlu:
                 e = launch_elementwise(stream_, Ew::GeGlu, l.dst, l.src[0], l.src[1], 1.f);
@@ -231,9 +314,12 @@ cudaError_t CudaStream::enqueue() {
             case Op::SoftCap:
                 e = launch_elementwise(stream_, Ew::SoftCap, l.dst, l.src[0], l.src[0], n.alpha);
                 break;
-            case Op::RmsNorm:
-                e = launch_rms_norm(stream_, l.dst, l.src[0], l.src[1], n.eps);
+            case Op::RmsNorm: {
+                void* q = quantize_for(l, next) ? q8_ : nullptr;
+                e = launch_rms_norm(stream_, l.dst, l.src[0], l.src[1], n.eps, nullptr, nullptr, q);
+                if (q) quantized = &l.dst;
                 break;
+            }
             case Op::Rope: {
                 RopeArgs r;
                 r.adjacent = n.rope.mode == RopeMode::Adjacent ? 1 : 0;
@@ -241,22 +327,48 @@ cudaError_t CudaStream::enqueue() {
                 r.freq_base = n.rope.freq_base;
                 r.freq_scale = n.rope.freq_scale;
                 r.attn_factor = n.rope.attn_factor;
-                e = launch_rope(stream_, l.dst, l.src[0], l.src[1], l.src[2], r);
+                // The next node rotating another tensor the same way (RoPE of Q, then of K)
+                // joins this launch.
+                const bool pair = use_fusion_ && next && next->node->op == Op::Rope &&
+                                  same_rope(next->node->rope, n.rope) &&
+                                  same_tensor(next->src[1], l.src[1]) &&
+                                  same_tensor(next->src[2], l.src[2]) &&
+                                  disjoint(next->src[0], l.dst) && disjoint(next->dst, l.src[0]);
+                e = launch_rope(stream_, l.dst, l.src[0], l.src[1], l.src[2], r,
+                                pair ? &next->dst : nullptr, pair ? &next->src[0] : nullptr);
+                absorbed = pair ? 1 : 0;
                 break;
             }
-            case Op::KvAppend:
-                e = launch_kv_append(stream_, l.dst, l.src[0], l.kv, err_dev_, index);
+            case Op::KvAppend: {
+                // K's append and V's, through the same positions and block table, in one launch.
+                const bool pair =
+                    use_fusion_ && next && next->node->op == Op::KvAppend &&
+                    next->dst.type == l.dst.type && next->src[0].ne[1] == l.src[0].ne[1] &&
+                    same_tensor(next->kv.positions, l.kv.positions) &&
+                    same_tensor(next->kv.block_table, l.kv.block_table) &&
+                    same_tensor(next->kv.seq_ids, l.kv.seq_ids) &&
+                    next->kv.block_size == l.kv.block_size && disjoint(next->src[0], l.dst);
+                e = launch_kv_append(stream_, l.dst, l.src[0], l.kv, err_dev_, node,
+                                     pair ? &next->dst : nullptr, pair ? &next->src[0] : nullptr);
+                absorbed = pair ? 1 : 0;
                 break;
-            case Op::Attention:
+            }
+            case Op::Attention: {
+                // The output projection reads the heads' outputs as one row per token.
+                const bool for_next = use_fusion_ && next && next->node->op == Op::MatMul &&
+                                      q8_path(*next) && rows_of(next->src[1], l.dst);
+                bool done = false;
                 e = launch_attention(stream_, l.dst, l.src[0], l.src[1], l.src[2], l.kv, scratch_,
-                                     err_dev_, index);
+                                     err_dev_, node, for_next ? q8_ : nullptr, &done);
+                if (done) quantized = &next->src[1];
                 break;
+            }
             case Op::MoeRoute:
                 e = launch_moe_route(stream_, l.dst, l.aux, l.src[0], n.k, n.renorm);
                 break;
             case Op::MoeMatMul:
                 e = launch_moe_mat_mul(stream_, l.dst, l.src[0], l.src[1], l.src[2], err_dev_,
-                                       index);
+                                       node);
                 break;
             case Op::MoeCombine:
                 e = launch_moe_combine(stream_, l.dst, l.src[0], l.src[1]);
@@ -266,11 +378,30 @@ cudaError_t CudaStream::enqueue() {
                 break;
         }
         if (e != cudaSuccess) return e;
-        q8_x = q8 ? &l.src[1] : nullptr;
-        if (timing) profile_.after(stream_, size_t(index), profile_key(n, q8));
-        ++index;
+        q8_x = quantized;
+        if (timing) {
+            std::string key = profile_key(n, q8);
+            for (size_t i = 1; i <= absorbed; ++i)
+                key += std::string(" + ") + op_name(launches_[index + i].node->op);
+            if (quantized && !q8) key += " + q8";
+            profile_.after(stream_, index, key);
+        }
+        index += absorbed;
     }
     return cudaSuccess;
+}
+
+cudaError_t CudaStream::capture(cudaGraphExec_t& exec) {
+    cudaGraph_t g = nullptr;
+    cudaError_t e = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
+    if (e == cudaSuccess) {
+        const cudaError_t le = enqueue();
+        e = cudaStreamEndCapture(stream_, &g);
+        if (le != cudaSuccess) e = le;
+    }
+    if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, g, 0);
+    if (g) cudaGraphDestroy(g);
+    return e;
 }
 
 Status CudaStream::compute(const Graph& graph) {
@@ -285,6 +416,17 @@ Status CudaStream::compute(const Graph& graph) {
     cudaError_t e = cudaMemsetAsync(err_dev_, 0, sizeof(DevError), stream_);
     if (e != cudaSuccess) return finish(graph, e);
 
+    if (profile_.timing_in_graph()) {
+        // Each step captured afresh with its event pairs and run as a graph (see cuda_profile.h).
+        cudaGraphExec_t ex = nullptr;
+        e = capture(ex);
+        if (e == cudaSuccess) e = cudaGraphLaunch(ex, stream_);
+        profile_.count(Kind::Capture);
+        profile_.add_host(Phase::Launch, t0);
+        Status st = finish(graph, e);
+        if (ex) cudaGraphExecDestroy(ex);  // finish has synchronised the stream
+        return st;
+    }
     const bool repeat = use_graphs_ && sig_ == last_sig_;
     t0 = StreamProfile::Clock::now();
     if (!repeat) {
@@ -298,15 +440,7 @@ Status CudaStream::compute(const Graph& graph) {
     }
     if (!exec_) {
         // The second identical step: capture it once, replay it from now on.
-        cudaGraph_t g = nullptr;
-        e = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
-        if (e == cudaSuccess) {
-            const cudaError_t le = enqueue();
-            e = cudaStreamEndCapture(stream_, &g);
-            if (le != cudaSuccess) e = le;
-        }
-        if (e == cudaSuccess) e = cudaGraphInstantiate(&exec_, g, 0);
-        if (g) cudaGraphDestroy(g);
+        e = capture(exec_);
         if (e != cudaSuccess) {
             // Capture is an optimisation: run this step eagerly and stop capturing.
             (void)cudaGetLastError();

@@ -152,6 +152,63 @@ TEST(CudaDecodeOnHost, Dp4aUnitsGiveTheDotProduct) {
     }
 }
 
+// The coalesced decode layout: every lane's share of every block, summed, gives the same dot.
+template <uint32_t T>
+double q8_lanes_row_dot(const uint8_t* row, int64_t k, const int8_t* a, const float2* ds) {
+    using L = Q8Lane<T>;
+    double s = 0;
+    for (int64_t b = 0; b < k / L::kElems; ++b) {
+        for (int j = 0; j < L::kLanes; ++j) {
+            const typename L::W w = L::load(row + b * L::kBytes, j);
+            s += L::dot(w, j, a + b * L::kElems, ds + b * (L::kElems / 32));
+        }
+    }
+    return s;
+}
+
+TEST(CudaDecodeOnHost, Dp4aLaneSharesGiveTheDotProduct) {
+    std::mt19937 rng(6);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    const int64_t k = 1024;
+    struct Q8Case {
+        quant::Type type;
+        double (*dot)(const uint8_t*, int64_t, const int8_t*, const float2*);
+    };
+    const Q8Case cases[] = {{quant::Type::Q4_0, q8_lanes_row_dot<kQ4_0>},
+                            {quant::Type::Q8_0, q8_lanes_row_dot<kQ8_0>},
+                            {quant::Type::Q4_K, q8_lanes_row_dot<kQ4_K>},
+                            {quant::Type::Q6_K, q8_lanes_row_dot<kQ6_K>}};
+    for (const Q8Case& c : cases) {
+        SCOPED_TRACE(quant::traits(c.type).name);
+        for (int rep = 0; rep < 8; ++rep) {
+            // Two rows back to back, as in a matrix. Blocks of 18, 34 and 210 bytes alternate
+            // between word-aligned and 2-byte offsets: the funnel-shifted loads meet both.
+            const auto r0 = random_row(c.type, size_t(k), rng);
+            const auto r1 = random_row(c.type, size_t(k), rng);
+            std::vector<uint8_t> rows(r0);
+            rows.insert(rows.end(), r1.begin(), r1.end());
+            std::vector<float> x(static_cast<size_t>(k));
+            for (auto& v : x) v = nd(rng);
+            std::vector<int8_t> q;
+            std::vector<float2> ds;
+            quantize_q8(x, q, ds);
+            for (int r = 0; r < 2; ++r) {
+                const uint8_t* row = rows.data() + size_t(r) * r0.size();
+                std::vector<float> w(static_cast<size_t>(k));
+                quant::dequantize_row(c.type, row, w.data(), size_t(k));
+                double ref = 0, mag = 0;
+                for (int64_t i = 0; i < k; ++i) {
+                    const double a = double(q[size_t(i)]) * double(ds[size_t(i / 32)].x);
+                    ref += double(w[size_t(i)]) * a;
+                    mag += std::fabs(double(w[size_t(i)]) * a);
+                }
+                EXPECT_NEAR(c.dot(row, k, q.data(), ds.data()), ref, 1e-5 * mag + 1e-6)
+                    << "row " << r;
+            }
+        }
+    }
+}
+
 // KV append quantizes on the device: the blocks must equal the reference encoder's (the parity
 // suite compares caches), and attention's element decode must equal the reference decoder.
 TEST(CudaDecodeOnHost, KvBlocksEqualTheReferenceEncoder) {

@@ -58,6 +58,14 @@ INSTANTIATE_TEST_SUITE_P(Archs, CudaSplit, ::testing::Values(Arch::Llama, Arch::
                              return std::string(model::arch_name(info.param));
                          });
 
+// The same tokens and bit-identical logits at every step.
+void expect_same_bits(const SplitRun& a, const SplitRun& b) {
+    EXPECT_EQ(a.tokens, b.tokens);
+    ASSERT_EQ(a.logits.size(), b.logits.size());
+    for (size_t i = 0; i < b.logits.size(); ++i)
+        EXPECT_EQ(a.logits[i], b.logits[i]) << "step " << i;
+}
+
 TEST(CudaModel, QuantizedModelsStayWithinToleranceOfTheCpu) {
     REQUIRE_CUDA(gpu);
     auto cpu = backend::make_cpu_device();
@@ -75,6 +83,38 @@ TEST(CudaModel, QuantizedModelsStayWithinToleranceOfTheCpu) {
             // Later steps may follow other tokens, so only the first is compared.
             EXPECT_LT(rel_diff(r.logits[0], base.logits[0]), 3e-2);
         }
+        // A prompt of more than 16 tokens: the tensor-core prefill kernel (half-precision
+        // operands), then decode.
+        SCOPED_TRACE(std::string(quant::traits(t).name) + " 40-token prompt");
+        std::vector<int32_t> prompt(40);
+        for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = int32_t((i * 37 + 5) % 300);
+        const auto m = make_synthetic(Arch::Llama, t, 13);
+        const SplitRun base = run_split(m, *cpu, nullptr, 0, false, prompt, 4, DType::F16);
+        const SplitRun r =
+            run_split(m, *cpu, gpu.get(), m.params.n_layer, true, prompt, 4, DType::F16);
+        ASSERT_EQ(r.logits.size(), base.logits.size());
+        EXPECT_LT(rel_diff(r.logits[0], base.logits[0]), 3e-2);
+    }
+}
+
+// The fused launches (residual add + norm + quantization, SwiGLU + quantization, Q/K/V and
+// gate/up products in one launch, RoPE of Q and K together, K and V appended together) compute
+// the same floats in the same order as the separate kernels: HEARTH_CUDA_FUSE=0 changes no bit.
+TEST(CudaModel, FusedLaunchesEqualSeparateOnes) {
+    REQUIRE_CUDA(gpu);
+    auto cpu = backend::make_cpu_device();
+    for (auto [arch, t] :
+         {std::pair{Arch::Llama, quant::Type::Q4_K}, std::pair{Arch::Qwen2, quant::Type::Q4_0}}) {
+        SCOPED_TRACE(std::string(model::arch_name(arch)) + " " +
+                     std::string(quant::traits(t).name));
+        const auto m = make_synthetic(arch, t, 17);
+        setenv("HEARTH_CUDA_FUSE", "0", 1);
+        const SplitRun separate =
+            run_split(m, *cpu, gpu.get(), m.params.n_layer, true, kPrompt, 8, DType::F16);
+        unsetenv("HEARTH_CUDA_FUSE");
+        const SplitRun fused =
+            run_split(m, *cpu, gpu.get(), m.params.n_layer, true, kPrompt, 8, DType::F16);
+        expect_same_bits(fused, separate);
     }
 }
 
@@ -88,10 +128,7 @@ TEST(CudaModel, GraphReplayEqualsEagerSteps) {
     unsetenv("HEARTH_CUDA_GRAPHS");
     const SplitRun replay =
         run_split(m, *cpu, gpu.get(), m.params.n_layer, true, kPrompt, 12, DType::F16);
-    EXPECT_EQ(replay.tokens, eager.tokens);
-    ASSERT_EQ(replay.logits.size(), eager.logits.size());
-    for (size_t i = 0; i < eager.logits.size(); ++i)
-        EXPECT_EQ(replay.logits[i], eager.logits[i]) << "step " << i;  // same kernels, same order
+    expect_same_bits(replay, eager);  // same kernels, same order
 }
 
 GenerateOptions greedy(int32_t n) {

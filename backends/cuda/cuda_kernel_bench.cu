@@ -1,0 +1,197 @@
+// hearth-cuda-kernel-bench: the decode matrix-vector kernels alone, on the weight shapes of the
+// benchmark models, in every work split launch_mat_vec_q8 offers, so one GPU run says which
+// split is fastest for which shape (mat_vec_q8_config's choice comes from these figures); the
+// prefill kernels (tensor-core and float) on a 512-token batch; and the time a graph takes per
+// tiny kernel (the launch floor a decode step of many small
+// kernels meets). Weights are a constant byte pattern: the kernels' speed does not depend on
+// the values. Prints one JSON object per line. Not installed; scripts/gpu-check.sh runs it.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "cuda_kernels.h"
+
+using namespace hearth::backend::cuda;
+
+namespace {
+
+struct Shape {
+    const char* name;
+    uint32_t type;  // DType id
+    int64_t k, m;
+};
+
+int64_t row_bytes(uint32_t type, int64_t k) {
+    switch (type) {
+        case 2:  // Q4_0
+            return k / 32 * 18;
+        case 8:  // Q8_0
+            return k / 32 * 34;
+        case 12:  // Q4_K
+            return k / 256 * 144;
+        case 14:  // Q6_K
+            return k / 256 * 210;
+    }
+    return 0;
+}
+
+const char* type_name(uint32_t type) {
+    switch (type) {
+        case 2:
+            return "Q4_0";
+        case 8:
+            return "Q8_0";
+        case 12:
+            return "Q4_K";
+        case 14:
+            return "Q6_K";
+    }
+    return "?";
+}
+
+DevTensor matrix(void* p, uint32_t type, int64_t k, int64_t m) {
+    DevTensor t;
+    t.p = static_cast<char*>(p);
+    t.type = type;
+    t.ne[0] = k;
+    t.ne[1] = m;
+    t.nb[0] = 1;
+    t.nb[1] = type == 0 ? k * 4 : row_bytes(type, k);
+    t.nb[2] = t.nb[3] = t.nb[1] * m;
+    return t;
+}
+
+// Microseconds per launch of `launch`, replayed from a graph of `reps` launches.
+template <class F>
+double time_in_graph(cudaStream_t s, int reps, F&& launch) {
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    for (int i = 0; i < reps; ++i) launch();
+    cudaStreamEndCapture(s, &g);
+    if (cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) return -1;
+    cudaGraphLaunch(exec, s);  // warm-up
+    cudaEvent_t t0, t1;
+    cudaEventCreate(&t0);
+    cudaEventCreate(&t1);
+    cudaEventRecord(t0, s);
+    constexpr int kGraphs = 5;
+    for (int i = 0; i < kGraphs; ++i) cudaGraphLaunch(exec, s);
+    cudaEventRecord(t1, s);
+    cudaEventSynchronize(t1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, t0, t1);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(g);
+    cudaEventDestroy(t0);
+    cudaEventDestroy(t1);
+    return double(ms) * 1e3 / (kGraphs * reps);
+}
+
+}  // namespace
+
+int main() {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+        std::printf("{\"error\": \"no CUDA device\"}\n");
+        return 3;
+    }
+    cudaStream_t s = nullptr;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    const Shape shapes[] = {
+        {"llama3-8b ffn_up", 12, 4096, 14336},   {"llama3-8b ffn_down", 12, 14336, 4096},
+        {"llama3-8b ffn_down", 14, 14336, 4096}, {"llama3-8b attn_q", 12, 4096, 4096},
+        {"llama3-8b attn_k", 12, 4096, 1024},    {"llama3-8b output", 14, 4096, 128256},
+        {"llama3-8b ffn_up", 2, 4096, 14336},    {"llama3-8b attn_k", 2, 4096, 1024},
+        {"llama3-8b ffn_up", 8, 4096, 14336},    {"tinyllama ffn_up", 2, 2048, 5632},
+        {"tinyllama ffn_down", 2, 5632, 2048},   {"tinyllama attn_q", 2, 2048, 2048},
+        {"tinyllama attn_k", 2, 2048, 256},      {"tinyllama ffn_up", 12, 2048, 5632},
+        {"qwen2.5-0.5b ffn_up", 2, 896, 4864},
+    };
+    const MatVecConfig configs[] = {{0, 1}, {1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 2}, {2, 4}};
+    size_t max_w = 0;
+    int64_t max_k = 0, max_m = 0;
+    for (const Shape& sh : shapes) {
+        max_w = std::max(max_w, size_t(row_bytes(sh.type, sh.k) * sh.m));
+        max_k = std::max(max_k, sh.k);
+        max_m = std::max(max_m, sh.m);
+    }
+    void *w = nullptr, *x = nullptr, *y = nullptr, *q8 = nullptr;
+    const size_t q8_bytes = mat_vec_q8_scratch_bytes(max_k, 1);
+    if (cudaMalloc(&w, max_w) || cudaMalloc(&x, size_t(max_k) * 4) ||
+        cudaMalloc(&y, size_t(max_m) * 4) || cudaMalloc(&q8, q8_bytes)) {
+        std::printf("{\"error\": \"cudaMalloc\"}\n");
+        return 1;
+    }
+    cudaMemset(w, 0x11, max_w);  // f16 scales 0x1111: small normal numbers
+    std::vector<float> xh(static_cast<size_t>(max_k));
+    for (size_t i = 0; i < xh.size(); ++i) xh[i] = float(int(i % 17) - 8) * 0.125f;
+    cudaMemcpy(x, xh.data(), xh.size() * 4, cudaMemcpyHostToDevice);
+
+    for (const Shape& sh : shapes) {
+        const DevTensor wt = matrix(w, sh.type, sh.k, sh.m);
+        const DevTensor xt = matrix(x, 0, sh.k, 1);
+        const DevTensor yt = matrix(y, 0, sh.m, 1);
+        const double bytes = double(row_bytes(sh.type, sh.k)) * double(sh.m);
+        // Quantize x once; every timed launch reuses it.
+        launch_mat_vec_q8(s, yt, wt, xt, q8, true);
+        const MatVecConfig chosen = mat_vec_q8_config(wt, 1);
+        for (const MatVecConfig& c : configs) {
+            if (cudaError_t e = launch_mat_vec_q8(s, yt, wt, xt, q8, false, c); e) {
+                (void)cudaGetLastError();
+                continue;  // a split this shape cannot take
+            }
+            const double us =
+                time_in_graph(s, 50, [&] { launch_mat_vec_q8(s, yt, wt, xt, q8, false, c); });
+            std::printf(
+                "{\"kernel\": \"mat_vec_q8\", \"shape\": \"%s\", \"type\": \"%s\", \"k\": %lld, "
+                "\"m\": %lld, \"rows_per_warp\": %d, \"warps_per_row\": %d, \"chosen\": %s, "
+                "\"us\": %.2f, \"gb_s\": %.0f}\n",
+                sh.name, type_name(sh.type), static_cast<long long>(sh.k),
+                static_cast<long long>(sh.m), c.rows_per_warp, c.warps_per_row,
+                c.rows_per_warp == chosen.rows_per_warp && c.warps_per_row == chosen.warps_per_row
+                    ? "true"
+                    : "false",
+                us, bytes / (us * 1e3));
+        }
+    }
+    // Prefill: a 512-token batch through the tensor-core kernel and the float one.
+    {
+        constexpr int64_t kT = 512;
+        void *xb = nullptr, *yb = nullptr;
+        if (cudaMalloc(&xb, size_t(max_k) * kT * 4) || cudaMalloc(&yb, size_t(14336) * kT * 4)) {
+            std::printf("{\"error\": \"cudaMalloc\"}\n");
+            return 1;
+        }
+        cudaMemset(xb, 0, size_t(max_k) * kT * 4);
+        for (const Shape& sh : shapes) {
+            if (sh.m > 14336 || std::strncmp(sh.name, "qwen", 4) == 0) continue;
+            const DevTensor wt = matrix(w, sh.type, sh.k, sh.m);
+            DevTensor xt = matrix(xb, 0, sh.k, kT), yt = matrix(yb, 0, sh.m, kT);
+            for (bool tc : {true, false}) {
+                const double us = time_in_graph(s, 5, [&] { launch_mat_mul(s, yt, wt, xt, tc); });
+                const double flops = 2.0 * double(sh.k) * double(sh.m) * double(kT);
+                std::printf(
+                    "{\"kernel\": \"mat_mul %s\", \"shape\": \"%s\", \"type\": \"%s\", "
+                    "\"k\": %lld, \"m\": %lld, \"tokens\": %lld, \"us\": %.1f, "
+                    "\"tflops\": %.1f}\n",
+                    tc ? "mma" : "float", sh.name, type_name(sh.type), static_cast<long long>(sh.k),
+                    static_cast<long long>(sh.m), static_cast<long long>(kT), us,
+                    flops / (us * 1e6));
+            }
+        }
+        cudaFree(xb);
+        cudaFree(yb);
+    }
+    // The launch floor: a graph of tiny element-wise kernels (one 4096-float Add each).
+    const DevTensor v = matrix(x, 0, 4096, 1);
+    const double us = time_in_graph(s, 200, [&] { launch_elementwise(s, Ew::Add, v, v, v, 1.f); });
+    std::printf("{\"kernel\": \"add 4096 (launch floor)\", \"us\": %.2f}\n", us);
+    if (cudaError_t e = cudaStreamSynchronize(s); e) {
+        std::printf("{\"error\": \"%s\"}\n", cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
