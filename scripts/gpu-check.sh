@@ -16,20 +16,22 @@
 #   --dry-run  print what would run, run nothing (works without a GPU)
 #   stage    copy the reference data the run needs (vocab files, stories260K) from ../shared
 #            into .gpu-data/ and download the build dependencies a bare CUDA image lacks
-#            (Debian packages, about 8 MB) into .gpu-data/debs; .gpu-data travels with the
+#            (Debian packages, about 18 MB) into .gpu-data/debs; .gpu-data travels with the
 #            checkout (name it in the run's carry), and the run unpacks the packages into
 #            build/gpu-check/deps
 # Environment: GPU_CHECK_DEADLINE_S (default 540: later benches and memcheck are skipped and
-# listed so the summary prints inside the device tool's 10 minutes), HEARTH_SHARED_DIR (default ../shared, else .gpu-data), GPU_CHECK_BUILD (build
-# folder, default build/gpu-check), GPU_CHECK_MODELS (model folder, default a tmpfs folder),
-# GPU_CHECK_QUICK=1 (only the smaller models; for a first try), GPU_CHECK_ONLY (an extended
-# regex: only the models whose shape-type matches, e.g. 'tinyllama-1.1b-Q4_0|llama3-8b-Q4_0'),
-# GPU_CHECK_PROFILE (1, or an extended regex of shape-type: after the benches, those models'
-# decode once more under HEARTH_CUDA_PROFILE=1 and 2: steps and host time, then the GPU time
-# per kernel kind, in logs/profile-*.log),
-# GPU_CHECK_MEMCHECK=0 (no compute-sanitizer run), OUT (when set, summary.json
-# and logs.tar.gz, every log of the run, are written there too: the device tool brings back
-# at most 8 files).
+# listed so the summary prints inside the device tool's 10 minutes), HEARTH_SHARED_DIR
+# (default ../shared, else .gpu-data), GPU_CHECK_BUILD (build folder, default
+# build/gpu-check), GPU_CHECK_MODELS (model folder, default a tmpfs folder), GPU_CHECK_QUICK=1
+# (only the smaller models; for a first try), GPU_CHECK_ONLY (an extended regex: only the
+# models whose shape-type matches, e.g. 'tinyllama-1.1b-Q4_0|llama3-8b-Q4_0'),
+# GPU_CHECK_VULKAN_ONLY (the same for the Vulkan benches alone, which run after the CUDA
+# ones), GPU_CHECK_PROFILE (1, or an extended regex of shape-type: after the benches, those
+# models' decode once more under HEARTH_CUDA_PROFILE=1, 2 and 3: steps and host time, then
+# the GPU time per kernel kind, eager and in a graph, in logs/profile-*.log),
+# GPU_CHECK_MEMCHECK=0 (no compute-sanitizer run), OUT (when set, summary.json and
+# logs.tar.gz, every log of the run, are written there too: the device tool brings back at
+# most 8 files).
 # Exit status: 0 all passed, 1 a check failed, 2 bad usage, 3 no GPU of the asked kind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +45,7 @@ for a in "$@"; do
         stage) mode=stage ;;
         --dry-run) dry=1 ;;
         -h | --help)
-            sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+            sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *)
@@ -57,10 +59,11 @@ vocab_files=(ggml-vocab-llama-bpe.gguf ggml-vocab-llama-spm.gguf ggml-vocab-qwen
 # The build dependencies a bare CUDA image lacks (Debian bookworm amd64 packages, unpacked into
 # a private prefix there, never into /): GoogleTest, PCRE2, cpp-httplib (with the OpenSSL, zlib
 # and Brotli headers its header needs), nlohmann-json, pkgconf; for the Vulkan plugin the
-# loader's headers and glslc (with libshaderc).
+# loader's headers, glslc (with libshaderc) and the validation layer its cli_run tests ask for
+# (HEARTH_VULKAN_VALIDATION; without it they stop with that reason, as on the first H200 run).
 deb_pkgs=(libgtest-dev libpcre2-dev libpcre2-8-0 libcpp-httplib-dev libcpp-httplib0.11
     nlohmann-json3-dev pkgconf pkgconf-bin libpkgconf3 libssl-dev libssl3 zlib1g-dev zlib1g
-    libbrotli-dev libbrotli1 libvulkan-dev libvulkan1 glslc libshaderc1)
+    libbrotli-dev libbrotli1 libvulkan-dev libvulkan1 glslc libshaderc1 vulkan-validationlayers)
 
 if [[ $mode == stage ]]; then
     src=${HEARTH_SHARED_DIR:-$root/../shared}
@@ -187,6 +190,7 @@ if [[ -d $shared/debs ]] && compgen -G "$shared/debs/*.deb" >/dev/null; then
         sed -i '/^Requires.private/d' "$lib/pkgconfig/cpp-httplib.pc"
     fi
     export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export VK_ADD_LAYER_PATH=$deps/usr/share/vulkan/explicit_layer.d
     export PKG_CONFIG_SYSROOT_DIR=$deps
     export PKG_CONFIG_LIBDIR=$lib/pkgconfig:$deps/usr/share/pkgconfig
     pkgconf_bin=$(command -v pkg-config || echo "$deps/usr/bin/pkgconf")
@@ -205,17 +209,32 @@ configure=(cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_A
 [[ -n $arch ]] && configure+=(-DHEARTH_CUDA_ARCHITECTURES="$arch")
 configure+=("${deps_flags[@]}")
 targets=(hearth-cli backends_op_parity_test)
-[[ $want_cuda == 1 ]] && targets+=(hearth-backend-cuda hearth-cuda-bandwidth backends_cuda_test
+[[ $want_cuda == 1 ]] && targets+=(hearth-backend-cuda hearth-cuda-bandwidth
+    hearth-cuda-kernel-bench backends_cuda_test
     backends_cuda_decode_test runtime_cuda_model_test)
-[[ $want_vulkan == 1 ]] && targets+=(hearth-backend-vulkan vulkan_device_test vulkan_model_test
-    vulkan_int_dot_test)
+vulkan_targets=(hearth-backend-vulkan vulkan_device_test vulkan_model_test vulkan_int_dot_test)
+[[ $want_vulkan == 1 && $want_cuda == 0 ]] && targets+=("${vulkan_targets[@]}")
+# In "all" mode a Vulkan plugin that does not configure or build is a recorded failure, and the
+# CUDA checks still run.
+vulkan_later=0
+[[ $want_vulkan == 1 && $want_cuda == 1 ]] && vulkan_later=1
+early_failed=()
 
 if [[ $dry == 0 ]]; then mkdir -p "$logs" "$models"; else logs=/dev/null/x; fi
 build_log=$logs/build.log
 conf_log=$logs/configure.log
 if [[ $dry == 1 ]]; then build_log=/dev/null conf_log=/dev/null; fi
 t0=$(date +%s)
-run "${configure[@]}" >"$conf_log" 2>&1 || { tail -n 40 "$conf_log" >&2; exit 1; }
+if ! run "${configure[@]}" >"$conf_log" 2>&1; then
+    tail -n 40 "$conf_log" >&2
+    [[ $vulkan_later == 1 ]] || exit 1
+    echo "gpu-check: configure failed with the Vulkan plugin; again without it" >&2
+    early_failed+=(vulkan-configure)
+    want_vulkan=0
+    vulkan_later=0
+    configure=("${configure[@]/-DHEARTH_VULKAN=ON/-DHEARTH_VULKAN=OFF}")
+    run "${configure[@]}" >>"$conf_log" 2>&1 || { tail -n 40 "$conf_log" >&2; exit 1; }
+fi
 # hearth-cli first: it generates the models while the plugin and the tests build.
 run cmake --build "$build" -j "$jobs" --target hearth-cli >"$build_log" 2>&1 ||
     { tail -n 40 "$build_log" >&2; exit 1; }
@@ -234,10 +253,16 @@ for m in "${bench_models[@]}"; do
 done
 run cmake --build "$build" -j "$jobs" --target "${targets[@]}" >>"$build_log" 2>&1 ||
     { tail -n 40 "$build_log" >&2; exit 1; }
+if [[ $vulkan_later == 1 ]] &&
+    ! run cmake --build "$build" -j "$jobs" --target "${vulkan_targets[@]}" >>"$build_log" 2>&1; then
+    tail -n 40 "$build_log" >&2
+    early_failed+=(vulkan-build)
+    want_vulkan=0
+fi
 build_s=$(($(date +%s) - t0))
 
 # --- tests ----------------------------------------------------------------------------------
-failed=()
+failed=("${early_failed[@]}")
 check() {  # name, command...: runs it into logs/name.log, records a failure
     local name=$1
     shift
@@ -248,11 +273,26 @@ check() {  # name, command...: runs it into logs/name.log, records a failure
         tail -n 30 "$logs/$name.log" >&2
     fi
 }
+# The gtest cases of a verbose ctest log that skipped, counted into the summary. A GPU test
+# that finds no usable device skips (so CI passes without one): here that is a failure (the
+# first H200 run's Vulkan tests skipped, the validation layer they ask for being absent).
+skipped_tests=()
+count_skips() {
+    local log=$logs/$1.log n
+    [[ $dry == 1 || ! -f $log ]] && return 0
+    n=$(grep -E '\[  SKIPPED \] [A-Za-z]' "$log" | grep -v 'listed below' |
+        sed -E 's/.*\[  SKIPPED \] ([^ ]+).*/\1/' | sort -u | wc -l)
+    skipped_tests+=("\"$1\": $n")
+    if grep -qE 'no usable Vulkan device|no CUDA device' "$log"; then
+        failed+=("$1-found-no-device")
+    fi
+}
 export HEARTH_SHARED_DIR=$shared HEARTH_BACKEND_PATH=$build/bin
 parity=$build/tests/backends/ops/backends_op_parity_test
 parity_tests=0
 if [[ $want_cuda == 1 ]]; then
-    check ctest_cuda ctest --test-dir "$build" -L cuda --output-on-failure
+    check ctest_cuda ctest --test-dir "$build" -L cuda -V
+    count_skips ctest_cuda
     # The op-parity suite on the GPU device only (every op x format x KV type, odd shapes).
     check parity_cuda "$parity" --gtest_filter='*/cuda*'
     if [[ $dry == 0 ]]; then
@@ -263,7 +303,8 @@ if [[ $want_cuda == 1 ]]; then
     fi
 fi
 if [[ $want_vulkan == 1 ]]; then
-    check ctest_vulkan ctest --test-dir "$build" -L vulkan --output-on-failure
+    check ctest_vulkan ctest --test-dir "$build" -L vulkan -V
+    count_skips ctest_vulkan
 fi
 
 # --- bandwidth and benchmarks ---------------------------------------------------------------
@@ -271,6 +312,12 @@ bandwidth_json='{}'
 if [[ $want_cuda == 1 ]]; then
     echo "+ $build/bin/hearth-cuda-bandwidth" >&2
     if [[ $dry == 0 ]]; then bandwidth_json=$("$build/bin/hearth-cuda-bandwidth" 2048 || echo '{}'); fi
+    # The decode kernels alone in each work split (logs/kernel-bench.log).
+    echo "+ $build/bin/hearth-cuda-kernel-bench" >&2
+    if [[ $dry == 0 ]]; then
+        "$build/bin/hearth-cuda-kernel-bench" >"$logs/kernel-bench.log" 2>&1 ||
+            failed+=(kernel-bench)
+    fi
 fi
 backends=()
 [[ $want_cuda == 1 ]] && backends+=(cuda)
@@ -279,6 +326,10 @@ bench_lines=()
 for backend in "${backends[@]}"; do
     for m in "${bench_models[@]}"; do
         read -r shape type _ <<<"$m"
+        if [[ $backend == vulkan && -n ${GPU_CHECK_VULKAN_ONLY:-} &&
+            ! $shape-$type =~ ^($GPU_CHECK_VULKAN_ONLY)$ ]]; then
+            continue
+        fi
         file=$models/$shape-$type.gguf
         name=bench-$backend-$shape-$type
         echo "+ hearth-cli bench -m $file --backend $backend --gpu-layers all -p 512 -n 128 -r 2 --json --no-floor" >&2
@@ -303,8 +354,8 @@ for backend in "${backends[@]}"; do
     done
 done
 
-# Where the decode time goes: per kernel kind, graphs off (HEARTH_CUDA_PROFILE=2), and the
-# host-side counters with graphs on (=1).
+# Where the decode time goes: the host-side counters with graphs on (HEARTH_CUDA_PROFILE=1),
+# then per kernel kind, eagerly (=2) and inside a graph (=3, the nodes back to back).
 profile=${GPU_CHECK_PROFILE:-0}
 [[ $profile == 1 ]] && profile='.*'
 if [[ $profile != 0 && $want_cuda == 1 ]]; then
@@ -317,7 +368,7 @@ if [[ $profile != 0 && $want_cuda == 1 ]]; then
             skipped+=("profile-$shape-$type")
             continue
         fi
-        for level in 1 2; do
+        for level in 1 2 3; do
             echo "+ HEARTH_CUDA_PROFILE=$level hearth-cli bench -m $file --backend cuda -p 16 -n 64 -r 1" >&2
             HEARTH_CUDA_PROFILE=$level "$build/bin/hearth-cli" bench -m "$file" --backend cuda \
                 --gpu-layers all -p 16 -n 64 -r 1 --no-floor \
@@ -356,6 +407,8 @@ benches=$(IFS=,; echo "[${bench_lines[*]:-}]")
 fails=$(printf '"%s",' "${failed[@]:-}")
 fails="[${fails%,}]"
 [[ $fails == '[""]' ]] && fails='[]'
+gtest_skips=$(printf '%s,' "${skipped_tests[@]:-}")
+gtest_skips="{${gtest_skips%,}}"
 skips=$(printf '"%s",' "${skipped[@]:-}")
 skips="[${skips%,}]"
 [[ $skips == '[""]' ]] && skips='[]'
@@ -390,7 +443,8 @@ if b:
 print(json.dumps({
     "mode": "$mode", "dry_run": $dry == 1, "gpu": "$gpu_name", "arch": "$arch",
     "cores": $jobs, "build_s": ${build_s:-0}, "total_s": $total_s,
-    "parity_tests_on_gpu": $parity_tests, "memcheck_errors": $memcheck_errors,
+    "parity_tests_on_gpu": $parity_tests, "gpu_tests_skipped": $gtest_skips,
+    "memcheck_errors": $memcheck_errors,
     "device_bandwidth": bw,
     "failed": $fails, "skipped_for_time": $skips, "ok": len($fails) == 0,
     "goals": goals, "benches": benches,
