@@ -1,7 +1,7 @@
 // RMS norm, alone or with the work of its neighbours in the graph done in the same pass: the
 // residual Add before it (its sum is still written out, the graph uses it again) and the 8-bit
 // quantization of its output for the dp4a products after it; and SwiGLU with that quantization.
-// A decode step of an 8B model ran 21 kernels a layer, most of them a few microseconds of launch
+// A decode step of an 8B model ran 22 kernels a layer, most of them a few microseconds of launch
 // and one pass over a 16 KiB vector: fusing saves the launches and the passes. Each fused result
 // is the same float as the separate kernels compute (same operations, same order).
 #include "cuda_q8dot.cuh"
