@@ -7,6 +7,7 @@
 // the values. Prints one JSON object per line. Not installed; scripts/gpu-check.sh runs it.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -63,13 +64,13 @@ DevTensor matrix(void* p, uint32_t type, int64_t k, int64_t m) {
     return t;
 }
 
-// Microseconds per launch of `launch`, replayed from a graph of `reps` launches.
+// Microseconds per launch of `launch(i)`, i = 0 .. reps - 1, replayed from a graph of them.
 template <class F>
 double time_in_graph(cudaStream_t s, int reps, F&& launch) {
     cudaGraph_t g = nullptr;
     cudaGraphExec_t exec = nullptr;
     cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
-    for (int i = 0; i < reps; ++i) launch();
+    for (int i = 0; i < reps; ++i) launch(i);
     cudaStreamEndCapture(s, &g);
     if (cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) return -1;
     cudaGraphLaunch(exec, s);  // warm-up
@@ -118,14 +119,20 @@ int main() {
         max_k = std::max(max_k, sh.k);
         max_m = std::max(max_m, sh.m);
     }
+    // Room for several copies of each matrix, 4 x the L2 at least: a decode step reads each
+    // matrix from memory (the model is larger than the L2), so the timed launches rotate over
+    // copies that together exceed it (replaying one matrix that fits in the H200's 50 MB L2
+    // would time the cache as much as the memory).
+    const size_t l2 = size_t(prop.l2CacheSize > 0 ? prop.l2CacheSize : 64 << 20);
+    const size_t w_room = std::max(max_w, 4 * l2);
     void *w = nullptr, *x = nullptr, *y = nullptr, *q8 = nullptr;
     const size_t q8_bytes = mat_vec_q8_scratch_bytes(max_k, 1);
-    if (cudaMalloc(&w, max_w) || cudaMalloc(&x, size_t(max_k) * 4) ||
+    if (cudaMalloc(&w, w_room) || cudaMalloc(&x, size_t(max_k) * 4) ||
         cudaMalloc(&y, size_t(max_m) * 4) || cudaMalloc(&q8, q8_bytes)) {
         std::printf("{\"error\": \"cudaMalloc\"}\n");
         return 1;
     }
-    cudaMemset(w, 0x11, max_w);  // f16 scales 0x1111: small normal numbers
+    cudaMemset(w, 0x11, w_room);  // f16 scales 0x1111: small normal numbers
     std::vector<float> xh(static_cast<size_t>(max_k));
     for (size_t i = 0; i < xh.size(); ++i) xh[i] = float(int(i % 17) - 8) * 0.125f;
     cudaMemcpy(x, xh.data(), xh.size() * 4, cudaMemcpyHostToDevice);
@@ -135,6 +142,15 @@ int main() {
         const DevTensor xt = matrix(x, 0, sh.k, 1);
         const DevTensor yt = matrix(y, 0, sh.m, 1);
         const double bytes = double(row_bytes(sh.type, sh.k)) * double(sh.m);
+        // Copies 256-byte aligned, as many as fit; enough launches to touch 3 x the L2.
+        const size_t stride = (size_t(bytes) + 255) / 256 * 256;
+        const size_t copies = std::max<size_t>(1, w_room / stride);
+        const int reps = int(std::clamp<size_t>(3 * l2 / stride + 1, 50, 2000));
+        auto copy = [&](int i) {
+            DevTensor t = wt;
+            t.p += (size_t(i) % copies) * stride;
+            return t;
+        };
         // Quantize x once; every timed launch reuses it.
         launch_mat_vec_q8(s, yt, wt, xt, q8, true);
         const MatVecConfig chosen = mat_vec_q8_config(wt, 1);
@@ -143,8 +159,8 @@ int main() {
                 (void)cudaGetLastError();
                 continue;  // a split this shape cannot take
             }
-            const double us =
-                time_in_graph(s, 50, [&] { launch_mat_vec_q8(s, yt, wt, xt, q8, false, c); });
+            const double us = time_in_graph(
+                s, reps, [&](int i) { launch_mat_vec_q8(s, yt, copy(i), xt, q8, false, c); });
             std::printf(
                 "{\"kernel\": \"mat_vec_q8\", \"shape\": \"%s\", \"type\": \"%s\", \"k\": %lld, "
                 "\"m\": %lld, \"rows_per_warp\": %d, \"warps_per_row\": %d, \"chosen\": %s, "
@@ -171,7 +187,8 @@ int main() {
             const DevTensor wt = matrix(w, sh.type, sh.k, sh.m);
             DevTensor xt = matrix(xb, 0, sh.k, kT), yt = matrix(yb, 0, sh.m, kT);
             for (bool tc : {true, false}) {
-                const double us = time_in_graph(s, 5, [&] { launch_mat_mul(s, yt, wt, xt, tc); });
+                const double us =
+                    time_in_graph(s, 5, [&](int) { launch_mat_mul(s, yt, wt, xt, tc); });
                 const double flops = 2.0 * double(sh.k) * double(sh.m) * double(kT);
                 std::printf(
                     "{\"kernel\": \"mat_mul %s\", \"shape\": \"%s\", \"type\": \"%s\", "
@@ -187,7 +204,8 @@ int main() {
     }
     // The launch floor: a graph of tiny element-wise kernels (one 4096-float Add each).
     const DevTensor v = matrix(x, 0, 4096, 1);
-    const double us = time_in_graph(s, 200, [&] { launch_elementwise(s, Ew::Add, v, v, v, 1.f); });
+    const double us =
+        time_in_graph(s, 200, [&](int) { launch_elementwise(s, Ew::Add, v, v, v, 1.f); });
     std::printf("{\"kernel\": \"add 4096 (launch floor)\", \"us\": %.2f}\n", us);
     if (cudaError_t e = cudaStreamSynchronize(s); e) {
         std::printf("{\"error\": \"%s\"}\n", cudaGetErrorString(e));
