@@ -170,10 +170,10 @@ MatVecConfig mat_vec_q8_config(const DevTensor& w, int64_t n_tokens) {
     c.rows_per_warp = 0;  // the per-lane kernel
     if (!lanes_layout_fits(w)) return c;
     // From hearth-cuda-kernel-bench on an H200 (one token, 15 shapes of the benchmark models):
-    // two rows a warp were fastest for every format but Q8_0 (whose two-row kernel holds too
-    // many registers), by 5-15 %; then 1 warp a row group for 2400 groups or more (enough
-    // warps), 2 from 1536, else 4 (splitting the row's blocks instead). With more tokens the
-    // accumulators multiply: one row a warp.
+    // two rows a warp were fastest for every format but Q8_0 (its two-row kernel took 30.8 us
+    // on 8B's ffn_up against 23.7 with one), by 5-15 %; then 1 warp a row group for 2400
+    // groups or more (enough warps), 2 from 1536, else 4 (splitting the row's blocks instead).
+    // With more tokens the accumulators multiply: one row a warp.
     c.rows_per_warp = w.type == kQ8_0 || n_tokens > 1 ? 1 : 2;
     const int64_t groups = w.ne[1] / c.rows_per_warp;
     c.warps_per_row = groups >= 2400 ? 1 : groups >= 1536 ? 2 : 4;

@@ -193,9 +193,9 @@ Status stream_tensor(gguf::GgufWriter& w, const Plan& t, const SyntheticShape& s
         const uint64_t b1 = std::min(n_chunks, b0 + batch);
         const uint64_t rows = std::min(n_rows, b1 * kChunkRows) - b0 * kChunkRows;
         out.resize(rows * row_bytes);
-        std::vector<Status> status(std::max(1u, threads));
+        std::vector<Status> status(n_threads);
         std::vector<std::thread> pool;
-        for (unsigned th = 0; th < std::max(1u, threads); ++th) {
+        for (unsigned th = 0; th < n_threads; ++th) {
             const uint64_t c0 = std::min(b1, b0 + th * per_thread);
             const uint64_t c1 = std::min(b1, c0 + per_thread);
             if (c0 >= c1) break;
@@ -203,7 +203,7 @@ Status stream_tensor(gguf::GgufWriter& w, const Plan& t, const SyntheticShape& s
             auto job = [&, th, c0, c1, dst] {
                 status[th] = make_chunks(t, shape, seed, index, c0, c1, n_rows, dst);
             };
-            if (th + 1 == std::max(1u, threads) || c1 == b1)
+            if (th + 1 == n_threads || c1 == b1)
                 job();
             else
                 pool.emplace_back(job);
