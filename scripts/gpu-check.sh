@@ -313,11 +313,7 @@ if [[ $want_cuda == 1 ]]; then
     echo "+ $build/bin/hearth-cuda-bandwidth" >&2
     if [[ $dry == 0 ]]; then bandwidth_json=$("$build/bin/hearth-cuda-bandwidth" 2048 || echo '{}'); fi
     # The decode kernels alone in each work split (logs/kernel-bench.log).
-    echo "+ $build/bin/hearth-cuda-kernel-bench" >&2
-    if [[ $dry == 0 ]]; then
-        "$build/bin/hearth-cuda-kernel-bench" >"$logs/kernel-bench.log" 2>&1 ||
-            failed+=(kernel-bench)
-    fi
+    check kernel-bench "$build/bin/hearth-cuda-kernel-bench"
 fi
 backends=()
 [[ $want_cuda == 1 ]] && backends+=(cuda)

@@ -77,6 +77,15 @@ __global__ void k_kv_append(DevTensor cache, DevTensor a, DevTensor cache_b, Dev
         kv_append_row<T>(cache_b, b, kv, err, node + 1, blockIdx.x);
 }
 
+// The cells token t sees: [j0, n_kv) (its position and those before, within the window).
+struct KvVisible {
+    int64_t j0, n_kv;
+};
+__device__ __forceinline__ KvVisible kv_visible(const KvArgs& kv, int64_t t) {
+    const int64_t n_kv = int64_t(i32_at(kv.positions, t)) + 1;
+    return {kv.window > 0 ? max(int64_t(0), n_kv - kv.window) : 0, n_kv};
+}
+
 struct AttnShape {
     int64_t hd, H, T, group, n_splits, chunk;
 };
@@ -176,10 +185,9 @@ __global__ void __launch_bounds__(32)
     const int lane = threadIdx.x;
     const int64_t hd = sh.hd, off = (h / sh.group) * hd;
     const int64_t s = kv_seq(kv, t);
-    const int64_t n_kv = int64_t(i32_at(kv.positions, t)) + 1;
-    const int64_t j0 = kv.window > 0 ? max(int64_t(0), n_kv - kv.window) : 0;
-    const int64_t begin = max(j0, split * sh.chunk);
-    const int64_t end = min(n_kv, (split + 1) * sh.chunk);
+    const KvVisible vis = kv_visible(kv, t);
+    const int64_t begin = max(vis.j0, split * sh.chunk);
+    const int64_t end = min(vis.n_kv, (split + 1) * sh.chunk);
     // Splits past the sequence's end (or before its window) hold nothing: the merge reads only
     // those that do (the splits are sized from the block table, for the captured graph).
     if (sh.n_splits > 1 && begin >= end) return;
@@ -283,10 +291,9 @@ template <bool kQuant>
 __global__ void k_attention_merge(DevTensor dst, KvArgs kv, AttnShape sh, const float* scratch,
                                   int8_t* q, float2* ds) {
     const int64_t h = blockIdx.x, t = blockIdx.y, hd = sh.hd;
-    const int64_t n_kv = int64_t(i32_at(kv.positions, t)) + 1;
-    const int64_t j0 = kv.window > 0 ? max(int64_t(0), n_kv - kv.window) : 0;
-    const int64_t sp0 = j0 / sh.chunk;
-    const int64_t sp1 = n_kv > 0 ? min(sh.n_splits, (n_kv + sh.chunk - 1) / sh.chunk) : 0;
+    const KvVisible vis = kv_visible(kv, t);
+    const int64_t sp0 = vis.j0 / sh.chunk;
+    const int64_t sp1 = vis.n_kv > 0 ? min(sh.n_splits, (vis.n_kv + sh.chunk - 1) / sh.chunk) : 0;
     float m = -INFINITY;
     for (int64_t sp = sp0; sp < sp1; ++sp) {
         const float* part = scratch + ((sp * sh.T + t) * sh.H + h) * (hd + 2);

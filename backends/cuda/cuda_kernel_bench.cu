@@ -12,7 +12,7 @@
 #include <cstring>
 #include <vector>
 
-#include "cuda_kernels.h"
+#include "cuda_common.cuh"
 
 using namespace hearth::backend::cuda;
 
@@ -24,29 +24,23 @@ struct Shape {
     int64_t k, m;
 };
 
+// Bytes of a row of k elements (k a multiple of the format's block), from the kernels' own
+// block layouts.
 int64_t row_bytes(uint32_t type, int64_t k) {
-    switch (type) {
-        case 2:  // Q4_0
-            return k / 32 * 18;
-        case 8:  // Q8_0
-            return k / 32 * 34;
-        case 12:  // Q4_K
-            return k / 256 * 144;
-        case 14:  // Q6_K
-            return k / 256 * 210;
-    }
-    return 0;
+    int64_t bytes = 0;
+    dispatch_weight(type, [&]<uint32_t T>() { bytes = k / Fmt<T>::block * Fmt<T>::bytes; });
+    return bytes;
 }
 
 const char* type_name(uint32_t type) {
     switch (type) {
-        case 2:
+        case kQ4_0:
             return "Q4_0";
-        case 8:
+        case kQ8_0:
             return "Q8_0";
-        case 12:
+        case kQ4_K:
             return "Q4_K";
-        case 14:
+        case kQ6_K:
             return "Q6_K";
     }
     return "?";
@@ -59,7 +53,7 @@ DevTensor matrix(void* p, uint32_t type, int64_t k, int64_t m) {
     t.ne[0] = k;
     t.ne[1] = m;
     t.nb[0] = 1;
-    t.nb[1] = type == 0 ? k * 4 : row_bytes(type, k);
+    t.nb[1] = type == kF32 ? k * 4 : row_bytes(type, k);
     t.nb[2] = t.nb[3] = t.nb[1] * m;
     return t;
 }
@@ -102,14 +96,14 @@ int main() {
     cudaStream_t s = nullptr;
     cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
     const Shape shapes[] = {
-        {"llama3-8b ffn_up", 12, 4096, 14336},   {"llama3-8b ffn_down", 12, 14336, 4096},
-        {"llama3-8b ffn_down", 14, 14336, 4096}, {"llama3-8b attn_q", 12, 4096, 4096},
-        {"llama3-8b attn_k", 12, 4096, 1024},    {"llama3-8b output", 14, 4096, 128256},
-        {"llama3-8b ffn_up", 2, 4096, 14336},    {"llama3-8b attn_k", 2, 4096, 1024},
-        {"llama3-8b ffn_up", 8, 4096, 14336},    {"tinyllama ffn_up", 2, 2048, 5632},
-        {"tinyllama ffn_down", 2, 5632, 2048},   {"tinyllama attn_q", 2, 2048, 2048},
-        {"tinyllama attn_k", 2, 2048, 256},      {"tinyllama ffn_up", 12, 2048, 5632},
-        {"qwen2.5-0.5b ffn_up", 2, 896, 4864},
+        {"llama3-8b ffn_up", kQ4_K, 4096, 14336},   {"llama3-8b ffn_down", kQ4_K, 14336, 4096},
+        {"llama3-8b ffn_down", kQ6_K, 14336, 4096}, {"llama3-8b attn_q", kQ4_K, 4096, 4096},
+        {"llama3-8b attn_k", kQ4_K, 4096, 1024},    {"llama3-8b output", kQ6_K, 4096, 128256},
+        {"llama3-8b ffn_up", kQ4_0, 4096, 14336},   {"llama3-8b attn_k", kQ4_0, 4096, 1024},
+        {"llama3-8b ffn_up", kQ8_0, 4096, 14336},   {"tinyllama ffn_up", kQ4_0, 2048, 5632},
+        {"tinyllama ffn_down", kQ4_0, 5632, 2048},  {"tinyllama attn_q", kQ4_0, 2048, 2048},
+        {"tinyllama attn_k", kQ4_0, 2048, 256},     {"tinyllama ffn_up", kQ4_K, 2048, 5632},
+        {"qwen2.5-0.5b ffn_up", kQ4_0, 896, 4864},
     };
     const MatVecConfig configs[] = {{0, 1}, {1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 2}, {2, 4}};
     size_t max_w = 0;
@@ -139,8 +133,8 @@ int main() {
 
     for (const Shape& sh : shapes) {
         const DevTensor wt = matrix(w, sh.type, sh.k, sh.m);
-        const DevTensor xt = matrix(x, 0, sh.k, 1);
-        const DevTensor yt = matrix(y, 0, sh.m, 1);
+        const DevTensor xt = matrix(x, kF32, sh.k, 1);
+        const DevTensor yt = matrix(y, kF32, sh.m, 1);
         const double bytes = double(row_bytes(sh.type, sh.k)) * double(sh.m);
         // Copies 256-byte aligned, as many as fit; enough launches to touch 3 x the L2.
         const size_t stride = (size_t(bytes) + 255) / 256 * 256;
@@ -185,7 +179,7 @@ int main() {
         for (const Shape& sh : shapes) {
             if (sh.m > 14336 || std::strncmp(sh.name, "qwen", 4) == 0) continue;
             const DevTensor wt = matrix(w, sh.type, sh.k, sh.m);
-            DevTensor xt = matrix(xb, 0, sh.k, kT), yt = matrix(yb, 0, sh.m, kT);
+            DevTensor xt = matrix(xb, kF32, sh.k, kT), yt = matrix(yb, kF32, sh.m, kT);
             for (bool tc : {true, false}) {
                 const double us =
                     time_in_graph(s, 5, [&](int) { launch_mat_mul(s, yt, wt, xt, tc); });
@@ -203,7 +197,7 @@ int main() {
         cudaFree(yb);
     }
     // The launch floor: a graph of tiny element-wise kernels (one 4096-float Add each).
-    const DevTensor v = matrix(x, 0, 4096, 1);
+    const DevTensor v = matrix(x, kF32, 4096, 1);
     const double us =
         time_in_graph(s, 200, [&](int) { launch_elementwise(s, Ew::Add, v, v, v, 1.f); });
     std::printf("{\"kernel\": \"add 4096 (launch floor)\", \"us\": %.2f}\n", us);

@@ -159,10 +159,9 @@ size_t mat_vec_q8_scratch_bytes(int64_t k, int64_t n_tokens) {
 }
 
 bool mat_vec_q8_batchable(const DevTensor& a, const DevTensor& b, int64_t n_tokens) {
-    return a.type == b.type && a.ne[0] == b.ne[0] && mat_vec_q8_supported(a.type) &&
-           mat_vec_q8_config(a, n_tokens).rows_per_warp > 0 &&
-           mat_vec_q8_config(a, n_tokens).rows_per_warp ==
-               mat_vec_q8_config(b, n_tokens).rows_per_warp;
+    if (a.type != b.type || a.ne[0] != b.ne[0] || !mat_vec_q8_supported(a.type)) return false;
+    const int rows = mat_vec_q8_config(a, n_tokens).rows_per_warp;
+    return rows > 0 && rows == mat_vec_q8_config(b, n_tokens).rows_per_warp;
 }
 
 MatVecConfig mat_vec_q8_config(const DevTensor& w, int64_t n_tokens) {
@@ -204,10 +203,11 @@ cudaError_t launch_mat_vec_q8_batch(cudaStream_t s, std::span<const MatVecProduc
     int64_t grid = 0;
     for (size_t i = 0; i < products.size(); ++i) {
         const DevTensor& w = products[i].w;
-        const int wpr = pick ? mat_vec_q8_config(w, nt).warps_per_row : cfg.warps_per_row;
+        const MatVecConfig ci = pick ? mat_vec_q8_config(w, nt) : cfg;
+        const int wpr = ci.warps_per_row;
+        if (ci.rows_per_warp != R) return cudaErrorInvalidValue;
         if (R != 0 && (!lanes_layout_fits(w) || (wpr != 1 && wpr != 2 && wpr != 4)))
             return cudaErrorInvalidValue;
-        if (pick && mat_vec_q8_config(w, nt).rows_per_warp != R) return cudaErrorInvalidValue;
         jobs.dst[i] = products[i].dst;
         jobs.w[i] = w;
         jobs.wpr[i] = wpr;

@@ -23,14 +23,9 @@ inline Q8Act q8_act(void* scratch, int64_t k, int64_t nt) {
 // d = max|v| / 127, and the group's (d, d * sum(q)).
 __device__ __forceinline__ void quantize_group_q8(float v, int8_t* q, float2* ds) {
     const int lane = int(threadIdx.x) & 31;
-    float amax = fabsf(v);
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-    const float d = amax / 127.f;
+    const float d = warp_max(fabsf(v)) / 127.f;
     const int qi = d > 0.f ? __float2int_rn(v / d) : 0;
-    float sum = float(qi);  // exact: |sum| <= 32 * 127
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    const float sum = warp_sum(float(qi));  // exact: |sum| <= 32 * 127
     q[lane] = int8_t(qi);
     if (lane == 0) *ds = make_float2(d, d * sum);
 }
@@ -247,7 +242,7 @@ HD LaneQuants8 load_quants8(const uint8_t* b, int j) {
 // nibbles) and 16+8j..16+8j+7 (high nibbles). The block's -8 offset is counted by lane 0.
 template <>
 struct Q8Lane<kQ4_0> {
-    static constexpr int kLanes = 2, kElems = 32, kBytes = 18;
+    static constexpr int kLanes = 2, kElems = Fmt<kQ4_0>::block, kBytes = Fmt<kQ4_0>::bytes;
     using W = LaneQuants8;
     HD static W load(const uint8_t* b, int j) { return load_quants8(b, j); }
     HD static float dot(const W& w, int j, const int8_t* a, const float2* ds) {
@@ -268,7 +263,7 @@ struct Q8Lane<kQ4_0> {
 // 34-byte blocks, 4 lanes of 8 quants each.
 template <>
 struct Q8Lane<kQ8_0> {
-    static constexpr int kLanes = 4, kElems = 32, kBytes = 34;
+    static constexpr int kLanes = 4, kElems = Fmt<kQ8_0>::block, kBytes = Fmt<kQ8_0>::bytes;
     using W = LaneQuants8;
     HD static W load(const uint8_t* b, int j) { return load_quants8(b, j); }
     HD static float dot(const W& w, int j, const int8_t* a, const float2* ds) {
@@ -284,7 +279,7 @@ struct Q8Lane<kQ8_0> {
 // sub-block 2c + 1). The mins are counted by the h = 0 lanes.
 template <>
 struct Q8Lane<kQ4_K> {
-    static constexpr int kLanes = 8, kElems = 256, kBytes = 144;
+    static constexpr int kLanes = 8, kElems = Fmt<kQ4_K>::block, kBytes = Fmt<kQ4_K>::bytes;
     struct W {
         uint32_t q[4];
         float d0, d1, m0, m1;  // d * scale and dmin * min of the two sub-blocks
@@ -325,7 +320,7 @@ struct Q8Lane<kQ4_K> {
 // four quarters (ql bytes from both 32-byte runs, the matching qh bytes), 32 elements.
 template <>
 struct Q8Lane<kQ6_K> {
-    static constexpr int kLanes = 8, kElems = 256, kBytes = 210;
+    static constexpr int kLanes = 8, kElems = Fmt<kQ6_K>::block, kBytes = Fmt<kQ6_K>::bytes;
     struct W {
         uint32_t lo[2], hi[2], qh[2];
         float sc[4];  // d * the scale of each quarter's 16 elements this lane holds
