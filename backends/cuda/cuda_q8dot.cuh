@@ -225,26 +225,27 @@ HD float ld_f16_a2(const uint8_t* p) {
 template <uint32_t T>
 struct Q8Lane;
 
-// What a lane holds of a 32-element block (Q4_0, Q8_0: a 2-byte scale, then the quants): its
-// 8 quant bytes (the j-th run of 8) and the scale.
-struct LaneQuants8 {
-    uint32_t q[2];
-    float d;
+// The 32-element formats with a 2-byte scale before their quants (Q4_0, Q8_0), L lanes a
+// block: lane j holds its 8 quant bytes (the j-th run of 8) and the scale.
+template <uint32_t T, int L>
+struct Q8LaneBlock32 {
+    static constexpr int kLanes = L, kElems = Fmt<T>::block, kBytes = Fmt<T>::bytes;
+    struct W {
+        uint32_t q[2];
+        float d;
+    };
+    HD static W load(const uint8_t* b, int j) {
+        W w;
+        ld8_a2(b + 2 + 8 * j, w.q);
+        w.d = ld_f16_a2(b);
+        return w;
+    }
 };
-HD LaneQuants8 load_quants8(const uint8_t* b, int j) {
-    LaneQuants8 w;
-    ld8_a2(b + 2 + 8 * j, w.q);
-    w.d = ld_f16_a2(b);
-    return w;
-}
 
 // 18-byte blocks, 2 lanes: lane j takes quant bytes 8j..8j+7, that is elements 8j..8j+7 (low
 // nibbles) and 16+8j..16+8j+7 (high nibbles). The block's -8 offset is counted by lane 0.
 template <>
-struct Q8Lane<kQ4_0> {
-    static constexpr int kLanes = 2, kElems = Fmt<kQ4_0>::block, kBytes = Fmt<kQ4_0>::bytes;
-    using W = LaneQuants8;
-    HD static W load(const uint8_t* b, int j) { return load_quants8(b, j); }
+struct Q8Lane<kQ4_0> : Q8LaneBlock32<kQ4_0, 2> {
     HD static float dot(const W& w, int j, const int8_t* a, const float2* ds) {
         int lo[2], hi[2];
         ld_act<8>(a + 8 * j, lo);
@@ -262,10 +263,7 @@ struct Q8Lane<kQ4_0> {
 
 // 34-byte blocks, 4 lanes of 8 quants each.
 template <>
-struct Q8Lane<kQ8_0> {
-    static constexpr int kLanes = 4, kElems = Fmt<kQ8_0>::block, kBytes = Fmt<kQ8_0>::bytes;
-    using W = LaneQuants8;
-    HD static W load(const uint8_t* b, int j) { return load_quants8(b, j); }
+struct Q8Lane<kQ8_0> : Q8LaneBlock32<kQ8_0, 4> {
     HD static float dot(const W& w, int j, const int8_t* a, const float2* ds) {
         int x[2];
         ld_act<8>(a + 8 * j, x);
