@@ -34,6 +34,8 @@
 # most 8 files).
 # Exit status: 0 all passed, 1 a check failed, 2 bad usage, 3 no GPU of the asked kind.
 set -euo pipefail
+# A command failing outside check() ends the run: say where, since the summary never prints.
+trap 'echo "gpu-check: stopped by a failing command at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/.."
 root=$PWD
 
@@ -280,7 +282,8 @@ skipped_tests=()
 count_skips() {
     local log=$logs/$1.log n
     [[ $dry == 1 || ! -f $log ]] && return 0
-    n=$(grep -E '\[  SKIPPED \] [A-Za-z]' "$log" | grep -v 'listed below' |
+    # grep finding nothing is the good case: under pipefail it must not end the script.
+    n=$({ grep -E '\[  SKIPPED \] [A-Za-z]' "$log" || true; } | { grep -v 'listed below' || true; } |
         sed -E 's/.*\[  SKIPPED \] ([^ ]+).*/\1/' | sort -u | wc -l)
     skipped_tests+=("\"$1\": $n")
     if grep -qE 'no usable Vulkan device|no CUDA device' "$log"; then
@@ -341,7 +344,8 @@ for backend in "${backends[@]}"; do
         fi
         if "$build/bin/hearth-cli" bench -m "$file" --backend "$backend" --gpu-layers all \
             -p 512 -n 128 -r 2 --json --no-floor >"$logs/$name.log" 2>&1; then
-            line=$(grep '^{' "$logs/$name.log" | tail -n 1)
+            line=$(grep '^{' "$logs/$name.log" | tail -n 1 || true)
+            [[ -z $line ]] && line='{}' && failed+=("$name-no-json")
             bench_lines+=("{\"backend\": \"$backend\", \"shape\": \"$shape\", \"type\": \"$type\", \"result\": $line}")
         else
             failed+=("$name")
