@@ -85,7 +85,19 @@ inline Compared run_both(const std::string& device, const Case& c, int threads) 
     auto ref = make_ref_device();
     auto dev = create_device(device);
     auto rs = ref->create_stream({1});
+    // A device the registry listed that cannot be created now (its driver failed to load in
+    // this process) is this test's failure, not a crash of the whole suite.
+    if (!dev) {
+        ADD_FAILURE() << device << ": the registry listed it but it could not be created";
+        const auto out = c(*ref, **rs);
+        return {out, out};
+    }
     auto ds = dev->create_stream({threads});
+    if (!ds) {
+        ADD_FAILURE() << device << ": no stream: " << ds.error_message();
+        const auto out = c(*ref, **rs);
+        return {out, out};
+    }
     SupportedOnly guarded(*dev, **ds);
     Compared r{c(*ref, **rs), c(*dev, guarded)};
     if (!guarded.unsupported.empty()) {
