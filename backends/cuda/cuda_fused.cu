@@ -11,10 +11,14 @@ namespace hearth::backend::cuda {
 namespace {
 
 constexpr int kNormThreads = 1024;
+// Elements a thread holds in registers between the passes (rows up to 8192 wide; wider rows
+// loop in the same order, reading back what they wrote).
+constexpr int kNormPerThread = 8;
 
 // One block per token. Thread i handles elements i, i + 1024, ... in both passes (for the
-// quantization each warp's 32 consecutive elements are one group), so the second pass reads
-// back only what its own thread wrote in the first: no barrier beyond the reduction's.
+// quantization each warp's 32 consecutive elements are one group). A row up to kNormPerThread
+// * 1024 wide is loaded into registers at once, so each thread's loads (and the weights') are
+// in flight together rather than one after another behind the stores of the sum.
 template <bool kAdd, bool kQuant>
 __global__ void __launch_bounds__(kNormThreads)
     k_rms_norm(DevTensor dst, DevTensor a, DevTensor b, DevTensor sum, DevTensor w, float eps,
@@ -23,15 +27,36 @@ __global__ void __launch_bounds__(kNormThreads)
     const int64_t t = blockIdx.x, n = a.ne[0];
     const int tid = int(threadIdx.x);
     const float* x = f32_at(a, t);
+    const float* bx = kAdd ? f32_at(b, b.ne[1] == 1 ? 0 : t) : nullptr;
     float* s = kAdd ? f32_at(sum, t) : nullptr;
+    const float* wr = f32_at(w, 0);
+    const bool in_regs = n <= int64_t(kNormPerThread) * kNormThreads;
+    // The weights are loaded with the row, so their latency hides behind the reduction's.
+    float v[kNormPerThread], wv[kNormPerThread];
     double ss = 0;
-    for (int64_t i = tid; i < n; i += kNormThreads) {
-        float v = x[i];
-        if constexpr (kAdd) {
-            v = v + f32_at(b, b.ne[1] == 1 ? 0 : t)[i];
-            s[i] = v;
+    if (in_regs) {
+#pragma unroll
+        for (int r = 0; r < kNormPerThread; ++r) {
+            const int64_t i = tid + int64_t(r) * kNormThreads;
+            v[r] = i < n ? (kAdd ? x[i] + bx[i] : x[i]) : 0.f;
+            wv[r] = i < n ? wr[i] : 0.f;
         }
-        ss += double(v) * double(v);
+#pragma unroll
+        for (int r = 0; r < kNormPerThread; ++r) {
+            const int64_t i = tid + int64_t(r) * kNormThreads;
+            if (i >= n) break;
+            if constexpr (kAdd) s[i] = v[r];
+            ss += double(v[r]) * double(v[r]);
+        }
+    } else {
+        for (int64_t i = tid; i < n; i += kNormThreads) {
+            float e = x[i];
+            if constexpr (kAdd) {
+                e = e + bx[i];
+                s[i] = e;
+            }
+            ss += double(e) * double(e);
+        }
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
@@ -46,14 +71,23 @@ __global__ void __launch_bounds__(kNormThreads)
     __syncthreads();
     const double scale = part[0];
     const float* src = kAdd ? s : x;
-    const float* wr = f32_at(w, 0);
     float* d = f32_at(dst, t);
     // n is a multiple of 32 on the quantizing path, so a warp is wholly in or out of range.
-    for (int64_t i = tid; i < n; i += kNormThreads) {
-        const float y = float(double(src[i]) * scale * double(wr[i]));
+    auto finish = [&](int64_t i, float e, float we) {
+        const float y = float(double(e) * scale * double(we));
         d[i] = y;
         if constexpr (kQuant)
             quantize_group_q8(y, q + t * n + (i - (tid & 31)), ds + t * (n / 32) + i / 32);
+    };
+    if (in_regs) {
+#pragma unroll
+        for (int r = 0; r < kNormPerThread; ++r) {
+            const int64_t i = tid + int64_t(r) * kNormThreads;
+            if (i >= n) break;
+            finish(i, v[r], wv[r]);
+        }
+    } else {
+        for (int64_t i = tid; i < n; i += kNormThreads) finish(i, src[i], wr[i]);
     }
 }
 

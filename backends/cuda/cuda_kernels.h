@@ -128,6 +128,16 @@ cudaError_t launch_argmax(cudaStream_t s, const DevTensor& dst, const DevTensor&
 cudaError_t launch_kv_append(cudaStream_t s, const DevTensor& cache, const DevTensor& a,
                              const KvArgs& kv, DevError* err, int node,
                              const DevTensor* cache_b = nullptr, const DevTensor* b = nullptr);
+// RoPE of q into q_dst and of k into k_dst, with k_dst's rotated rows also appended to k_cache
+// and v's rows to v_cache (F32 or F16 caches, the same type): the launches of RoPE (Q, K) and
+// KvAppend (K, V) as one. k is [hd, Hkv, T] and its rows are k_cache's rows; v is [n, T].
+// Errors are reported as node's (K's append) and node + 1's (V's).
+struct RopeKvArgs {
+    DevTensor q_dst, q, k_dst, k, k_cache, v, v_cache, positions, freq_factors;
+};
+bool rope_kv_supported(uint32_t cache_type);
+cudaError_t launch_rope_kv(cudaStream_t s, const RopeKvArgs& a, const RopeArgs& r, const KvArgs& kv,
+                           DevError* err, int node);
 // Attention splits the cells of a sequence into chunks for decode (flash-decoding) when few
 // tokens are in the batch; the partial results go to `scratch` (attention_scratch_bytes) and
 // are merged by a second kernel.

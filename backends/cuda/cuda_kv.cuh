@@ -1,12 +1,13 @@
 // The KV cache formats on the device: one element decoded (attention reads cells in place) and
 // one 32-element block quantized on append, exactly as engine/quant's reference does (Q8_0:
 // round half away from zero; Q4_0: the largest magnitude maps to code 0). __host__ __device__,
-// so tests/backends/cuda checks them on the host, bit for bit.
+// so tests/backends/cuda checks them on the host, bit for bit. And where a token's cell is.
 #pragma once
 
 #include <cmath>
 
 #include "cuda_common.cuh"
+#include "cuda_kernels.h"
 
 namespace hearth::backend::cuda {
 
@@ -89,6 +90,23 @@ HD void quantize_kv_block(const float* v, uint8_t* b) {
             b[2 + j] = uint8_t(lo | (hi << 4));
         }
     }
+}
+
+// The sequence of token t in a batch.
+__device__ __forceinline__ int64_t kv_seq(const KvArgs& kv, int64_t t) {
+    return kv.seq_ids.p ? i32_at(kv.seq_ids, t) : 0;
+}
+
+// The cache cell of (sequence s, position p), or -1 when any index is outside the table or
+// the cache.
+__device__ __forceinline__ int64_t kv_cell(const KvArgs& kv, int64_t s, int64_t p,
+                                           int64_t n_cells) {
+    if (s < 0 || s >= kv.block_table.ne[1] || p < 0) return -1;
+    const int64_t blk = p / kv.block_size;
+    if (blk >= kv.block_table.ne[0]) return -1;
+    const int64_t b = reinterpret_cast<const int32_t*>(at(kv.block_table, s))[blk];
+    const int64_t cell = b * kv.block_size + p % kv.block_size;
+    return b < 0 || cell >= n_cells ? -1 : cell;
 }
 
 }  // namespace hearth::backend::cuda

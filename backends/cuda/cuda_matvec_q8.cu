@@ -168,14 +168,20 @@ MatVecConfig mat_vec_q8_config(const DevTensor& w, int64_t n_tokens) {
     MatVecConfig c;
     c.rows_per_warp = 0;  // the per-lane kernel
     if (!lanes_layout_fits(w)) return c;
-    // From hearth-cuda-kernel-bench on an H200 (one token, 15 shapes of the benchmark models):
-    // two rows a warp were fastest for every format but Q8_0 (its two-row kernel took 30.8 us
-    // on 8B's ffn_up against 23.7 with one), by 5-15 %; then 1 warp a row group for 2400
-    // groups or more (enough warps), 2 from 1536, else 4 (splitting the row's blocks instead).
-    // With more tokens the accumulators multiply: one row a warp.
+    // From hearth-cuda-kernel-bench on an H200 (one token, 15 shapes of the benchmark models,
+    // each read from HBM): two rows a warp were fastest for every format but Q8_0 (its two-row
+    // kernel took 30.8 us on 8B's ffn_up against 23.7 with one, from L2), by 5-15 %. Then the
+    // row group is split over enough warps to fill the GPU (1 warp for 2048 groups or more (8B's
+    // attn_q: 7.5 us against 8.1 with 2), 2 from 1536, else 4) and over as many as keep a warp's
+    // share at 8192 elements or less: 8B's ffn_down (14336 wide) took 24.8 us in Q6_K and 18.8 in
+    // Q4_K with 4 warps a row pair, 28.5 and 21.1 with 2 (measured for one token only). With more
+    // tokens the accumulators multiply: one row a warp.
     c.rows_per_warp = w.type == kQ8_0 || n_tokens > 1 ? 1 : 2;
-    const int64_t groups = w.ne[1] / c.rows_per_warp;
-    c.warps_per_row = groups >= 2400 ? 1 : groups >= 1536 ? 2 : 4;
+    const int64_t groups = w.ne[1] / c.rows_per_warp, share = w.ne[0] * c.rows_per_warp;
+    const int64_t enough = n_tokens > 1 ? 2400 : 2048;  // 2400: session 26's, for all
+    const int for_count = groups >= enough ? 1 : groups >= 1536 ? 2 : 4;
+    const int for_share = n_tokens > 1 || share <= 8192 ? 1 : share <= 16384 ? 2 : 4;
+    c.warps_per_row = for_count > for_share ? for_count : for_share;
     return c;
 }
 

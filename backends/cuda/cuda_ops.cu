@@ -4,6 +4,7 @@
 // keep their precision.
 #include "cuda_argmax.cuh"
 #include "cuda_common.cuh"
+#include "cuda_rope.cuh"
 
 namespace hearth::backend::cuda {
 
@@ -39,49 +40,15 @@ __global__ void k_elementwise(Ew op, DevTensor dst, DevTensor a, DevTensor b, fl
     }
 }
 
-// One rotated pair (i, head h, token t) of a, or one dim past n_rot copied (e counts both).
-// In place is fine: each thread reads both of its elements before writing them.
-__device__ __forceinline__ void rope_item(const DevTensor& dst, const DevTensor& a,
-                                          const DevTensor& pos, const DevTensor& ff,
-                                          const RopeArgs& r, int64_t e) {
-    const int64_t d = a.ne[0], H = a.ne[1];
-    const int64_t half = r.n_rot / 2, pass = d - r.n_rot;
-    const int64_t per = half + pass;  // work items per (head, token)
-    const int64_t i = e % per, h = (e / per) % H, t = e / (per * H);
-    const float* x = f32_at(a, h, t);
-    float* y = f32_at(dst, h, t);
-    if (i >= half) {  // pass-through dims
-        const int64_t c = r.n_rot + (i - half);
-        y[c] = x[c];
-        return;
-    }
-    double theta = double(i32_at(pos, t)) * double(r.freq_scale) *
-                   pow(double(r.freq_base), -2.0 * double(i) / double(r.n_rot));
-    if (ff.p) theta /= double(reinterpret_cast<const float*>(ff.p)[i]);
-    double sn, cs;
-    sincos(theta, &sn, &cs);
-    cs *= double(r.attn_factor);
-    sn *= double(r.attn_factor);
-    const int64_t i0 = r.adjacent ? 2 * i : i;
-    const int64_t i1 = r.adjacent ? 2 * i + 1 : i + half;
-    const double x0 = x[i0], x1 = x[i1];
-    y[i0] = float(x0 * cs - x1 * sn);
-    y[i1] = float(x0 * sn + x1 * cs);
-}
-
-int64_t rope_items(const DevTensor& a, const RopeArgs& r) {
-    return (a.ne[0] - r.n_rot / 2) * a.ne[1] * a.ne[2];
-}
-
 // a (items [0, n_a)) and, when n_b > 0, b rotated the same way (items [n_a, n_a + n_b)).
 __global__ void k_rope(DevTensor dst, DevTensor a, DevTensor dst_b, DevTensor b, DevTensor pos,
                        DevTensor ff, RopeArgs r, int64_t n_a, int64_t n_b) {
     for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n_a + n_b;
          e += int64_t(gridDim.x) * blockDim.x) {
         if (e < n_a)
-            rope_item(dst, a, pos, ff, r, e);
+            rope_item(dst, a, pos, ff, r, e, RopeStore{});
         else
-            rope_item(dst_b, b, pos, ff, r, e - n_a);
+            rope_item(dst_b, b, pos, ff, r, e - n_a, RopeStore{});
     }
 }
 

@@ -89,6 +89,8 @@ private:
     bool quantize_for(const Launch& l, const Launch* next) const;
     // Whether `l`, an Add, may be done by `next`, the norm of its sum.
     bool add_into_norm(const Launch& l, const Launch* next) const;
+    // Whether next appends to another cache through the same index as l (one launch for both).
+    bool kv_pair(const Launch& l, const Launch* next) const;
     std::vector<Launch> launches_;
     std::vector<uint64_t> sig_, last_sig_;
     cudaGraphExec_t exec_ = nullptr;
@@ -241,6 +243,15 @@ bool CudaStream::add_into_norm(const Launch& l, const Launch* next) const {
            (l.src[1].ne[1] == 1 || l.src[1].ne[1] == l.dst.ne[1]);
 }
 
+bool CudaStream::kv_pair(const Launch& l, const Launch* next) const {
+    return use_fusion_ && next && next->node->op == Op::KvAppend && next->dst.type == l.dst.type &&
+           next->src[0].ne[1] == l.src[0].ne[1] &&
+           same_tensor(next->kv.positions, l.kv.positions) &&
+           same_tensor(next->kv.block_table, l.kv.block_table) &&
+           same_tensor(next->kv.seq_ids, l.kv.seq_ids) && next->kv.block_size == l.kv.block_size &&
+           disjoint(next->src[0], l.dst);
+}
+
 cudaError_t CudaStream::enqueue() {
     const bool timing = profile_.timing_nodes();
     // The activations the q8 scratch holds: set by a dp4a product or a kernel that quantized
@@ -334,6 +345,19 @@ cudaError_t CudaStream::enqueue() {
                                   same_tensor(next->src[1], l.src[1]) &&
                                   same_tensor(next->src[2], l.src[2]) &&
                                   disjoint(next->src[0], l.dst) && disjoint(next->dst, l.src[0]);
+                // Then the appends of the rotated K and of V (F32/F16 caches): all four in one.
+                const Launch* ka = pair && index + 3 < n_launches ? &launches_[index + 2] : nullptr;
+                const Launch* va = ka ? &launches_[index + 3] : nullptr;
+                if (ka && ka->node->op == Op::KvAppend && kv_pair(*ka, va) &&
+                    rope_kv_supported(ka->dst.type) && rows_of(ka->src[0], next->dst) &&
+                    next->dst.nb[0] == 4 && same_tensor(ka->kv.positions, l.src[1]) &&
+                    disjoint(va->src[0], l.dst) && disjoint(va->src[0], next->dst)) {
+                    const RopeKvArgs a{l.dst,      l.src[0], next->dst, next->src[0], ka->dst,
+                                       va->src[0], va->dst,  l.src[1],  l.src[2]};
+                    e = launch_rope_kv(stream_, a, r, ka->kv, err_dev_, node + 2);
+                    absorbed = 3;
+                    break;
+                }
                 e = launch_rope(stream_, l.dst, l.src[0], l.src[1], l.src[2], r,
                                 pair ? &next->dst : nullptr, pair ? &next->src[0] : nullptr);
                 absorbed = pair ? 1 : 0;
@@ -341,13 +365,7 @@ cudaError_t CudaStream::enqueue() {
             }
             case Op::KvAppend: {
                 // K's append and V's, through the same positions and block table, in one launch.
-                const bool pair =
-                    use_fusion_ && next && next->node->op == Op::KvAppend &&
-                    next->dst.type == l.dst.type && next->src[0].ne[1] == l.src[0].ne[1] &&
-                    same_tensor(next->kv.positions, l.kv.positions) &&
-                    same_tensor(next->kv.block_table, l.kv.block_table) &&
-                    same_tensor(next->kv.seq_ids, l.kv.seq_ids) &&
-                    next->kv.block_size == l.kv.block_size && disjoint(next->src[0], l.dst);
+                const bool pair = kv_pair(l, next);
                 e = launch_kv_append(stream_, l.dst, l.src[0], l.kv, err_dev_, node,
                                      pair ? &next->dst : nullptr, pair ? &next->src[0] : nullptr);
                 absorbed = pair ? 1 : 0;
