@@ -167,7 +167,8 @@ int main() {
                 us, bytes / (us * 1e3));
         }
     }
-    // Prefill: a 512-token batch through the tensor-core kernel and the float one.
+    // Prefill: a 512-token batch through the two-pass tensor-core product, the one-pass one
+    // and the float kernel.
     {
         constexpr int64_t kT = 512;
         void *xb = nullptr, *yb = nullptr;
@@ -180,18 +181,29 @@ int main() {
             if (sh.m > 14336 || std::strncmp(sh.name, "qwen", 4) == 0) continue;
             const DevTensor wt = matrix(w, sh.type, sh.k, sh.m);
             DevTensor xt = matrix(xb, kF32, sh.k, kT), yt = matrix(yb, kF32, sh.m, kT);
-            for (bool tc : {true, false}) {
-                const double us =
-                    time_in_graph(s, 5, [&](int) { launch_mat_mul(s, yt, wt, xt, tc); });
+            const size_t gemm_bytes = gemm_f16_scratch_bytes(wt, kT);
+            void* gemm = nullptr;
+            if (gemm_bytes && cudaMalloc(&gemm, gemm_bytes) != cudaSuccess) gemm = nullptr;
+            for (const char* kind : {"gemm", "mma", "float"}) {
+                const bool two_pass = std::strcmp(kind, "gemm") == 0;
+                if (two_pass && !gemm) continue;
+                const bool tc = std::strcmp(kind, "float") != 0;
+                const double us = time_in_graph(s, 5, [&](int) {
+                    if (two_pass)
+                        launch_gemm_f16(s, yt, wt, xt, gemm, gemm_bytes);
+                    else
+                        launch_mat_mul(s, yt, wt, xt, tc);
+                });
                 const double flops = 2.0 * double(sh.k) * double(sh.m) * double(kT);
                 std::printf(
                     "{\"kernel\": \"mat_mul %s\", \"shape\": \"%s\", \"type\": \"%s\", "
                     "\"k\": %lld, \"m\": %lld, \"tokens\": %lld, \"us\": %.1f, "
                     "\"tflops\": %.1f}\n",
-                    tc ? "mma" : "float", sh.name, type_name(sh.type), static_cast<long long>(sh.k),
+                    kind, sh.name, type_name(sh.type), static_cast<long long>(sh.k),
                     static_cast<long long>(sh.m), static_cast<long long>(kT), us,
                     flops / (us * 1e6));
             }
+            if (gemm) cudaFree(gemm);
         }
         cudaFree(xb);
         cudaFree(yb);

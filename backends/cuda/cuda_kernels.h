@@ -66,6 +66,17 @@ cudaError_t launch_get_rows(cudaStream_t s, const DevTensor& dst, const DevTenso
 // (half-precision operands, float sums); false keeps them on the float kernel.
 cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
                            const DevTensor& x, bool tensor_cores = true);
+// Prefill of block-format weights in two passes (cuda_gemm.cu): the weights decoded to half
+// precision into `scratch` (in chunks of rows), the activations rounded to half there too, then a
+// tiled tensor-core product. The same floats as launch_mat_mul's tensor-core kernel. sm_80 and
+// later; batches of more than kGemmMinTokens tokens.
+constexpr int64_t kGemmMinTokens = 16;
+bool gemm_f16_applies(const DevTensor& w, int64_t n_tokens);
+// 0 where it does not apply. A smaller scratch (down to the activations and 128 rows) works
+// too, in more chunks.
+size_t gemm_f16_scratch_bytes(const DevTensor& w, int64_t n_tokens);
+cudaError_t launch_gemm_f16(cudaStream_t s, const DevTensor& dst, const DevTensor& w,
+                            const DevTensor& x, void* scratch, size_t scratch_bytes);
 // Decode with 8-bit activations and dp4a (cuda_matvec_q8.cu) for Q4_0, Q8_0, Q4_K and Q6_K
 // weights and at most kMaxQ8Tokens tokens; `scratch` holds the quantized activations.
 constexpr int64_t kMaxQ8Tokens = 16;

@@ -17,7 +17,8 @@ namespace {
 
 // HEARTH_CUDA_GRAPHS=0 / HEARTH_CUDA_DP4A=0 / HEARTH_CUDA_FUSE=0 / HEARTH_CUDA_MMA=0 turn graph
 // capture / the dp4a decode kernels / the fused kernels / the tensor-core prefill off (for
-// comparisons on a GPU).
+// comparisons on a GPU); HEARTH_CUDA_GEMM=0 keeps the tensor-core prefill on its one-pass
+// kernel instead of the two-pass one (cuda_gemm.cu).
 bool env_on(const char* name) {
     const char* v = std::getenv(name);
     return !(v && std::strcmp(v, "0") == 0);
@@ -34,6 +35,7 @@ public:
         if (err_host_) cudaFreeHost(err_host_);
         if (scratch_) cudaFree(scratch_);
         if (q8_) cudaFree(q8_);
+        if (gemm_) cudaFree(gemm_);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -50,6 +52,9 @@ public:
         use_dp4a_ = env_on("HEARTH_CUDA_DP4A");
         use_fusion_ = env_on("HEARTH_CUDA_FUSE");
         use_mma_ = env_on("HEARTH_CUDA_MMA");
+        int major = 0;
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_);
+        use_gemm_ = use_mma_ && env_on("HEARTH_CUDA_GEMM") && major >= 8;
         return Status::ok();
     }
 
@@ -78,10 +83,13 @@ private:
     size_t scratch_bytes_ = 0;
     void* q8_ = nullptr;  // decode activations quantized to 8 bits
     size_t q8_bytes_ = 0;
+    void* gemm_ = nullptr;  // prefill operands in half precision (launch_gemm_f16)
+    size_t gemm_bytes_ = 0;
     bool use_graphs_ = true;
     bool use_dp4a_ = true;
     bool use_fusion_ = true;
     bool use_mma_ = true;
+    bool use_gemm_ = true;
     bool q8_path(const Launch& l) const {
         return use_dp4a_ && mat_vec_q8_supported(l.src[0].type) && l.src[1].ne[1] <= kMaxQ8Tokens;
     }
@@ -175,7 +183,7 @@ void sign_bytes(std::vector<uint64_t>& sig, const T& v) {
 Status CudaStream::prepare(const Graph& graph) {
     launches_.clear();
     sig_.clear();
-    size_t scratch = 0, q8 = 0;
+    size_t scratch = 0, q8 = 0, gemm = 0;
     for (const Node& n : graph.nodes()) {
         Launch l{};
         l.node = &n;
@@ -197,6 +205,8 @@ Status CudaStream::prepare(const Graph& graph) {
             scratch = std::max(scratch, attention_scratch_bytes(l.src[0], l.kv));
         if (n.op == Op::MatMul && q8_path(l))
             q8 = std::max(q8, mat_vec_q8_scratch_bytes(l.src[0].ne[0], l.src[1].ne[1]));
+        else if (n.op == Op::MatMul && use_gemm_)
+            gemm = std::max(gemm, gemm_f16_scratch_bytes(l.src[0], l.src[1].ne[1]));
         sig_.push_back(static_cast<uint64_t>(n.op));
         sign(sig_, l.dst);
         for (const auto& t : l.src) sign(sig_, t);
@@ -212,7 +222,11 @@ Status CudaStream::prepare(const Graph& graph) {
         launches_.push_back(l);
     }
     if (Status s = grow(reinterpret_cast<void*&>(scratch_), scratch_bytes_, scratch); !s) return s;
-    return grow(q8_, q8_bytes_, q8);
+    if (Status s = grow(q8_, q8_bytes_, q8); !s) return s;
+    // The half-precision operands are a speed-up, not a need: without the memory for them the
+    // products take the one-pass kernel.
+    if (!grow(gemm_, gemm_bytes_, gemm)) (void)cudaGetLastError();
+    return Status::ok();
 }
 
 Status CudaStream::grow(void*& p, size_t& have, size_t need) {
@@ -292,6 +306,9 @@ cudaError_t CudaStream::enqueue() {
                                                 q8_, !same);
                     absorbed = n_products - 1;
                     quantized = &l.src[1];
+                } else if (use_gemm_ && gemm_f16_applies(l.src[0], l.src[1].ne[1]) &&
+                           gemm_f16_scratch_bytes(l.src[0], l.src[1].ne[1]) <= gemm_bytes_) {
+                    e = launch_gemm_f16(stream_, l.dst, l.src[0], l.src[1], gemm_, gemm_bytes_);
                 } else {
                     e = launch_mat_mul(stream_, l.dst, l.src[0], l.src[1], use_mma_);
                 }

@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
+
+#include "cuda_kernels.h"
 
 #include "cuda_argmax.cuh"
 #include "cuda_kv.cuh"
@@ -309,6 +312,96 @@ TEST(CudaDecodeOnDevice, KvBlocksEqualTheReferenceEncoder) {
             for (int i = 0; i < 32; ++i)
                 ASSERT_EQ((q8 ? ge8 : ge4)[size_t(32 * b + i)], dec[i])
                     << quant::traits(t).name << " block " << b << " element " << i;
+        }
+    }
+}
+
+// The two-pass prefill (weights and activations to half, then the tiled product) against the
+// one-pass tensor-core kernel: the same operands summed in the same order, so the same floats,
+// on shapes with partial row and token tiles and matrices split into row chunks or not.
+TEST(CudaDecodeOnDevice, TwoPassPrefillEqualsTheOnePassKernelBitForBit) {
+    int n_dev = 0;
+    if (const cudaError_t e = cudaGetDeviceCount(&n_dev); e != cudaSuccess || n_dev == 0)
+        GTEST_SKIP() << "no CUDA device (" << cudaGetErrorString(e) << ")";
+    int major = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+    if (major < 8) GTEST_SKIP() << "the two-pass kernel needs sm_80";
+    struct Shape {
+        int64_t k, m, nt;
+    };
+    const std::pair<quant::Type, uint32_t> types[] = {{quant::Type::Q4_0, kQ4_0},
+                                                      {quant::Type::Q8_0, kQ8_0},
+                                                      {quant::Type::Q4_K, kQ4_K},
+                                                      {quant::Type::Q5_K, kQ5_K},
+                                                      {quant::Type::Q6_K, kQ6_K}};
+    std::mt19937 rng(23);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    for (auto [qt, dt] : types) {
+        for (Shape sh : {Shape{256, 200, 17}, Shape{512, 300, 130}, Shape{1024, 129, 257}}) {
+            SCOPED_TRACE(std::string(quant::traits(qt).name) + " k=" + std::to_string(sh.k) +
+                         " m=" + std::to_string(sh.m) + " tokens=" + std::to_string(sh.nt));
+            std::vector<uint8_t> w;
+            for (int64_t r = 0; r < sh.m; ++r) {
+                const auto row = random_row(qt, size_t(sh.k), rng);
+                w.insert(w.end(), row.begin(), row.end());
+            }
+            std::vector<float> x(size_t(sh.k * sh.nt));
+            for (auto& v : x) v = nd(rng);
+            auto tensor = [](void* p, uint32_t type, int64_t k, int64_t m, int64_t row) {
+                DevTensor t;
+                t.p = static_cast<char*>(p);
+                t.type = type;
+                t.ne[0] = k;
+                t.ne[1] = m;
+                t.nb[0] = 1;
+                t.nb[1] = row;
+                t.nb[2] = t.nb[3] = row * m;
+                return t;
+            };
+            void *dw = nullptr, *dx = nullptr, *dy1 = nullptr, *dy2 = nullptr, *scratch = nullptr;
+            const DevTensor probe = tensor(nullptr, dt, sh.k, sh.m, int64_t(w.size()) / sh.m);
+            const size_t scratch_bytes = gemm_f16_scratch_bytes(probe, sh.nt);
+            ASSERT_GT(scratch_bytes, 0u);
+            const size_t ybytes = size_t(sh.m * sh.nt) * 4;
+            ASSERT_EQ(cudaMalloc(&dw, w.size()), cudaSuccess);
+            ASSERT_EQ(cudaMalloc(&dx, x.size() * 4), cudaSuccess);
+            ASSERT_EQ(cudaMalloc(&dy1, ybytes), cudaSuccess);
+            ASSERT_EQ(cudaMalloc(&dy2, ybytes), cudaSuccess);
+            ASSERT_EQ(cudaMalloc(&scratch, scratch_bytes), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(dw, w.data(), w.size(), cudaMemcpyHostToDevice), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(dx, x.data(), x.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+            cudaMemset(dy1, 0xFF, ybytes);  // NaNs where nothing is written
+            const DevTensor wt = tensor(dw, dt, sh.k, sh.m, int64_t(w.size()) / sh.m);
+            const DevTensor xt = tensor(dx, kF32, sh.k, sh.nt, sh.k * 4);
+            EXPECT_EQ(
+                launch_mat_mul(nullptr, tensor(dy1, kF32, sh.m, sh.nt, sh.m * 4), wt, xt, true),
+                cudaSuccess);
+            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+            std::vector<float> y1(size_t(sh.m * sh.nt)), y2(y1.size());
+            ASSERT_EQ(cudaMemcpy(y1.data(), dy1, ybytes, cudaMemcpyDeviceToHost), cudaSuccess);
+            // The whole matrix decoded at once, then in chunks of 128 rows (the least scratch).
+            const size_t x_bytes = (size_t(sh.nt * sh.k) * 2 + 255) / 256 * 256;
+            for (size_t bytes : {scratch_bytes, x_bytes + size_t(128 * sh.k) * 2}) {
+                SCOPED_TRACE("scratch " + std::to_string(bytes));
+                cudaMemset(dy2, 0xFF, ybytes);
+                EXPECT_EQ(launch_gemm_f16(nullptr, tensor(dy2, kF32, sh.m, sh.nt, sh.m * 4), wt, xt,
+                                          scratch, bytes),
+                          cudaSuccess);
+                ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+                ASSERT_EQ(cudaMemcpy(y2.data(), dy2, ybytes, cudaMemcpyDeviceToHost), cudaSuccess);
+                size_t diffs = 0, first = y1.size();
+                for (size_t i = 0; i < y1.size(); ++i) {
+                    if (std::memcmp(&y1[i], &y2[i], 4) != 0) {
+                        if (first == y1.size()) first = i;
+                        ++diffs;
+                    }
+                }
+                EXPECT_EQ(diffs, 0u)
+                    << "first at token " << first / size_t(sh.m) << " row " << first % size_t(sh.m)
+                    << ": " << y2[first] << " (one-pass " << y1[first] << ")";
+                EXPECT_TRUE(std::isfinite(y2[0]) && std::isfinite(y2.back()));
+            }
+            for (void* p : {dw, dx, dy1, dy2, scratch}) cudaFree(p);
         }
     }
 }
