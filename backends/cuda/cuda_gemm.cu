@@ -11,6 +11,7 @@
 
 #include "cuda_common.cuh"
 #include "cuda_kernels.h"
+#include "cuda_mma.cuh"
 
 namespace hearth::backend::cuda {
 
@@ -92,18 +93,6 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem) 
 #endif
 }
 
-// D += A (16 x 16, row-major halves) * B (16 x 8, column-major halves), float accumulators.
-__device__ __forceinline__ void mma_f16(float (&d)[4], const uint32_t (&a)[4],
-                                        const uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
-}
-
 // dst rows r_out + [0, m), tokens [0, nt) = w16 (m x k halves) times x16 (nt x k halves)
 // transposed. A block: 128 rows x 128 tokens, k in stages of 32 (two in flight); 8 warps of
 // 64 rows x 32 tokens (4 x 4 tiles of 16 x 8).
@@ -159,25 +148,16 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
             for (int i = 0; i < 4; ++i)
 #pragma unroll
-                for (int j = 0; j < 4; ++j) mma_f16(acc[i][j], a[i], b[j]);
+                for (int j = 0; j < 4; ++j) mma_16x8x16(acc[i][j], a[i], b[j]);
         }
         __syncthreads();
     }
-    // Fragment (i, j): rows r, r + 8 (c0 c1, c2 c3), tokens t, t + 1.
-    const int g = lane >> 2, tig = lane & 3;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 4; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const int64_t r = r0 + wm * 64 + i * 16 + g;
-            const int64_t t = t0 + wn * 32 + j * 8 + 2 * tig;
-#pragma unroll
-            for (int c = 0; c < 4; ++c) {
-                const int64_t rc = r + (c >= 2 ? 8 : 0), tc = t + (c & 1);
-                if (rc < m && tc < nt) f32_at(dst, tc)[r_out + rc] = acc[i][j][c];
-            }
-        }
-    }
+        for (int j = 0; j < 4; ++j)
+            store_mma_tile(dst, acc[i][j], r0 + wm * 64 + i * 16, t0 + wn * 32 + j * 8, m, nt,
+                           r_out);
 }
 
 unsigned grid_of(int64_t n, int64_t per) {

@@ -3,6 +3,7 @@
 // kernel for the block formats and a 64x64 shared-memory tiled float kernel for F32/F16/BF16.
 // Weights are decoded with deq32 / deq_float (cuda_common.cuh).
 #include "cuda_common.cuh"
+#include "cuda_mma.cuh"
 
 namespace hearth::backend::cuda {
 
@@ -197,30 +198,6 @@ constexpr int kMmaRows = 128, kMmaToks = 64, kMmaK = 64;
 constexpr int kMmaStride =
     kMmaK + 8;  // halves a shared row: 36 words, fragment loads conflict-free
 
-// D += A (16 x 16, row-major halves) * B (16 x 8, column-major halves), float accumulators.
-__device__ __forceinline__ void mma_16x8x16(float (&d)[4], const uint32_t (&a)[4],
-                                            const uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#elif defined(__CUDA_ARCH__)
-    // sm_75: the same product as two k = 8 halves.
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(b[0]));
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[2]), "r"(a[3]), "r"(b[1]));
-#endif
-}
-
 __device__ __forceinline__ uint32_t ld_half2(const __half* p) {
     return *reinterpret_cast<const uint32_t*>(p);
 }
@@ -288,20 +265,11 @@ __global__ void __launch_bounds__(256, 2) k_mat_mat_mma(DevTensor dst, DevTensor
         }
         __syncthreads();
     }
-    // Fragment (i, j): rows r, r + 8 (c0 c1, c2 c3), tokens t, t + 1.
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 2; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const int64_t r = r0 + wm * 32 + i * 16 + g;
-            const int64_t t = t0 + wn * 32 + j * 8 + 2 * tig;
-#pragma unroll
-            for (int c = 0; c < 4; ++c) {
-                const int64_t rc = r + (c >= 2 ? 8 : 0), tc = t + (c & 1);
-                if (rc < m && tc < nt) f32_at(dst, tc)[rc] = acc[i][j][c];
-            }
-        }
-    }
+        for (int j = 0; j < 4; ++j)
+            store_mma_tile(dst, acc[i][j], r0 + wm * 32 + i * 16, t0 + wn * 32 + j * 8, m, nt, 0);
 }
 
 // One warp per output row of one (expert slot j, token t) pair: blockIdx.y = t * kk + j.
