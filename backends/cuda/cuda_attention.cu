@@ -30,21 +30,15 @@ template <uint32_t T>
 __device__ __forceinline__ void kv_append_row(const DevTensor& cache, const DevTensor& a,
                                               const KvArgs& kv, DevError* err, int node,
                                               int64_t t) {
-    const int64_t cell = kv_cell(kv, kv_seq(kv, t), i32_at(kv.positions, t), cache.ne[1]);
-    if (cell < 0) {
+    uint8_t* row = kv_row(cache, kv, t);
+    if (!row) {
         if (threadIdx.x == 0) report(err, node, kErrKvIndex, t);
         return;
     }
     const float* x = f32_at(a, t);
-    auto* row = reinterpret_cast<uint8_t*>(at(cache, cell));
     const int64_t n = cache.ne[0];
     if constexpr (T == kF32 || T == kF16) {
-        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-            if constexpr (T == kF32)
-                reinterpret_cast<float*>(row)[i] = x[i];
-            else
-                reinterpret_cast<__half*>(row)[i] = __float2half_rn(x[i]);
-        }
+        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) store_kv_elem<T>(row, i, x[i]);
     } else {
         for (int64_t g = threadIdx.x; g < n / 32; g += blockDim.x) {
             quantize_kv_block<T>(x + g * 32, row + g * Fmt<T>::bytes);

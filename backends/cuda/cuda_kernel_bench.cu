@@ -47,15 +47,7 @@ const char* type_name(uint32_t type) {
 }
 
 DevTensor matrix(void* p, uint32_t type, int64_t k, int64_t m) {
-    DevTensor t;
-    t.p = static_cast<char*>(p);
-    t.type = type;
-    t.ne[0] = k;
-    t.ne[1] = m;
-    t.nb[0] = 1;
-    t.nb[1] = type == kF32 ? k * 4 : row_bytes(type, k);
-    t.nb[2] = t.nb[3] = t.nb[1] * m;
-    return t;
+    return dev_matrix(p, type, k, m, type == kF32 ? k * 4 : row_bytes(type, k));
 }
 
 // Microseconds per launch of `launch(i)`, i = 0 .. reps - 1, replayed from a graph of them.

@@ -20,6 +20,20 @@ struct DevTensor {
     int64_t nb[4] = {0, 0, 0, 0};
 };
 
+// A dense matrix at p: m rows of k elements of `type`, row_bytes apart (the kernel bench's
+// and the device tests' operands).
+inline DevTensor dev_matrix(void* p, uint32_t type, int64_t k, int64_t m, int64_t row_bytes) {
+    DevTensor t;
+    t.p = static_cast<char*>(p);
+    t.type = type;
+    t.ne[0] = k;
+    t.ne[1] = m;
+    t.nb[0] = 1;
+    t.nb[1] = row_bytes;
+    t.nb[2] = t.nb[3] = row_bytes * m;
+    return t;
+}
+
 // The first device-side error of a step: which node, what kind, the offending value.
 struct DevError {
     int32_t node = -1;

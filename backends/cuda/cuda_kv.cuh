@@ -53,6 +53,16 @@ HD float kv_elem(const uint8_t* row, int64_t i) {
     }
 }
 
+// Element i of an F32 / F16 cache row set to v (F16: rounded to nearest even, as the reference).
+template <uint32_t T>
+HD void store_kv_elem(uint8_t* row, int64_t i, float v) {
+    static_assert(T == kF32 || T == kF16);
+    if constexpr (T == kF32)
+        reinterpret_cast<float*>(row)[i] = v;
+    else
+        reinterpret_cast<__half*>(row)[i] = __float2half_rn(v);
+}
+
 // Quantizes v[0..31] into the block at b (Q8_0: 34 bytes, Q4_0: 18 bytes).
 template <uint32_t T>
 HD void quantize_kv_block(const float* v, uint8_t* b) {
@@ -107,6 +117,13 @@ __device__ __forceinline__ int64_t kv_cell(const KvArgs& kv, int64_t s, int64_t 
     const int64_t b = reinterpret_cast<const int32_t*>(at(kv.block_table, s))[blk];
     const int64_t cell = b * kv.block_size + p % kv.block_size;
     return b < 0 || cell >= n_cells ? -1 : cell;
+}
+
+// The cache row token t writes (its sequence's cell for its position), or nullptr when the
+// block table has no cell for it.
+__device__ __forceinline__ uint8_t* kv_row(const DevTensor& cache, const KvArgs& kv, int64_t t) {
+    const int64_t cell = kv_cell(kv, kv_seq(kv, t), i32_at(kv.positions, t), cache.ne[1]);
+    return cell < 0 ? nullptr : reinterpret_cast<uint8_t*>(at(cache, cell));
 }
 
 }  // namespace hearth::backend::cuda

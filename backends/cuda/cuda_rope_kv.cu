@@ -13,23 +13,13 @@ namespace hearth::backend::cuda {
 
 namespace {
 
-template <uint32_t T>
-__device__ __forceinline__ void store_cell(uint8_t* row, int64_t i, float v) {
-    if constexpr (T == kF32)
-        reinterpret_cast<float*>(row)[i] = v;
-    else
-        reinterpret_cast<__half*>(row)[i] = __float2half_rn(v);
-}
-
-// The cache row of token t, or nullptr (reported) when the block table has no cell for it.
+// The cache row of token t, or nullptr (reported as node's error) when the block table has no
+// cell for it.
 __device__ __forceinline__ uint8_t* cache_row(const DevTensor& cache, const KvArgs& kv,
                                               DevError* err, int node, int64_t t) {
-    const int64_t cell = kv_cell(kv, kv_seq(kv, t), i32_at(kv.positions, t), cache.ne[1]);
-    if (cell < 0) {
-        report(err, node, kErrKvIndex, t);
-        return nullptr;
-    }
-    return reinterpret_cast<uint8_t*>(at(cache, cell));
+    uint8_t* row = kv_row(cache, kv, t);
+    if (!row) report(err, node, kErrKvIndex, t);
+    return row;
 }
 
 // Items [0, n_q): RoPE of q; [n_q, n_q + n_k): RoPE of k, each value also stored in k_cache
@@ -49,13 +39,13 @@ __global__ void k_rope_kv(DevTensor q_dst, DevTensor q, DevTensor k_dst, DevTens
             const int64_t hd = k.ne[0];
             const auto to_cache = [&](int64_t h, int64_t t, int64_t c, float val) {
                 if (uint8_t* row = cache_row(k_cache, kv, err, node, t))
-                    store_cell<T>(row, h * hd + c, val);
+                    store_kv_elem<T>(row, h * hd + c, val);
             };
             rope_item(k_dst, k, pos, ff, r, e - n_q, to_cache);
         } else {
             const int64_t i = (e - n_q - n_k) % v.ne[0], t = (e - n_q - n_k) / v.ne[0];
             if (uint8_t* row = cache_row(v_cache, kv, err, node + 1, t))
-                store_cell<T>(row, i, f32_at(v, t)[i]);
+                store_kv_elem<T>(row, i, f32_at(v, t)[i]);
         }
     }
 }

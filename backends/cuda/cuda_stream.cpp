@@ -306,8 +306,10 @@ cudaError_t CudaStream::enqueue() {
                                                 q8_, !same);
                     absorbed = n_products - 1;
                     quantized = &l.src[1];
-                } else if (use_gemm_ && gemm_f16_applies(l.src[0], l.src[1].ne[1]) &&
-                           gemm_f16_scratch_bytes(l.src[0], l.src[1].ne[1]) <= gemm_bytes_) {
+                } else if (const size_t need =
+                               use_gemm_ ? gemm_f16_scratch_bytes(l.src[0], l.src[1].ne[1]) : 0;
+                           need > 0 &&
+                           need <= gemm_bytes_) {  // 0: the two-pass path does not apply
                     e = launch_gemm_f16(stream_, l.dst, l.src[0], l.src[1], gemm_, gemm_bytes_);
                 } else {
                     e = launch_mat_mul(stream_, l.dst, l.src[0], l.src[1], use_mma_);

@@ -347,19 +347,8 @@ TEST(CudaDecodeOnDevice, TwoPassPrefillEqualsTheOnePassKernelBitForBit) {
             }
             std::vector<float> x(size_t(sh.k * sh.nt));
             for (auto& v : x) v = nd(rng);
-            auto tensor = [](void* p, uint32_t type, int64_t k, int64_t m, int64_t row) {
-                DevTensor t;
-                t.p = static_cast<char*>(p);
-                t.type = type;
-                t.ne[0] = k;
-                t.ne[1] = m;
-                t.nb[0] = 1;
-                t.nb[1] = row;
-                t.nb[2] = t.nb[3] = row * m;
-                return t;
-            };
             void *dw = nullptr, *dx = nullptr, *dy1 = nullptr, *dy2 = nullptr, *scratch = nullptr;
-            const DevTensor probe = tensor(nullptr, dt, sh.k, sh.m, int64_t(w.size()) / sh.m);
+            const DevTensor probe = dev_matrix(nullptr, dt, sh.k, sh.m, int64_t(w.size()) / sh.m);
             const size_t scratch_bytes = gemm_f16_scratch_bytes(probe, sh.nt);
             ASSERT_GT(scratch_bytes, 0u);
             const size_t ybytes = size_t(sh.m * sh.nt) * 4;
@@ -371,10 +360,10 @@ TEST(CudaDecodeOnDevice, TwoPassPrefillEqualsTheOnePassKernelBitForBit) {
             ASSERT_EQ(cudaMemcpy(dw, w.data(), w.size(), cudaMemcpyHostToDevice), cudaSuccess);
             ASSERT_EQ(cudaMemcpy(dx, x.data(), x.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
             cudaMemset(dy1, 0xFF, ybytes);  // NaNs where nothing is written
-            const DevTensor wt = tensor(dw, dt, sh.k, sh.m, int64_t(w.size()) / sh.m);
-            const DevTensor xt = tensor(dx, kF32, sh.k, sh.nt, sh.k * 4);
+            const DevTensor wt = dev_matrix(dw, dt, sh.k, sh.m, int64_t(w.size()) / sh.m);
+            const DevTensor xt = dev_matrix(dx, kF32, sh.k, sh.nt, sh.k * 4);
             EXPECT_EQ(
-                launch_mat_mul(nullptr, tensor(dy1, kF32, sh.m, sh.nt, sh.m * 4), wt, xt, true),
+                launch_mat_mul(nullptr, dev_matrix(dy1, kF32, sh.m, sh.nt, sh.m * 4), wt, xt, true),
                 cudaSuccess);
             ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
             std::vector<float> y1(size_t(sh.m * sh.nt)), y2(y1.size());
@@ -384,8 +373,8 @@ TEST(CudaDecodeOnDevice, TwoPassPrefillEqualsTheOnePassKernelBitForBit) {
             for (size_t bytes : {scratch_bytes, x_bytes + size_t(128 * sh.k) * 2}) {
                 SCOPED_TRACE("scratch " + std::to_string(bytes));
                 cudaMemset(dy2, 0xFF, ybytes);
-                EXPECT_EQ(launch_gemm_f16(nullptr, tensor(dy2, kF32, sh.m, sh.nt, sh.m * 4), wt, xt,
-                                          scratch, bytes),
+                EXPECT_EQ(launch_gemm_f16(nullptr, dev_matrix(dy2, kF32, sh.m, sh.nt, sh.m * 4), wt,
+                                          xt, scratch, bytes),
                           cudaSuccess);
                 ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
                 ASSERT_EQ(cudaMemcpy(y2.data(), dy2, ybytes, cudaMemcpyDeviceToHost), cudaSuccess);
