@@ -29,7 +29,8 @@
 # ones), GPU_CHECK_PROFILE (1, or an extended regex of shape-type: after the benches, those
 # models' decode once more under HEARTH_CUDA_PROFILE=1, 2 and 3: steps and host time, then
 # the GPU time per kernel kind, eager and in a graph, in logs/profile-*.log),
-# GPU_CHECK_MEMCHECK=0 (no compute-sanitizer run), OUT (when set, summary.json and
+# GPU_CHECK_VARIANTS (space-separated VAR=VALUE: the CUDA benches again with each one set, e.g.
+# HEARTH_CUDA_PDL=0), GPU_CHECK_MEMCHECK=0 (no compute-sanitizer run), OUT (when set, summary.json and
 # logs.tar.gz, every log of the run, are written there too: the device tool brings back at
 # most 8 files).
 # Exit status: 0 all passed, 1 a check failed, 2 bad usage, 3 no GPU of the asked kind.
@@ -358,6 +359,33 @@ for backend in "${backends[@]}"; do
     done
 done
 
+# The CUDA benches again with one setting changed each (GPU_CHECK_VARIANTS, e.g.
+# "HEARTH_CUDA_PDL=0 HEARTH_CUDA_GRAPHS=0"): the same run's figures with and without a feature.
+if [[ $want_cuda == 1 ]]; then
+    for variant in ${GPU_CHECK_VARIANTS:-}; do
+        for m in "${bench_models[@]}"; do
+            read -r shape type _ <<<"$m"
+            file=$models/$shape-$type.gguf
+            name=bench-cuda-$shape-$type-$variant
+            echo "+ $variant hearth-cli bench -m $file --backend cuda --gpu-layers all -p 512 -n 128 -r 2 --json --no-floor" >&2
+            [[ $dry == 1 || ! -s $file ]] && continue
+            if (($(date +%s) - t_start > deadline - 60)); then
+                skipped+=("$name")
+                continue
+            fi
+            if env "$variant" "$build/bin/hearth-cli" bench -m "$file" --backend cuda \
+                --gpu-layers all -p 512 -n 128 -r 2 --json --no-floor >"$logs/$name.log" 2>&1; then
+                line=$(grep '^{' "$logs/$name.log" | tail -n 1 || true)
+                [[ -z $line ]] && line='{}' && failed+=("$name-no-json")
+                bench_lines+=("{\"backend\": \"cuda\", \"shape\": \"$shape\", \"type\": \"$type\", \"env\": \"$variant\", \"result\": $line}")
+            else
+                failed+=("$name")
+                tail -n 5 "$logs/$name.log" >&2
+            fi
+        done
+    done
+fi
+
 # The kernels alone (logs/kernel-bench.log): the decode product in each work split, the prefill
 # products; after the model benches, in the time left.
 if [[ $want_cuda == 1 ]]; then
@@ -442,7 +470,7 @@ for b in benches:
 # >= 1500 tok/s on tinyllama Q4_0, prefill >= 10000 tok/s on 8B Q4_K_M.
 def find(shape, wtype):
     return next((b for b in benches if b["backend"] == "cuda" and b["shape"] == shape
-                 and b["type"] == wtype), None)
+                 and b["type"] == wtype and "env" not in b), None)
 goals = {}
 for wtype in ("Q4_K_M", "Q4_0", "Q8_0"):
     b = find("llama3-8b", wtype)

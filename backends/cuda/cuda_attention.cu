@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "cuda_kv.cuh"
+#include "cuda_pdl.cuh"
 #include "cuda_q8dot.cuh"
 
 namespace hearth::backend::cuda {
@@ -51,6 +52,8 @@ __device__ __forceinline__ void kv_append_row(const DevTensor& cache, const DevT
 template <uint32_t T>
 __global__ void k_kv_append(DevTensor cache, DevTensor a, DevTensor cache_b, DevTensor b, KvArgs kv,
                             DevError* err, int node) {
+    pdl_release();
+    pdl_wait();
     if (blockIdx.y == 0)
         kv_append_row<T>(cache, a, kv, err, node, blockIdx.x);
     else
@@ -190,6 +193,8 @@ template <uint32_t T, int D>
 __global__ void __launch_bounds__(32)
     k_attention(DevTensor dst, DevTensor q, DevTensor kc, DevTensor vc, KvArgs kv, AttnShape sh,
                 float* scratch, DevError* err, int node) {
+    pdl_release();
+    pdl_wait();
     constexpr int kAcc = D > 0 ? D : kDimsPerLane;
     const int64_t h = blockIdx.x, t = blockIdx.y, split = blockIdx.z;
     const int lane = threadIdx.x;
@@ -323,6 +328,8 @@ __global__ void __launch_bounds__(32)
 template <bool kQuant>
 __global__ void k_attention_merge(DevTensor dst, KvArgs kv, AttnShape sh, const float* scratch,
                                   int8_t* q, float2* ds) {
+    pdl_release();
+    pdl_wait();
     const int64_t h = blockIdx.x, t = blockIdx.y, hd = sh.hd;
     const KvVisible vis = kv_visible(kv, t);
     const int64_t sp0 = vis.j0 / sh.chunk;
@@ -413,8 +420,8 @@ cudaError_t launch_kv_append(cudaStream_t s, const DevTensor& cache, const DevTe
         // flight at once rather than looped over by a few threads.
         const int64_t items = (T == kF32 || T == kF16) ? cache.ne[0] : cache.ne[0] / 32;
         const unsigned threads = unsigned(std::clamp<int64_t>((items + 31) / 32 * 32, 32, 1024));
-        k_kv_append<T><<<grid, threads, 0, s>>>(cache, a, cache_b ? *cache_b : none, b ? *b : none,
-                                                kv, err, node);
+        launch_pdl(k_kv_append<T>, grid, dim3(threads), s, cache, a, cache_b ? *cache_b : none,
+                   b ? *b : none, kv, err, node);
     });
     return cudaGetLastError();
 }
@@ -441,8 +448,8 @@ cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTens
     dispatch_kv(k_cache.type, [&]<uint32_t T>() {
         const dim3 grid(unsigned(sh.H), unsigned(sh.T), unsigned(sh.n_splits));
         auto attend = [&]<int D>() {
-            k_attention<T, D>
-                <<<grid, 32, 0, s>>>(dst, q, k_cache, v_cache, kv, sh, scratch, err, node);
+            launch_pdl(k_attention<T, D>, grid, dim3(32), s, dst, q, k_cache, v_cache, kv, sh,
+                       scratch, err, node);
         };
         switch (sh.hd) {
             case 32:
@@ -465,9 +472,11 @@ cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTens
         const dim3 mgrid(unsigned(sh.H), unsigned(sh.T));
         if (quant) {
             const Q8Act a = q8_act(q8_scratch, sh.hd * sh.H, sh.T);
-            k_attention_merge<true><<<mgrid, 64, 0, s>>>(dst, kv, sh, scratch, a.q, a.ds);
+            launch_pdl(k_attention_merge<true>, mgrid, dim3(64), s, dst, kv, sh, scratch, a.q,
+                       a.ds);
         } else {
-            k_attention_merge<false><<<mgrid, 64, 0, s>>>(dst, kv, sh, scratch, nullptr, nullptr);
+            launch_pdl(k_attention_merge<false>, mgrid, dim3(64), s, dst, kv, sh, scratch,
+                       static_cast<int8_t*>(nullptr), static_cast<float2*>(nullptr));
         }
     });
     if (quantized) *quantized = quant;

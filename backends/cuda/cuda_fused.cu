@@ -4,6 +4,7 @@
 // A decode step of an 8B model ran 22 kernels a layer, most of them a few microseconds of launch
 // and one pass over a 16 KiB vector: fusing saves the launches and the passes. Each fused result
 // is the same float as the separate kernels compute (same operations, same order).
+#include "cuda_pdl.cuh"
 #include "cuda_q8dot.cuh"
 
 namespace hearth::backend::cuda {
@@ -23,6 +24,8 @@ template <bool kAdd, bool kQuant>
 __global__ void __launch_bounds__(kNormThreads)
     k_rms_norm(DevTensor dst, DevTensor a, DevTensor b, DevTensor sum, DevTensor w, float eps,
                int8_t* q, float2* ds) {
+    pdl_release();
+    pdl_wait();
     __shared__ double part[kNormThreads / 32];
     const int64_t t = blockIdx.x, n = a.ne[0];
     const int tid = int(threadIdx.x);
@@ -94,6 +97,8 @@ __global__ void __launch_bounds__(kNormThreads)
 // One warp per 32-element group of one token: silu(a) * b as k_elementwise computes it.
 __global__ void k_swiglu_q8(DevTensor dst, DevTensor a, DevTensor b, int8_t* q, float2* ds,
                             int64_t groups_per_tok, int64_t total) {
+    pdl_release();
+    pdl_wait();
     const int64_t gi = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
     if (gi >= total) return;
     const int64_t t = gi / groups_per_tok, i = (gi % groups_per_tok) * 32 + (threadIdx.x & 31);
@@ -119,14 +124,9 @@ cudaError_t launch_rms_norm(cudaStream_t s, const DevTensor& dst, const DevTenso
     // Nothing to read back until the whole row is summed: 1024 threads put all of a decode
     // step's loads in flight at once.
     const dim3 grid{unsigned(nt)}, block{unsigned(kNormThreads)};
-    if (add_b && q8_scratch)
-        k_rms_norm<true, true><<<grid, block, 0, s>>>(dst, a, b, sm, w, eps, qa.q, qa.ds);
-    else if (add_b)
-        k_rms_norm<true, false><<<grid, block, 0, s>>>(dst, a, b, sm, w, eps, qa.q, qa.ds);
-    else if (q8_scratch)
-        k_rms_norm<false, true><<<grid, block, 0, s>>>(dst, a, b, sm, w, eps, qa.q, qa.ds);
-    else
-        k_rms_norm<false, false><<<grid, block, 0, s>>>(dst, a, b, sm, w, eps, qa.q, qa.ds);
+    auto* const kernel = add_b ? (q8_scratch ? k_rms_norm<true, true> : k_rms_norm<true, false>)
+                               : (q8_scratch ? k_rms_norm<false, true> : k_rms_norm<false, false>);
+    launch_pdl(kernel, grid, block, s, dst, a, b, sm, w, eps, qa.q, qa.ds);
     return cudaGetLastError();
 }
 
@@ -137,7 +137,8 @@ cudaError_t launch_swiglu_q8(cudaStream_t s, const DevTensor& dst, const DevTens
     if (n % 32 != 0) return cudaErrorInvalidValue;
     const Q8Act qa = q8_act(q8_scratch, n, nt);
     const int64_t groups = nt * (n / 32);
-    k_swiglu_q8<<<unsigned((groups + 7) / 8), 256, 0, s>>>(dst, a, b, qa.q, qa.ds, n / 32, groups);
+    launch_pdl(k_swiglu_q8, dim3(unsigned((groups + 7) / 8)), dim3(256), s, dst, a, b, qa.q, qa.ds,
+               n / 32, groups);
     return cudaGetLastError();
 }
 

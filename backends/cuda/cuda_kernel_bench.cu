@@ -97,7 +97,8 @@ int main() {
         {"tinyllama attn_k", kQ4_0, 2048, 256},     {"tinyllama ffn_up", kQ4_K, 2048, 5632},
         {"qwen2.5-0.5b ffn_up", kQ4_0, 896, 4864},
     };
-    const MatVecConfig configs[] = {{0, 1}, {1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 2}, {2, 4}};
+    const MatVecConfig configs[] = {{0, 1}, {1, 1}, {1, 2}, {1, 4}, {2, 1},
+                                    {2, 2}, {2, 4}, {4, 1}, {4, 2}, {4, 4}};
     size_t max_w = 0;
     int64_t max_k = 0, max_m = 0;
     for (const Shape& sh : shapes) {
@@ -158,6 +159,21 @@ int main() {
                     : "false",
                 us, bytes / (us * 1e3));
         }
+        // The chosen configuration once more launched as a decode step launches it on sm_90+:
+        // with programmatic dependent launch, then also prefetching (cuda_pdl.cuh).
+        if (prop.major >= 9) {
+            for (const LaunchPolicy policy :
+                 {LaunchPolicy{true, false}, LaunchPolicy{true, true}}) {
+                const LaunchPolicyScope scope(policy);
+                const double us = time_in_graph(
+                    s, reps, [&](int i) { launch_mat_vec_q8(s, yt, copy(i), xt, q8, false); });
+                std::printf(
+                    "{\"kernel\": \"mat_vec_q8\", \"shape\": \"%s\", \"type\": \"%s\", "
+                    "\"launch\": \"%s\", \"us\": %.2f, \"gb_s\": %.0f}\n",
+                    sh.name, type_name(sh.type), policy.prefetch ? "pdl+prefetch" : "pdl", us,
+                    bytes / (us * 1e3));
+            }
+        }
     }
     // Prefill: a 512-token batch through the two-pass tensor-core product, the one-pass one
     // and the float kernel.
@@ -205,6 +221,12 @@ int main() {
     const double us =
         time_in_graph(s, 200, [&](int) { launch_elementwise(s, Ew::Add, v, v, v, 1.f); });
     std::printf("{\"kernel\": \"add 4096 (launch floor)\", \"us\": %.2f}\n", us);
+    if (prop.major >= 9) {
+        const LaunchPolicyScope scope(LaunchPolicy{true, false});
+        const double pdl_us =
+            time_in_graph(s, 200, [&](int) { launch_elementwise(s, Ew::Add, v, v, v, 1.f); });
+        std::printf("{\"kernel\": \"add 4096 (launch floor, pdl)\", \"us\": %.2f}\n", pdl_us);
+    }
     if (cudaError_t e = cudaStreamSynchronize(s); e) {
         std::printf("{\"error\": \"%s\"}\n", cudaGetErrorString(e));
         return 1;

@@ -61,6 +61,25 @@ struct KvArgs {
     int32_t window = 0;
 };
 
+// How the launchers of this thread launch (cuda_pdl.cuh): CudaStream sets it for the steps it
+// enqueues (LaunchPolicyScope); everything else (tests, the kernel bench) gets plain launches.
+struct LaunchPolicy {
+    bool pdl = false;       // kernels that follow pdl_wait()'s rule launch with PDL
+    bool prefetch = false;  // dp4a products prefetch their first blocks' rows before waiting
+};
+LaunchPolicy& launch_policy();
+
+class LaunchPolicyScope {
+public:
+    explicit LaunchPolicyScope(LaunchPolicy p) : saved_(launch_policy()) { launch_policy() = p; }
+    ~LaunchPolicyScope() { launch_policy() = saved_; }
+    LaunchPolicyScope(const LaunchPolicyScope&) = delete;
+    LaunchPolicyScope& operator=(const LaunchPolicyScope&) = delete;
+
+private:
+    LaunchPolicy saved_;
+};
+
 // Whether this build carries machine code or PTX the device can run (HEARTH_CUDA_ARCHITECTURES).
 bool kernels_loadable(int device);
 // The architectures this plugin was built for ("90", "75-real;80-real;...").
@@ -97,8 +116,8 @@ constexpr int64_t kMaxQ8Tokens = 16;
 bool mat_vec_q8_supported(uint32_t type);
 size_t mat_vec_q8_scratch_bytes(int64_t k, int64_t n_tokens);
 // How the decode kernel splits the work: rows_per_warp 0 is the per-lane kernel (any row
-// alignment), 1 or 2 the coalesced one with warps_per_row 1, 2 or 4 warps on each row; -1
-// (the default) is mat_vec_q8_config's choice.
+// alignment), 1, 2 or (one token only) 4 the coalesced one with warps_per_row 1, 2 or 4 warps
+// on each row; -1 (the default) is mat_vec_q8_config's choice.
 struct MatVecConfig {
     int rows_per_warp = -1;
     int warps_per_row = 1;

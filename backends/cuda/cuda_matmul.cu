@@ -4,6 +4,7 @@
 // Weights are decoded with deq32 / deq_float (cuda_common.cuh).
 #include "cuda_common.cuh"
 #include "cuda_mma.cuh"
+#include "cuda_pdl.cuh"
 
 namespace hearth::backend::cuda {
 
@@ -15,6 +16,8 @@ constexpr int kTileK = 64;   // elements of k per shared-memory stage
 
 template <uint32_t T>
 __global__ void k_get_rows(DevTensor dst, DevTensor table, DevTensor ids, DevError* err, int node) {
+    pdl_release();
+    pdl_wait();
     const int64_t t = blockIdx.x;
     const int32_t id = i32_at(ids, t);
     if (id < 0 || id >= table.ne[1]) {
@@ -110,6 +113,8 @@ __device__ __forceinline__ void row_dot(const uint8_t* row, int64_t k, const Dev
 template <uint32_t T>
 __global__ void __launch_bounds__(256)
     k_mat_vec(DevTensor dst, DevTensor w, DevTensor x, int64_t t0, int nt) {
+    pdl_release();
+    pdl_wait();
     const int64_t r = int64_t(blockIdx.x) * 8 + threadIdx.x / 32;
     if (r >= w.ne[1]) return;
     float acc[kMaxVecT] = {};
@@ -309,7 +314,8 @@ cudaError_t launch_get_rows(cudaStream_t s, const DevTensor& dst, const DevTenso
                             const DevTensor& ids, DevError* err, int node) {
     if (dst.ne[1] == 0) return cudaSuccess;
     dispatch_weight(table.type, [&]<uint32_t T>() {
-        k_get_rows<T><<<unsigned(dst.ne[1]), 256, 0, s>>>(dst, table, ids, err, node);
+        launch_pdl(k_get_rows<T>, dim3(unsigned(dst.ne[1])), dim3(256), s, dst, table, ids, err,
+                   node);
     });
     return cudaGetLastError();
 }
@@ -322,7 +328,7 @@ cudaError_t launch_mat_mul(cudaStream_t s, const DevTensor& dst, const DevTensor
         if (nt <= 2 * kMaxVecT) {  // decode and short batches: read each weight once per 8
             for (int64_t t0 = 0; t0 < nt; t0 += kMaxVecT) {
                 const int n = int(nt - t0 < kMaxVecT ? nt - t0 : kMaxVecT);
-                k_mat_vec<T><<<blocks(m, 8), 256, 0, s>>>(dst, w, x, t0, n);
+                launch_pdl(k_mat_vec<T>, blocks(m, 8), dim3(256), s, dst, w, x, t0, n);
             }
         } else if (tensor_cores && !is_float_fmt<T>()) {
             const dim3 grid(blocks(m, kMmaRows), blocks(nt, kMmaToks));

@@ -4,6 +4,7 @@
 // does), so each 32-element block of a weight row costs a few dp4a per token. Rows are read
 // coalesced (Q8Lane: consecutive lanes, consecutive bytes) where they are word-aligned, else
 // one block per lane (Q8Dot). The other formats use the float kernels of cuda_matmul.cu.
+#include "cuda_pdl.cuh"
 #include "cuda_q8dot.cuh"
 
 namespace hearth::backend::cuda {
@@ -15,6 +16,8 @@ constexpr int kMaxVecT = 8;
 // One warp per 32-element group of one token.
 __global__ void k_quantize_q8(DevTensor x, int8_t* q, float2* ds, int64_t groups_per_tok,
                               int64_t total) {
+    pdl_release();
+    pdl_wait();
     const int64_t gi = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
     if (gi >= total) return;
     const int64_t t = gi / groups_per_tok, g = gi % groups_per_tok;
@@ -26,6 +29,8 @@ __global__ void k_quantize_q8(DevTensor x, int8_t* q, float2* ds, int64_t groups
 template <uint32_t T>
 __global__ void __launch_bounds__(256) k_mat_vec_q8(DevTensor dst, DevTensor w, const int8_t* q,
                                                     const float2* ds, int64_t t0, int nt) {
+    pdl_release();
+    pdl_wait();
     const int64_t r = int64_t(blockIdx.x) * 8 + threadIdx.x / 32;
     if (r >= w.ne[1]) return;
     const int lane = threadIdx.x & 31;
@@ -55,7 +60,14 @@ struct MatVecJobs {
     DevTensor dst[kMaxJobs], w[kMaxJobs];
     int wpr[kMaxJobs];
     int64_t first[kMaxJobs + 1];  // each job's first block; first[n..] = the grid size
+    int64_t prefetch_blocks;      // blocks below this prefetch their rows before pdl_wait()
 };
+
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+#ifdef __CUDA_ARCH__
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#endif
+}
 
 // The coalesced layout (Q8Lane): 4 warps per block, each warp R rows (sharing the activation
 // loads), `wpr` warps per row group (1, 2 or 4) each taking every wpr-th stretch of
@@ -65,7 +77,7 @@ struct MatVecJobs {
 template <uint32_t T, int R, int kMaxT>
 __device__ __forceinline__ void mat_vec_q8_lanes(const DevTensor& dst, const DevTensor& w,
                                                  const int8_t* q, const float2* ds, int64_t t0,
-                                                 int nt, int wpr, int64_t block) {
+                                                 int nt, int wpr, int64_t block, bool prefetch) {
     using L = Q8Lane<T>;
     constexpr int kPerIter = 32 / L::kLanes;  // blocks a warp covers per step
     __shared__ float part[4][R][kMaxT];
@@ -74,12 +86,22 @@ __device__ __forceinline__ void mat_vec_q8_lanes(const DevTensor& dst, const Dev
     const int slice = warp % wpr;
     const int64_t k = w.ne[0], m = w.ne[1], n_blocks = k / L::kElems, groups = k / 32;
     const int j = lane % L::kLanes;
+    const uint8_t* rows[R];
+#pragma unroll
+    for (int rr = 0; rr < R; ++rr)  // a group's missing last rows repeat its first
+        rows[rr] = reinterpret_cast<const uint8_t*>(at(w, r0 + rr < m ? r0 + rr : r0));
+    if (prefetch && r0 < m) {
+        // The rows stream into L2 while the kernel before still runs: the weights are the one
+        // input no kernel writes.
+        const int64_t row_bytes = n_blocks * L::kBytes, stride = int64_t(wpr) * 32 * 128;
+#pragma unroll
+        for (int rr = 0; rr < R; ++rr)
+            for (int64_t off = (int64_t(slice) * 32 + lane) * 128; off < row_bytes; off += stride)
+                prefetch_l2(rows[rr] + off);
+    }
+    pdl_wait();
     float acc[R][kMaxT] = {};
     if (r0 < m) {
-        const uint8_t* rows[R];
-#pragma unroll
-        for (int rr = 0; rr < R; ++rr)  // a group's missing last rows repeat its first
-            rows[rr] = reinterpret_cast<const uint8_t*>(at(w, r0 + rr < m ? r0 + rr : r0));
 #pragma unroll 4
         for (int64_t bi = int64_t(slice) * kPerIter + lane / L::kLanes; bi < n_blocks;
              bi += int64_t(wpr) * kPerIter) {
@@ -128,20 +150,34 @@ __device__ __forceinline__ void mat_vec_q8_lanes(const DevTensor& dst, const Dev
 template <uint32_t T, int R, int kMaxT>
 __global__ void __launch_bounds__(128)
     k_mat_vec_q8_lanes(MatVecJobs jobs, const int8_t* q, const float2* ds, int64_t t0, int nt) {
+    pdl_release();
     const int64_t b = blockIdx.x;
+    const bool prefetch = b < jobs.prefetch_blocks;
     // Static indices only: a kernel parameter indexed by a variable is copied to local memory.
     if (b < jobs.first[1])
-        mat_vec_q8_lanes<T, R, kMaxT>(jobs.dst[0], jobs.w[0], q, ds, t0, nt, jobs.wpr[0], b);
+        mat_vec_q8_lanes<T, R, kMaxT>(jobs.dst[0], jobs.w[0], q, ds, t0, nt, jobs.wpr[0], b,
+                                      prefetch);
     else if (b < jobs.first[2])
         mat_vec_q8_lanes<T, R, kMaxT>(jobs.dst[1], jobs.w[1], q, ds, t0, nt, jobs.wpr[1],
-                                      b - jobs.first[1]);
+                                      b - jobs.first[1], prefetch);
     else
         mat_vec_q8_lanes<T, R, kMaxT>(jobs.dst[2], jobs.w[2], q, ds, t0, nt, jobs.wpr[2],
-                                      b - jobs.first[2]);
+                                      b - jobs.first[2], prefetch);
 }
 
 // Whether the coalesced kernel can read this matrix: Q4_K's 16-byte loads need 16-byte aligned
 // rows; the others' aligned-word loads need rows of whole words (so the last is never read past).
+// The current device's streaming multiprocessors.
+int multiprocessors() {
+    int device = 0, n = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
 bool lanes_layout_fits(const DevTensor& w) {
     const auto base = reinterpret_cast<uintptr_t>(w.p);
     const int64_t align = w.type == kQ4_K ? 16 : 4;
@@ -204,7 +240,8 @@ cudaError_t launch_mat_vec_q8_batch(cudaStream_t s, std::span<const MatVecProduc
     const bool pick = cfg.rows_per_warp < 0;
     if (pick) cfg = mat_vec_q8_config(w0, nt);
     const int R = cfg.rows_per_warp;
-    if (R != 0 && (R != 1 && R != 2)) return cudaErrorInvalidValue;
+    // Four rows a warp only for one token (its accumulators would not fit with more).
+    if (R != 0 && R != 1 && R != 2 && !(R == 4 && nt == 1)) return cudaErrorInvalidValue;
     MatVecJobs jobs{};
     int64_t grid = 0;
     for (size_t i = 0; i < products.size(); ++i) {
@@ -225,27 +262,32 @@ cudaError_t launch_mat_vec_q8_batch(cudaStream_t s, std::span<const MatVecProduc
     if (R == 0 && products.size() != 1) return cudaErrorInvalidValue;
     const auto [q, ds] = q8_act(scratch, k, nt);
     const int64_t groups = nt * (k / 32);
+    // Only the blocks of the first wave find the kernel before still running.
+    if (launch_policy().prefetch) jobs.prefetch_blocks = int64_t(8) * multiprocessors();
     if (quantize_x)
-        k_quantize_q8<<<unsigned((groups + 7) / 8), 256, 0, s>>>(x, q, ds, k / 32, groups);
+        launch_pdl(k_quantize_q8, dim3(unsigned((groups + 7) / 8)), dim3(256), s, x, q, ds, k / 32,
+                   groups);
     auto launch = [&]<uint32_t T>() {
         for (int64_t t0 = 0; t0 < nt; t0 += kMaxVecT) {
             const int n = int(nt - t0 < kMaxVecT ? nt - t0 : kMaxVecT);
             if (R == 0) {
                 const int64_t m = w0.ne[1];
-                k_mat_vec_q8<T>
-                    <<<unsigned((m + 7) / 8), 256, 0, s>>>(products[0].dst, w0, q, ds, t0, n);
+                launch_pdl(k_mat_vec_q8<T>, dim3(unsigned((m + 7) / 8)), dim3(256), s,
+                           products[0].dst, w0, q, ds, t0, n);
                 continue;
             }
             if (grid == 0) continue;
-            const unsigned g = unsigned(grid);
-            if (R == 1 && n == 1)
-                k_mat_vec_q8_lanes<T, 1, 1><<<g, 128, 0, s>>>(jobs, q, ds, t0, n);
+            const dim3 g{unsigned(grid)}, b{128};
+            if (R == 4)
+                launch_pdl(k_mat_vec_q8_lanes<T, 4, 1>, g, b, s, jobs, q, ds, t0, n);
+            else if (R == 1 && n == 1)
+                launch_pdl(k_mat_vec_q8_lanes<T, 1, 1>, g, b, s, jobs, q, ds, t0, n);
             else if (R == 1)
-                k_mat_vec_q8_lanes<T, 1, kMaxVecT><<<g, 128, 0, s>>>(jobs, q, ds, t0, n);
+                launch_pdl(k_mat_vec_q8_lanes<T, 1, kMaxVecT>, g, b, s, jobs, q, ds, t0, n);
             else if (n == 1)
-                k_mat_vec_q8_lanes<T, 2, 1><<<g, 128, 0, s>>>(jobs, q, ds, t0, n);
+                launch_pdl(k_mat_vec_q8_lanes<T, 2, 1>, g, b, s, jobs, q, ds, t0, n);
             else
-                k_mat_vec_q8_lanes<T, 2, kMaxVecT><<<g, 128, 0, s>>>(jobs, q, ds, t0, n);
+                launch_pdl(k_mat_vec_q8_lanes<T, 2, kMaxVecT>, g, b, s, jobs, q, ds, t0, n);
         }
     };
     switch (w0.type) {

@@ -4,6 +4,7 @@
 // keep their precision.
 #include "cuda_argmax.cuh"
 #include "cuda_common.cuh"
+#include "cuda_pdl.cuh"
 #include "cuda_rope.cuh"
 
 namespace hearth::backend::cuda {
@@ -11,6 +12,8 @@ namespace hearth::backend::cuda {
 namespace {
 
 __global__ void k_elementwise(Ew op, DevTensor dst, DevTensor a, DevTensor b, float alpha) {
+    pdl_release();
+    pdl_wait();
     const int64_t n = dst.ne[0], total = dst.ne[0] * dst.ne[1];
     for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
          e += int64_t(gridDim.x) * blockDim.x) {
@@ -43,6 +46,8 @@ __global__ void k_elementwise(Ew op, DevTensor dst, DevTensor a, DevTensor b, fl
 // a (items [0, n_a)) and, when n_b > 0, b rotated the same way (items [n_a, n_a + n_b)).
 __global__ void k_rope(DevTensor dst, DevTensor a, DevTensor dst_b, DevTensor b, DevTensor pos,
                        DevTensor ff, RopeArgs r, int64_t n_a, int64_t n_b) {
+    pdl_release();
+    pdl_wait();
     for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n_a + n_b;
          e += int64_t(gridDim.x) * blockDim.x) {
         if (e < n_a)
@@ -104,6 +109,8 @@ __global__ void k_moe_combine(DevTensor dst, DevTensor a, DevTensor w) {
 // One block per column: each thread scans a strided share, then a tree in shared memory (the
 // order is total, so the tree's shape does not change the result).
 __global__ void k_argmax(DevTensor dst, DevTensor a) {
+    pdl_release();
+    pdl_wait();
     __shared__ uint32_t sv[kArgMaxThreads], si[kArgMaxThreads];
     const int64_t t = blockIdx.x;
     const int tid = int(threadIdx.x);
@@ -134,7 +141,7 @@ cudaError_t launch_elementwise(cudaStream_t s, Ew op, const DevTensor& dst, cons
                                const DevTensor& b, float alpha) {
     const int64_t total = dst.ne[0] * dst.ne[1];
     if (total == 0) return cudaSuccess;
-    k_elementwise<<<grid_for(total, 256), 256, 0, s>>>(op, dst, a, b, alpha);
+    launch_pdl(k_elementwise, dim3(grid_for(total, 256)), dim3(256), s, op, dst, a, b, alpha);
     return cudaGetLastError();
 }
 
@@ -145,8 +152,8 @@ cudaError_t launch_rope(cudaStream_t s, const DevTensor& dst, const DevTensor& a
     const int64_t n_a = rope_items(a, r), n_b = b ? rope_items(*b, r) : 0;
     if (n_a + n_b == 0) return cudaSuccess;
     const DevTensor none{};
-    k_rope<<<grid_for(n_a + n_b, 256), 256, 0, s>>>(dst, a, dst_b ? *dst_b : none, b ? *b : none,
-                                                    positions, freq_factors, r, n_a, n_b);
+    launch_pdl(k_rope, dim3(grid_for(n_a + n_b, 256)), dim3(256), s, dst, a, dst_b ? *dst_b : none,
+               b ? *b : none, positions, freq_factors, r, n_a, n_b);
     return cudaGetLastError();
 }
 
@@ -167,13 +174,18 @@ cudaError_t launch_moe_combine(cudaStream_t s, const DevTensor& dst, const DevTe
 
 cudaError_t launch_argmax(cudaStream_t s, const DevTensor& dst, const DevTensor& a) {
     if (a.ne[1] == 0) return cudaSuccess;
-    k_argmax<<<unsigned(a.ne[1]), kArgMaxThreads, 0, s>>>(dst, a);
+    launch_pdl(k_argmax, dim3(unsigned(a.ne[1])), dim3(kArgMaxThreads), s, dst, a);
     return cudaGetLastError();
 }
 
 }  // namespace hearth::backend::cuda
 
 namespace hearth::backend::cuda {
+
+LaunchPolicy& launch_policy() {
+    thread_local LaunchPolicy policy;
+    return policy;
+}
 
 bool kernels_loadable(int device) {
     if (cudaSetDevice(device) != cudaSuccess) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cuda_kv.cuh"
+#include "cuda_pdl.cuh"
 #include "cuda_rope.cuh"
 
 namespace hearth::backend::cuda {
@@ -30,6 +31,8 @@ __global__ void k_rope_kv(DevTensor q_dst, DevTensor q, DevTensor k_dst, DevTens
                           DevTensor k_cache, DevTensor v, DevTensor v_cache, DevTensor pos,
                           DevTensor ff, RopeArgs r, KvArgs kv, DevError* err, int node, int64_t n_q,
                           int64_t n_k) {
+    pdl_release();
+    pdl_wait();
     const int64_t n_v = v.ne[0] * v.ne[1];
     for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n_q + n_k + n_v;
          e += int64_t(gridDim.x) * blockDim.x) {
@@ -64,14 +67,9 @@ cudaError_t launch_rope_kv(cudaStream_t s, const RopeKvArgs& a, const RopeArgs& 
     const int64_t total = n_q + n_k + a.v.ne[0] * a.v.ne[1];
     if (total == 0) return cudaSuccess;
     const int64_t blocks = std::min<int64_t>((total + 255) / 256, 65536);
-    if (a.k_cache.type == kF32)
-        k_rope_kv<kF32><<<unsigned(blocks), 256, 0, s>>>(a.q_dst, a.q, a.k_dst, a.k, a.k_cache, a.v,
-                                                         a.v_cache, a.positions, a.freq_factors, r,
-                                                         kv, err, node, n_q, n_k);
-    else
-        k_rope_kv<kF16><<<unsigned(blocks), 256, 0, s>>>(a.q_dst, a.q, a.k_dst, a.k, a.k_cache, a.v,
-                                                         a.v_cache, a.positions, a.freq_factors, r,
-                                                         kv, err, node, n_q, n_k);
+    launch_pdl(a.k_cache.type == kF32 ? k_rope_kv<kF32> : k_rope_kv<kF16>, dim3(unsigned(blocks)),
+               dim3(256), s, a.q_dst, a.q, a.k_dst, a.k, a.k_cache, a.v, a.v_cache, a.positions,
+               a.freq_factors, r, kv, err, node, n_q, n_k);
     return cudaGetLastError();
 }
 

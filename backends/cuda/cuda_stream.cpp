@@ -18,7 +18,9 @@ namespace {
 // HEARTH_CUDA_GRAPHS=0 / HEARTH_CUDA_DP4A=0 / HEARTH_CUDA_FUSE=0 / HEARTH_CUDA_MMA=0 turn graph
 // capture / the dp4a decode kernels / the fused kernels / the tensor-core prefill off (for
 // comparisons on a GPU); HEARTH_CUDA_GEMM=0 keeps the tensor-core prefill on its one-pass
-// kernel instead of the two-pass one (cuda_gemm.cu).
+// kernel instead of the two-pass one (cuda_gemm.cu); HEARTH_CUDA_PDL=0 launches every kernel
+// after the one before has ended, HEARTH_CUDA_PREFETCH=0 keeps PDL but without the weight
+// prefetch (cuda_pdl.cuh).
 bool env_on(const char* name) {
     const char* v = std::getenv(name);
     return !(v && std::strcmp(v, "0") == 0);
@@ -55,6 +57,8 @@ public:
         int major = 0;
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_);
         use_gemm_ = use_mma_ && env_on("HEARTH_CUDA_GEMM") && major >= 8;
+        policy_.pdl = env_on("HEARTH_CUDA_PDL") && major >= 9;
+        policy_.prefetch = policy_.pdl && env_on("HEARTH_CUDA_PREFETCH");
         return Status::ok();
     }
 
@@ -90,6 +94,7 @@ private:
     bool use_fusion_ = true;
     bool use_mma_ = true;
     bool use_gemm_ = true;
+    LaunchPolicy policy_;  // programmatic dependent launch on sm_90+ (cuda_pdl.cuh)
     bool q8_path(const Launch& l) const {
         return use_dp4a_ && mat_vec_q8_supported(l.src[0].type) && l.src[1].ne[1] <= kMaxQ8Tokens;
     }
@@ -267,6 +272,7 @@ bool CudaStream::kv_pair(const Launch& l, const Launch* next) const {
 }
 
 cudaError_t CudaStream::enqueue() {
+    const LaunchPolicyScope policy(policy_);
     const bool timing = profile_.timing_nodes();
     // The activations the q8 scratch holds: set by a dp4a product or a kernel that quantized
     // its output for one, kept only while the next node is a dp4a product of the same tensor.
