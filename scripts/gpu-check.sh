@@ -26,7 +26,8 @@
 # (only the smaller models; for a first try), GPU_CHECK_ONLY (an extended regex: only the
 # models whose shape-type matches, e.g. 'tinyllama-1.1b-Q4_0|llama3-8b-Q4_0'),
 # GPU_CHECK_VULKAN_ONLY (the same for the Vulkan benches alone, which run after the CUDA
-# ones), GPU_CHECK_PROFILE (1, or an extended regex of shape-type: after the benches, those
+# ones), GPU_CHECK_VULKAN_PARITY=0 (not the Vulkan op-parity ctest entries, minutes long; or a
+# gtest filter: those cases alone), GPU_CHECK_PROFILE (1, or an extended regex of shape-type: after the benches, those
 # models' decode once more under HEARTH_CUDA_PROFILE=1, 2 and 3: steps and host time, then
 # the GPU time per kernel kind, eager and in a graph, in logs/profile-*.log),
 # GPU_CHECK_VARIANTS (space-separated VAR=VALUE: the CUDA benches again with each one set, e.g.
@@ -313,7 +314,11 @@ fi
 if [[ $want_vulkan == 1 ]]; then
     # A test that hangs on a driver is a failure with its log, not the end of the run (the
     # device tool's limit would take every log with it).
-    check ctest_vulkan ctest --test-dir "$build" -L vulkan -V --timeout 90
+    # The op-parity entries run every op under the validation layer (183 s for the first on
+    # the H200, their TIMEOUT property outranking --timeout): the others here, those after the
+    # benchmarks in the time left.
+    vk_parity='backends_vulkan_(op_parity|split|splitk)_test'
+    check ctest_vulkan ctest --test-dir "$build" -L vulkan -E "$vk_parity" -V --timeout 90
     count_skips ctest_vulkan
 fi
 
@@ -417,6 +422,30 @@ if [[ $profile != 0 && $want_cuda == 1 ]]; then
                 >>"$logs/profile-$shape-$type.log" 2>&1 || failed+=("profile-$shape-$type")
         done
     done
+fi
+
+# The Vulkan op-parity entries (GPU_CHECK_VULKAN_PARITY=0: not at all; a gtest filter: only
+# those cases of the suite, on the Vulkan device), before memcheck.
+if [[ $want_vulkan == 1 ]]; then
+    left=$((deadline - ($(date +%s) - t_start) - 10))
+    vk_sel=${GPU_CHECK_VULKAN_PARITY:-1}
+    if [[ $vk_sel == 0 ]] || [[ $dry == 0 && $left -lt 60 ]]; then
+        skipped+=("ctest_vulkan_parity")
+    elif [[ $vk_sel != 1 ]]; then
+        check parity_vulkan env HEARTH_TEST_DEVICES=vulkan HEARTH_VULKAN_VALIDATION=1 \
+            timeout "$left" "$parity" --gtest_brief=0 --gtest_filter="$vk_sel"
+        count_skips parity_vulkan
+        # As the ctest entries' FAIL_REGULAR_EXPRESSION: a validation message fails the run.
+        if [[ $dry == 0 ]] && grep -qE '\[vulkan validation\]|Validation (Error|Warning)' \
+            "$logs/parity_vulkan.log"; then
+            failed+=("parity_vulkan-validation")
+        fi
+    else
+        [[ $left -lt 60 ]] && left=60
+        check ctest_vulkan_parity timeout "$left" ctest --test-dir "$build" -L vulkan \
+            -R "$vk_parity" -V
+        count_skips ctest_vulkan_parity
+    fi
 fi
 
 # compute-sanitizer last, in the time that is left (it runs the kernels 10-100x slower).

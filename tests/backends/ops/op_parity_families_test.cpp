@@ -4,6 +4,8 @@
 // weight format, decode and grouped prefill) and the weighted sum.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 
@@ -28,12 +30,12 @@ std::vector<float> run(Stream& s, const Graph& g, const Tensor& out) {
 
 TEST_P(OpParityFamilies, GeGluScaleSoftCap) {
     for (auto [n, T] : {std::pair<int64_t, int64_t>{1, 1}, {7, 3}, {4097, 5}}) {
+        std::mt19937 rng(3);
+        const auto af = random_floats(rng, size_t(n * T), 4.f);
+        const auto bf = random_floats(rng, size_t(n * T));
         for (int op = 0; op < 3; ++op) {
             SCOPED_TRACE("op " + std::to_string(op) + " n=" + std::to_string(n));
             Case c = [&](Device& d, Stream& s) {
-                std::mt19937 rng(3);
-                const auto af = random_floats(rng, size_t(n * T), 4.f);
-                const auto bf = random_floats(rng, size_t(n * T));
                 auto a = upload(d, DType::F32, {n, T}, af.data());
                 auto b = upload(d, DType::F32, {n, T}, bf.data());
                 auto y = upload(d, DType::F32, {n, T}, nullptr);
@@ -44,7 +46,22 @@ TEST_P(OpParityFamilies, GeGluScaleSoftCap) {
                 return run(s, g, y.t);
             };
             const auto r = run_both(GetParam(), c, 2);
-            EXPECT_LT(max_rel(r.dev, r.ref), 1e-6);
+            // GeGLU's 1 + tanh cancels for negative inputs, and soft-cap's tanh(z) written with
+            // exp on a GPU cancels near 0: a small output carries the absolute error of a float
+            // tanh (an ulp of 1) scaled by a * b or by the cap. So the error is measured against
+            // that scale, not against the output (the one element of n = 1 was 5e-6 off relative
+            // to itself on NVIDIA's Vulkan driver, an H200).
+            double scale = op == 2 ? 5.0 : 0.0;
+            for (size_t i = 0; op == 0 && i < af.size(); ++i)
+                scale = std::max(scale, std::fabs(double(af[i]) * bf[i]));
+            if (op == 1) {
+                EXPECT_LT(max_rel(r.dev, r.ref), 1e-6);
+            } else {
+                double worst = 0;
+                for (size_t i = 0; i < r.dev.size(); ++i)
+                    worst = std::max(worst, std::fabs(double(r.dev[i]) - r.ref[i]));
+                EXPECT_LT(worst / scale, 1e-6) << worst_at(r.dev, r.ref);
+            }
             if (op == 2) {  // capped: every value strictly inside (-5, 5)
                 for (float v : r.dev) EXPECT_LT(std::fabs(v), 5.f);
             }
