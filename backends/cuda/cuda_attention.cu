@@ -178,8 +178,11 @@ __device__ __forceinline__ void load_row_part(const uint8_t* row, int64_t i0, fl
 
 // Cells whose V rows are loaded before any is summed: the loads of a batch then wait on memory
 // together instead of one after another (attention with its merge went from 21.9 to 15.9 us a
-// layer of an 8B model on an H200, profile level 3, with this and the lanes' contiguous dims).
-constexpr int kVBatch = 8;
+// layer of an 8B model on an H200, profile level 3, with 8 cells and the lanes' contiguous
+// dims). As many cells as keep a lane's batch at 32 floats (64 for 256-wide heads): a whole
+// 32-cell tile at once for 32-wide heads, half a tile for 64-wide ones (tinyllama's).
+template <int D>
+constexpr int kVBatch = D > 0 && 32 / D > 8 ? 32 / D : 8;
 
 // One warp: head h, token t, cells [split * chunk, (split + 1) * chunk) of the token's visible
 // range, 32 cells at a time: each lane scores one cell, the tile's softmax weights are shared
@@ -266,10 +269,11 @@ __global__ void __launch_bounds__(32)
         for (int u = 0; u < kAcc; ++u) acc[u] *= corr;
         const int n_cells = int(min(int64_t(32), end - j));
         if constexpr (D > 0) {
-            for (int k0 = 0; k0 < n_cells; k0 += kVBatch) {
-                float pk[kVBatch], vv[kVBatch][D];
+            constexpr int kB = kVBatch<D>;
+            for (int k0 = 0; k0 < n_cells; k0 += kB) {
+                float pk[kB], vv[kB][D];
 #pragma unroll
-                for (int r = 0; r < kVBatch; ++r) {
+                for (int r = 0; r < kB; ++r) {
                     const int k = (k0 + r) & 31;
                     pk[r] = __shfl_sync(0xffffffffu, p, k);
                     const long long ck = __shfl_sync(0xffffffffu, static_cast<long long>(cell), k);
@@ -278,7 +282,7 @@ __global__ void __launch_bounds__(32)
                                             off + lane * D, vv[r]);
                 }
 #pragma unroll
-                for (int r = 0; r < kVBatch; ++r) {
+                for (int r = 0; r < kB; ++r) {
                     if (k0 + r >= n_cells) break;
 #pragma unroll
                     for (int u = 0; u < D; ++u) acc[u] += pk[r] * vv[r][u];

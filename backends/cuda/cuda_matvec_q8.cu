@@ -262,8 +262,13 @@ cudaError_t launch_mat_vec_q8_batch(cudaStream_t s, std::span<const MatVecProduc
     if (R == 0 && products.size() != 1) return cudaErrorInvalidValue;
     const auto [q, ds] = q8_act(scratch, k, nt);
     const int64_t groups = nt * (k / 32);
-    // Only the blocks of the first wave find the kernel before still running.
-    if (launch_policy().prefetch) jobs.prefetch_blocks = int64_t(8) * multiprocessors();
+    // Only for a grid about one wave deep: its blocks find the kernel before still running.
+    // Deeper grids lost by it on an H200 (hearth-cuda-kernel-bench, one token, pdl against
+    // pdl+prefetch: 8B's ffn_up Q4_K 14.9 / 15.6 us, ffn_down Q6_K 22.7 / 23.2) where the
+    // shallow ones gained (attn_q Q4_K 7.8 / 7.0, attn_k 3.9 / 3.4, tinyllama's ffn_down
+    // Q4_0 4.5 / 4.1).
+    if (launch_policy().prefetch && grid <= int64_t(8) * multiprocessors())
+        jobs.prefetch_blocks = grid;
     if (quantize_x)
         launch_pdl(k_quantize_q8, dim3(unsigned((groups + 7) / 8)), dim3(256), s, x, q, ds, k / 32,
                    groups);
