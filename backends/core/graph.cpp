@@ -1,11 +1,17 @@
 #include "hearth/backend/graph.h"
 
+#include <atomic>
 #include <cmath>
 #include <string>
 
 #include "hearth/backend/buffer.h"
 
 namespace hearth::backend {
+
+uint64_t Graph::next_revision() {
+    static std::atomic<uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 const char* op_name(Op op) {
     switch (op) {
@@ -44,7 +50,7 @@ const char* op_name(Op op) {
 }
 
 void Graph::get_rows(const Tensor& dst, const Tensor& table, const Tensor& ids, const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::GetRows;
     n.dst = dst;
     n.src[0] = table;
@@ -53,7 +59,7 @@ void Graph::get_rows(const Tensor& dst, const Tensor& table, const Tensor& ids, 
 }
 
 void Graph::mat_mul(const Tensor& dst, const Tensor& w, const Tensor& x, const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::MatMul;
     n.dst = dst;
     n.src[0] = w;
@@ -62,7 +68,7 @@ void Graph::mat_mul(const Tensor& dst, const Tensor& w, const Tensor& x, const c
 }
 
 void Graph::add(const Tensor& dst, const Tensor& a, const Tensor& b, const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::Add;
     n.dst = dst;
     n.src[0] = a;
@@ -72,7 +78,7 @@ void Graph::add(const Tensor& dst, const Tensor& a, const Tensor& b, const char*
 
 void Graph::rms_norm(const Tensor& dst, const Tensor& a, const Tensor& w, float eps,
                      const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::RmsNorm;
     n.dst = dst;
     n.src[0] = a;
@@ -83,7 +89,7 @@ void Graph::rms_norm(const Tensor& dst, const Tensor& a, const Tensor& w, float 
 
 void Graph::rope(const Tensor& dst, const Tensor& a, const Tensor& positions,
                  const Tensor& freq_factors, const RopeParams& p, const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::Rope;
     n.dst = dst;
     n.src[0] = a;
@@ -95,7 +101,7 @@ void Graph::rope(const Tensor& dst, const Tensor& a, const Tensor& positions,
 
 void Graph::kv_append(const Tensor& cache, const Tensor& a, const KvIndex& kv, int32_t block_size,
                       const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::KvAppend;
     n.dst = cache;
     n.src[0] = a;
@@ -107,7 +113,7 @@ void Graph::kv_append(const Tensor& cache, const Tensor& a, const KvIndex& kv, i
 void Graph::attention(const Tensor& dst, const Tensor& q, const Tensor& k_cache,
                       const Tensor& v_cache, const KvIndex& kv, const KvParams& p,
                       const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::Attention;
     n.dst = dst;
     n.src[0] = q;
@@ -119,7 +125,7 @@ void Graph::attention(const Tensor& dst, const Tensor& q, const Tensor& k_cache,
 }
 
 void Graph::swiglu(const Tensor& dst, const Tensor& a, const Tensor& b, const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::SwiGlu;
     n.dst = dst;
     n.src[0] = a;
@@ -133,7 +139,7 @@ void Graph::geglu(const Tensor& dst, const Tensor& a, const Tensor& b, const cha
 }
 
 void Graph::scale(const Tensor& dst, const Tensor& a, float alpha, const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::Scale;
     n.dst = dst;
     n.src[0] = a;
@@ -148,7 +154,7 @@ void Graph::softcap(const Tensor& dst, const Tensor& a, float cap, const char* l
 
 void Graph::moe_route(const Tensor& weights, const Tensor& ids, const Tensor& logits, int32_t k,
                       bool renorm, const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::MoeRoute;
     n.dst = weights;
     n.aux = ids;
@@ -160,7 +166,7 @@ void Graph::moe_route(const Tensor& weights, const Tensor& ids, const Tensor& lo
 
 void Graph::moe_mat_mul(const Tensor& dst, const Tensor& w, const Tensor& x, const Tensor& ids,
                         const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::MoeMatMul;
     n.dst = dst;
     n.src[0] = w;
@@ -170,7 +176,7 @@ void Graph::moe_mat_mul(const Tensor& dst, const Tensor& w, const Tensor& x, con
 }
 
 void Graph::moe_combine(const Tensor& dst, const Tensor& a, const Tensor& w, const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::MoeCombine;
     n.dst = dst;
     n.src[0] = a;
@@ -179,7 +185,7 @@ void Graph::moe_combine(const Tensor& dst, const Tensor& a, const Tensor& w, con
 }
 
 void Graph::argmax(const Tensor& dst, const Tensor& a, const char* label) {
-    Node& n = nodes_.emplace_back();
+    Node& n = new_node();
     n.op = Op::ArgMax;
     n.dst = dst;
     n.src[0] = a;

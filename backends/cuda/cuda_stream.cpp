@@ -107,6 +107,9 @@ private:
     std::vector<Launch> launches_;
     std::vector<uint64_t> sig_, last_sig_;
     cudaGraphExec_t exec_ = nullptr;
+    // The graph exec_ was captured from and its revision then, while exec_ holds.
+    const Graph* replay_graph_ = nullptr;
+    uint64_t replay_revision_ = 0;
     StreamProfile profile_{StreamProfile::level_from_env()};
 };
 
@@ -243,6 +246,7 @@ Status CudaStream::grow(void*& p, size_t& have, size_t need) {
     have = 0;
     if (exec_) cudaGraphExecDestroy(exec_);
     exec_ = nullptr;
+    replay_graph_ = nullptr;
     last_sig_.clear();
     if (cudaError_t e = cudaMalloc(&p, need); e)
         return Status::error("cuda scratch: " + cuda_error_text(e));
@@ -448,11 +452,25 @@ cudaError_t CudaStream::capture(cudaGraphExec_t& exec) {
 }
 
 Status CudaStream::compute(const Graph& graph) {
-    if (Status s = validate_graph(graph); !s) return s;
-    if (graph.nodes().empty()) return Status::ok();
-    cudaSetDevice(device_);
     using Phase = StreamProfile::Phase;
     using Kind = StreamProfile::Kind;
+    cudaSetDevice(device_);
+    // The graph this stream captured, not changed since (Graph::revision): replayed without
+    // validating, resolving and signing its nodes again (a tenth of a millisecond of host time
+    // a step for tinyllama's 250 nodes, with the GPU idle).
+    if (exec_ && &graph == replay_graph_ && graph.revision() == replay_revision_) {
+        auto t0 = StreamProfile::Clock::now();
+        cudaError_t e = cudaMemsetAsync(err_dev_, 0, sizeof(DevError), stream_);
+        if (e == cudaSuccess) e = cudaGraphLaunch(exec_, stream_);
+        if (profile_.on()) {
+            profile_.count(Kind::Replay);
+            profile_.add_host(Phase::Launch, t0);
+        }
+        return finish(graph, e);
+    }
+    replay_graph_ = nullptr;
+    if (Status s = validate_graph(graph); !s) return s;
+    if (graph.nodes().empty()) return Status::ok();
     auto t0 = StreamProfile::Clock::now();
     if (Status s = prepare(graph); !s) return s;
     if (profile_.on()) profile_.add_host(Phase::Prepare, t0);
@@ -475,6 +493,7 @@ Status CudaStream::compute(const Graph& graph) {
     if (!repeat) {
         if (exec_) cudaGraphExecDestroy(exec_);
         exec_ = nullptr;
+        replay_graph_ = nullptr;
         last_sig_ = sig_;
         if (profile_.on()) profile_.count(Kind::Eager);
         e = enqueue();
@@ -488,6 +507,7 @@ Status CudaStream::compute(const Graph& graph) {
             // Capture is an optimisation: run this step eagerly and stop capturing.
             (void)cudaGetLastError();
             exec_ = nullptr;
+            replay_graph_ = nullptr;
             use_graphs_ = false;
             return finish(graph, enqueue());
         }
@@ -495,6 +515,8 @@ Status CudaStream::compute(const Graph& graph) {
     } else if (profile_.on()) {
         profile_.count(Kind::Replay);
     }
+    replay_graph_ = &graph;
+    replay_revision_ = graph.revision();
     e = cudaGraphLaunch(exec_, stream_);
     if (profile_.on()) profile_.add_host(Phase::Launch, t0);
     return finish(graph, e);
@@ -514,6 +536,7 @@ Status CudaStream::finish(const Graph& graph, cudaError_t e) {
         (void)cudaGetLastError();
         if (exec_) cudaGraphExecDestroy(exec_);
         exec_ = nullptr;
+        replay_graph_ = nullptr;
         last_sig_.clear();
         return Status::error("cuda: " + cuda_error_text(e));
     }

@@ -61,6 +61,7 @@ Status Forward::ensure_logits_rows(int64_t rows) {
     if (!buf) return buf.status();
     L.logits_buf = std::move(buf.value());
     L.logits_rows = rows;
+    ++buffers_epoch_;
     L.logits = Tensor::dense(L.logits_buf.get(), 0, DType::F32, {p_.n_vocab, rows});
     return Status::ok();
 }
@@ -126,11 +127,38 @@ Result<std::unique_ptr<Forward>> Forward::create(backend::Device& device, const 
     return f;
 }
 
+namespace {
+
+bool same_tensor(const Tensor& a, const Tensor& b) {
+    return a.buffer == b.buffer && a.offset == b.offset && a.type == b.type &&
+           std::equal(std::begin(a.ne), std::end(a.ne), std::begin(b.ne)) &&
+           std::equal(std::begin(a.nb), std::end(a.nb), std::begin(b.nb));
+}
+
+bool same_tensors(std::span<const Tensor> a, std::span<const Tensor> b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), same_tensor);
+}
+
+}  // namespace
+
+bool Forward::recorded_as(const Segment& seg, int64_t T, const KvView& kv, Out out) const {
+    const Segment::Recorded& r = seg.recorded;
+    return r.n_tokens == T && r.out == static_cast<int>(out) && r.block_size == kv.block_size &&
+           r.epoch == buffers_epoch_ && same_tensors(r.k, kv.k) && same_tensors(r.v, kv.v);
+}
+
 void Forward::record(Segment& seg, int64_t T, const KvView& kv, Out out) {
     const ModelConfig& p = p_;
     const Lane& lane = lanes_[seg.lane];
     backend::Graph& g = seg.graph;
     g.clear();
+    Segment::Recorded& r = seg.recorded;
+    r.n_tokens = T;
+    r.out = static_cast<int>(out);
+    r.block_size = kv.block_size;
+    r.epoch = buffers_epoch_;
+    r.k.assign(kv.k.begin(), kv.k.end());
+    r.v.assign(kv.v.begin(), kv.v.end());
     Tensor ids = lane.ids;
     ids.ne[0] = T;
     Tensor pos = lane.pos;
@@ -265,7 +293,7 @@ Status Forward::run_chunk(std::span<const int32_t> tokens, const KvView& kv, int
         Segment& seg = segments_[i];
         // The hidden state of the batch moves to the next device.
         if (Status s = move_hidden(i, T); !s) return s;
-        record(seg, T, kv, mode);
+        if (!recorded_as(seg, T, kv, mode)) record(seg, T, kv, mode);
         if (seg.graph.nodes().empty()) continue;
         if (Status s = lanes_[seg.lane].stream->compute(seg.graph); !s) return s;
     }

@@ -130,6 +130,16 @@ private:
         bool embed = false, output = false;
         int64_t first = 0, end = 0;
         backend::Graph graph;
+        // What `graph` was recorded for by record() (tokens, head mode, KV tensors, the lanes'
+        // buffers): an unchanged step keeps the graph as it is, so its revision holds and a
+        // stream replays what it prepared before. n_tokens -1: recorded by another path.
+        struct Recorded {
+            int64_t n_tokens = -1;
+            int out = -1;
+            int32_t block_size = 0;
+            uint64_t epoch = 0;
+            std::vector<backend::Tensor> k, v;
+        } recorded;
     };
 
     // What the output head of a single-sequence step produces (None: no head, a chunk whose
@@ -151,6 +161,8 @@ private:
                      float* logits_out, int32_t* token_out);
     Status check_step(std::span<const int32_t> tokens, const KvView& kv) const;
     void record(Segment& seg, int64_t n_tokens, const KvView& kv, Out out);
+    // Whether seg.graph is already what record(seg, T, kv, out) would make.
+    bool recorded_as(const Segment& seg, int64_t T, const KvView& kv, Out out) const;
     // The embedding (if asked) and layers [first, end) for T tokens on one lane.
     void record_layers(backend::Graph& g, const Lane& lane, int64_t T, const backend::Tensor& ids,
                        const backend::KvIndex& kvi, std::span<const backend::Tensor> k,
@@ -162,6 +174,9 @@ private:
 
     const ModelConfig& p_;
     const ModelWeights& w_;
+    // Bumped whenever a lane's buffers change (the logits growing): recordings before it are
+    // stale.
+    uint64_t buffers_epoch_ = 0;
     std::vector<Lane> lanes_;  // [0]: the main device; [1]: the accelerator, when it runs layers
     std::vector<Segment> segments_;
     size_t output_lane_ = 0;

@@ -114,6 +114,7 @@ Result<BatchOutput> Forward::step_batch(std::span<const BatchSeq> seqs, std::spa
         btab.ne[1] = static_cast<int64_t>(seqs.size());
         backend::Graph& g = seg.graph;
         g.clear();
+        seg.recorded.n_tokens = -1;
         record_layers(g, lane, T, bids, backend::KvIndex{bpos, btab, bseq}, kc, vc, block_size,
                       seg.embed, seg.first, seg.end);
         if (seg.output && n_out > 0) {

@@ -279,5 +279,73 @@ TEST(Forward, CommitsTheCacheAheadOfTheCellsAStepWrites) {
 }
 #endif
 
+// The CPU device, with streams that note the revision of every graph they are given.
+class RevisionsDevice final : public backend::Device {
+public:
+    std::vector<uint64_t> revisions;
+
+    std::string name() const override { return "revisions"; }
+    std::string description() const override { return "the cpu, noting graph revisions"; }
+    backend::MemoryInfo memory() const override { return cpu_->memory(); }
+    bool supports(const backend::Node& n) const override { return cpu_->supports(n); }
+    Result<std::unique_ptr<backend::Buffer>> allocate(size_t b) override {
+        return cpu_->allocate(b);
+    }
+    Result<std::unique_ptr<backend::Buffer>> import_host(std::span<const std::byte> b) override {
+        return cpu_->import_host(b);
+    }
+    Result<std::unique_ptr<backend::Stream>> create_stream(
+        const backend::StreamOptions& o) override {
+        auto inner = cpu_->create_stream(o);
+        if (!inner) return inner.status();
+        return std::unique_ptr<backend::Stream>(new Noting(std::move(inner.value()), revisions));
+    }
+
+private:
+    class Noting final : public backend::Stream {
+    public:
+        Noting(std::unique_ptr<backend::Stream> s, std::vector<uint64_t>& out)
+            : inner_(std::move(s)), out_(out) {}
+        Status compute(const backend::Graph& g) override {
+            out_.push_back(g.revision());
+            return inner_->compute(g);
+        }
+
+    private:
+        std::unique_ptr<backend::Stream> inner_;
+        std::vector<uint64_t>& out_;
+    };
+    std::unique_ptr<backend::Device> cpu_ = backend::make_cpu_device();
+};
+
+// A step like the one before (tokens, head, cache, buffers) hands the stream the same graph at
+// the same revision, which a GPU stream replays without preparing it again; any change of
+// those records it anew, and the logits are the same as a fresh forward pass's either way.
+TEST(Forward, AnUnchangedStepKeepsItsGraphRevision) {
+    const auto m = make_synthetic(Arch::Llama, quant::Type::F32, 2);
+    auto owned = std::make_unique<RevisionsDevice>();
+    RevisionsDevice& dev = *owned;
+    Runner r(m, DType::F32, 64, 16, 2, std::move(owned));
+    Runner fresh(m, DType::F32);
+    const std::vector<int32_t> steps[] = {{1}, {17}, {299}, {42, 5}, {128}, {250}};
+    const bool all_logits[] = {false, false, false, false, true, false};
+    for (size_t i = 0; i < std::size(steps); ++i) {
+        auto a = r.fw->step(steps[i], *r.kv, all_logits[i]);
+        auto b = fresh.fw->step(steps[i], *fresh.kv, all_logits[i]);
+        ASSERT_TRUE(a.is_ok() && b.is_ok());
+        ASSERT_EQ(a->size(), b->size());
+        EXPECT_TRUE(std::equal(a->begin(), a->end(), b->begin())) << "step " << i;
+    }
+    ASSERT_EQ(dev.revisions.size(), std::size(steps));
+    const auto& v = dev.revisions;
+    EXPECT_NE(v[0], 0u);
+    EXPECT_EQ(v[1], v[0]);  // one token, last logits: unchanged
+    EXPECT_EQ(v[2], v[0]);
+    EXPECT_NE(v[3], v[2]);  // two tokens
+    EXPECT_NE(v[4], v[3]);  // every row's logits
+    EXPECT_NE(v[5], v[4]);  // back to the last row's
+    EXPECT_NE(v[5], v[0]);  // recorded anew: a revision is never reused
+}
+
 }  // namespace
 }  // namespace hearth::runtime::test

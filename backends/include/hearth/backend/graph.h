@@ -91,8 +91,15 @@ class Graph {
 public:
     // Forgets the nodes but keeps their storage: recording a step does not allocate once the
     // graph has reached its size.
-    void clear() { nodes_.clear(); }
+    void clear() {
+        nodes_.clear();
+        revision_ = next_revision();
+    }
     const std::vector<Node>& nodes() const { return nodes_; }
+    // Changes with every change of the nodes, to a value no graph of this process had before:
+    // a stream that has prepared this graph at this revision may run it again as it is (the
+    // data in its tensors' buffers may differ, the nodes do not).
+    uint64_t revision() const { return revision_; }
 
     void get_rows(const Tensor& dst, const Tensor& table, const Tensor& ids, const char* label);
     void mat_mul(const Tensor& dst, const Tensor& w, const Tensor& x, const char* label);
@@ -118,7 +125,14 @@ public:
     void argmax(const Tensor& dst, const Tensor& a, const char* label);
 
 private:
+    static uint64_t next_revision();
+    Node& new_node() {
+        revision_ = next_revision();
+        return nodes_.emplace_back();
+    }
+
     std::vector<Node> nodes_;
+    uint64_t revision_ = next_revision();
 };
 
 // Checks shapes and types of a node (not the contents of index tensors, which backends check
