@@ -3,9 +3,10 @@
 // cells), 32 cells at a time: each lane scores one cell, and an online softmax over the tiles
 // keeps a running max, sum and output (each lane holding its share of the head's dims). Prefill
 // uses one chunk per query; decode (few tokens) splits a sequence's cells into chunks run in
-// parallel whose partial results a second kernel merges (flash-decoding). Quantized cells are
-// decoded in registers, never expanded; over a Q8_0 / Q4_0 K (heads of whole blocks) the scores are
-// integer products with the query rounded as on every backend (engine/quant/attn_query.h).
+// parallel whose partial results the last of them to finish merges (flash-decoding). Quantized
+// cells are decoded in registers, never expanded; over a Q8_0 / Q4_0 K (heads of whole blocks)
+// the scores are integer products with the query rounded as on every backend
+// (engine/quant/attn_query.h).
 #include <algorithm>
 #include <cfloat>
 #include <type_traits>
@@ -72,6 +73,51 @@ __device__ __forceinline__ KvVisible kv_visible(const KvArgs& kv, int64_t t) {
 struct AttnShape {
     int64_t hd, H, T, group, n_splits, chunk;
 };
+
+// The splits of a token that hold visible cells: [begin, end).
+struct SplitRange {
+    int64_t begin, end;
+};
+__device__ __forceinline__ SplitRange split_range(const KvVisible& vis, const AttnShape& sh) {
+    const int64_t end = vis.n_kv > 0 ? min(sh.n_splits, (vis.n_kv + sh.chunk - 1) / sh.chunk) : 0;
+    return {vis.j0 / sh.chunk, end};
+}
+
+// Merges the splits of (head h, token t), [r.begin, r.end) (those that overlap the token's
+// visible cells), with one warp; the parts are read past L1 (other blocks wrote them).
+// q8: the output is also quantized for the dp4a product that reads it (q8, q8_ds: its 8-bit
+// activations, the heads' outputs as one row of H * hd per token; hd a multiple of 32, so each
+// pass's 32 consecutive dims are one group).
+__device__ __noinline__ void merge_splits(const DevTensor& dst, const AttnShape& sh,
+                                          const float* scratch, int64_t h, int64_t t, SplitRange r,
+                                          int8_t* q8, float2* q8_ds) {
+    const int lane = int(threadIdx.x) & 31;
+    const int64_t hd = sh.hd;
+    auto part_of = [&](int64_t sp) { return scratch + ((sp * sh.T + t) * sh.H + h) * (hd + 2); };
+    float m = -INFINITY;
+    for (int64_t sp = r.begin; sp < r.end; ++sp) {
+        const float* part = part_of(sp);
+        if (__ldcg(part + 1) > 0.f) m = fmaxf(m, __ldcg(part));
+    }
+    float* y = f32_at(dst, h, t);
+    for (int64_t i = lane; i < hd; i += 32) {
+        float l = 0.f, o = 0.f;
+        for (int64_t sp = r.begin; sp < r.end; ++sp) {
+            const float* part = part_of(sp);
+            const float pl = __ldcg(part + 1);
+            if (!(pl > 0.f)) continue;
+            const float w = expf(__ldcg(part) - m);
+            l += pl * w;
+            o += __ldcg(part + 2 + i) * w;
+        }
+        const float v = l > 0.f ? o / l : 0.f;
+        y[i] = v;
+        if (q8) {
+            const int64_t e = (t * sh.H + h) * hd + i;  // in the token-major row of H * hd
+            quantize_group_q8(v, q8 + (e - lane), q8_ds + e / 32);
+        }
+    }
+}
 
 __device__ __forceinline__ int warp_sum_int(int v) {
 #pragma unroll
@@ -195,7 +241,8 @@ constexpr int kVBatch = D > 0 && 32 / D > 8 ? 32 / D : 8;
 template <uint32_t T, int D>
 __global__ void __launch_bounds__(32)
     k_attention(DevTensor dst, DevTensor q, DevTensor kc, DevTensor vc, KvArgs kv, AttnShape sh,
-                float* scratch, DevError* err, int node) {
+                float* scratch, unsigned* arrived, DevError* err, int node, int8_t* q8,
+                float2* q8_ds) {
     pdl_release();
     pdl_wait();
     constexpr int kAcc = D > 0 ? D : kDimsPerLane;
@@ -242,6 +289,7 @@ __global__ void __launch_bounds__(32)
     __syncwarp();
 
     float m = -INFINITY, l = 0.f;
+    bool failed = false;
     for (int64_t j = begin; j < end; j += 32) {
         const int64_t c = j + lane;
         float sc = -INFINITY;
@@ -259,7 +307,9 @@ __global__ void __launch_bounds__(32)
         }
         if (__any_sync(0xffffffffu, bad)) {
             if (lane == 0) report(err, node, kErrKvIndex, t);
-            return;
+            // The step fails; the split still arrives (empty) so that the count stays right.
+            failed = true;
+            break;
         }
         const float m_new = fmaxf(m, warp_max(sc));
         const float corr = expf(m - m_new);  // 0 on the first tile (m = -inf)
@@ -303,6 +353,7 @@ __global__ void __launch_bounds__(32)
         m = m_new;
     }
     if (sh.n_splits == 1) {
+        if (failed) return;
         float* y = f32_at(dst, h, t);
         const float inv = l > 0.f ? 1.f / l : 0.f;
 #pragma unroll
@@ -315,51 +366,26 @@ __global__ void __launch_bounds__(32)
     float* part = scratch + ((split * sh.T + t) * sh.H + h) * (hd + 2);
     if (lane == 0) {
         part[0] = m;
-        part[1] = l;
+        part[1] = failed ? 0.f : l;  // an empty split: the merge skips it
     }
 #pragma unroll
     for (int u = 0; u < kAcc; ++u) {
         const int64_t i = dim(u);
         if (i < hd) part[2 + i] = acc[u];
     }
-}
-
-// Merges the splits of (head h, token t): those k_attention wrote, the ones that overlap the
-// token's visible cells.
-// kQuant: the output is also quantized for the dp4a product that reads it (q, ds: its 8-bit
-// activations, the heads' outputs as one row of H * hd per token; hd a multiple of 32, so each
-// warp's 32 consecutive dims are one group).
-template <bool kQuant>
-__global__ void k_attention_merge(DevTensor dst, KvArgs kv, AttnShape sh, const float* scratch,
-                                  int8_t* q, float2* ds) {
-    pdl_release();
-    pdl_wait();
-    const int64_t h = blockIdx.x, t = blockIdx.y, hd = sh.hd;
-    const KvVisible vis = kv_visible(kv, t);
-    const int64_t sp0 = vis.j0 / sh.chunk;
-    const int64_t sp1 = vis.n_kv > 0 ? min(sh.n_splits, (vis.n_kv + sh.chunk - 1) / sh.chunk) : 0;
-    float m = -INFINITY;
-    for (int64_t sp = sp0; sp < sp1; ++sp) {
-        const float* part = scratch + ((sp * sh.T + t) * sh.H + h) * (hd + 2);
-        if (part[1] > 0.f) m = fmaxf(m, part[0]);
-    }
-    float* y = f32_at(dst, h, t);
-    for (int64_t i = threadIdx.x; i < hd; i += blockDim.x) {
-        float l = 0.f, o = 0.f;
-        for (int64_t sp = sp0; sp < sp1; ++sp) {
-            const float* part = scratch + ((sp * sh.T + t) * sh.H + h) * (hd + 2);
-            if (!(part[1] > 0.f)) continue;
-            const float w = expf(part[0] - m);
-            l += part[1] * w;
-            o += part[2 + i] * w;
-        }
-        const float v = l > 0.f ? o / l : 0.f;
-        y[i] = v;
-        if constexpr (kQuant) {
-            const int64_t e = (t * sh.H + h) * hd + i;  // in the token-major row of H * hd
-            quantize_group_q8(v, q + (e - (threadIdx.x & 31)), ds + e / 32);
-        }
-    }
+    // The last of the token's splits to arrive merges them all, so no second kernel (and its
+    // launch, a few microseconds a layer of a decode step) is needed. Its part and every other
+    // split's are visible to it once the count says they all arrived (each fenced its writes
+    // before counting). It sets the count back to 0 for the next layer's attention.
+    const SplitRange r = split_range(vis, sh);
+    __threadfence();
+    __syncwarp();  // every lane's writes fenced before lane 0 counts them
+    unsigned last = 0;
+    if (lane == 0) last = atomicAdd(arrived + t * sh.H + h, 1u) + 1u == unsigned(r.end - r.begin);
+    if (!__shfl_sync(0xffffffffu, last, 0)) return;
+    __threadfence();
+    merge_splits(dst, sh, scratch, h, t, r, q8, q8_ds);
+    if (lane == 0) arrived[t * sh.H + h] = 0u;
 }
 
 AttnShape shape_of(const DevTensor& q, const DevTensor& k_cache, const KvArgs& kv) {
@@ -438,22 +464,30 @@ size_t attention_scratch_bytes(const DevTensor& q, const KvArgs& kv) {
     return size_t(sh.n_splits * sh.T * sh.H * (sh.hd + 2)) * sizeof(float);
 }
 
+size_t attention_count_words(const DevTensor& q, const KvArgs& kv) {
+    DevTensor kc;
+    kc.ne[0] = q.ne[0];
+    const AttnShape sh = shape_of(q, kc, kv);
+    return sh.n_splits == 1 ? 0 : size_t(sh.T * sh.H);
+}
+
 cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTensor& q,
                              const DevTensor& k_cache, const DevTensor& v_cache, const KvArgs& kv,
-                             float* scratch, DevError* err, int node, void* q8_scratch,
-                             bool* quantized) {
+                             float* scratch, unsigned* counts, DevError* err, int node,
+                             void* q8_scratch, bool* quantized) {
     if (quantized) *quantized = false;
     const AttnShape sh = shape_of(q, k_cache, kv);
     if (sh.T == 0 || sh.H == 0) return cudaSuccess;
-    // The merge can quantize the output when it runs and the output is one contiguous row of
-    // H * hd floats per token.
+    // The merging split can quantize the output when there are splits and the output is one
+    // contiguous row of H * hd floats per token.
     const bool quant = q8_scratch && sh.n_splits > 1 && sh.hd % 32 == 0 && dst.nb[1] == sh.hd * 4 &&
                        dst.nb[2] == sh.hd * sh.H * 4;
+    const Q8Act qa = quant ? q8_act(q8_scratch, sh.hd * sh.H, sh.T) : Q8Act{nullptr, nullptr};
     dispatch_kv(k_cache.type, [&]<uint32_t T>() {
         const dim3 grid(unsigned(sh.H), unsigned(sh.T), unsigned(sh.n_splits));
         auto attend = [&]<int D>() {
             launch_pdl(k_attention<T, D>, grid, dim3(32), s, dst, q, k_cache, v_cache, kv, sh,
-                       scratch, err, node);
+                       scratch, counts, err, node, qa.q, qa.ds);
         };
         switch (sh.hd) {
             case 32:
@@ -471,16 +505,6 @@ cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTens
             default:
                 attend.template operator()<0>();
                 break;
-        }
-        if (sh.n_splits == 1) return;
-        const dim3 mgrid(unsigned(sh.H), unsigned(sh.T));
-        if (quant) {
-            const Q8Act a = q8_act(q8_scratch, sh.hd * sh.H, sh.T);
-            launch_pdl(k_attention_merge<true>, mgrid, dim3(64), s, dst, kv, sh, scratch, a.q,
-                       a.ds);
-        } else {
-            launch_pdl(k_attention_merge<false>, mgrid, dim3(64), s, dst, kv, sh, scratch,
-                       static_cast<int8_t*>(nullptr), static_cast<float2*>(nullptr));
         }
     });
     if (quantized) *quantized = quant;

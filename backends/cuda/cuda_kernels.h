@@ -183,14 +183,17 @@ bool rope_kv_supported(uint32_t cache_type);
 cudaError_t launch_rope_kv(cudaStream_t s, const RopeKvArgs& a, const RopeArgs& r, const KvArgs& kv,
                            DevError* err, int node);
 // Attention splits the cells of a sequence into chunks for decode (flash-decoding) when few
-// tokens are in the batch; the partial results go to `scratch` (attention_scratch_bytes) and
-// are merged by a second kernel.
+// tokens are in the batch; the partial results go to `scratch` (attention_scratch_bytes), and
+// the last split of each (token, head) to finish, as counted in `counts`
+// (attention_count_words, zero before the first launch: each launch leaves them so), merges
+// them.
 size_t attention_scratch_bytes(const DevTensor& q, const KvArgs& kv);
-// With q8_scratch: when the merge runs, it also quantizes the output (as one row of H * hd per
-// token) for the dp4a product that reads it, and *quantized says whether it did.
+size_t attention_count_words(const DevTensor& q, const KvArgs& kv);
+// With q8_scratch: when there are splits, the merge also quantizes the output (as one row of
+// H * hd per token) for the dp4a product that reads it, and *quantized says whether it did.
 cudaError_t launch_attention(cudaStream_t s, const DevTensor& dst, const DevTensor& q,
                              const DevTensor& k_cache, const DevTensor& v_cache, const KvArgs& kv,
-                             float* scratch, DevError* err, int node, void* q8_scratch = nullptr,
-                             bool* quantized = nullptr);
+                             float* scratch, unsigned* counts, DevError* err, int node,
+                             void* q8_scratch = nullptr, bool* quantized = nullptr);
 
 }  // namespace hearth::backend::cuda

@@ -36,6 +36,7 @@ public:
         if (err_dev_) cudaFree(err_dev_);
         if (err_host_) cudaFreeHost(err_host_);
         if (scratch_) cudaFree(scratch_);
+        if (counts_) cudaFree(counts_);
         if (q8_) cudaFree(q8_);
         if (gemm_) cudaFree(gemm_);
         if (stream_) cudaStreamDestroy(stream_);
@@ -85,6 +86,8 @@ private:
     DevError* err_host_ = nullptr;
     float* scratch_ = nullptr;
     size_t scratch_bytes_ = 0;
+    unsigned* counts_ = nullptr;  // the attention's split counts (launch_attention)
+    size_t counts_bytes_ = 0;
     void* q8_ = nullptr;  // decode activations quantized to 8 bits
     size_t q8_bytes_ = 0;
     void* gemm_ = nullptr;  // prefill operands in half precision (launch_gemm_f16)
@@ -191,7 +194,7 @@ void sign_bytes(std::vector<uint64_t>& sig, const T& v) {
 Status CudaStream::prepare(const Graph& graph) {
     launches_.clear();
     sig_.clear();
-    size_t scratch = 0, q8 = 0, gemm = 0;
+    size_t scratch = 0, counts = 0, q8 = 0, gemm = 0;
     for (const Node& n : graph.nodes()) {
         Launch l{};
         l.node = &n;
@@ -209,8 +212,10 @@ Status CudaStream::prepare(const Graph& graph) {
         }
         if (!s)
             return Status::error(std::string(op_name(n.op)) + " '" + n.label + "': " + s.message());
-        if (n.op == Op::Attention)
+        if (n.op == Op::Attention) {
             scratch = std::max(scratch, attention_scratch_bytes(l.src[0], l.kv));
+            counts = std::max(counts, attention_count_words(l.src[0], l.kv) * sizeof(unsigned));
+        }
         if (n.op == Op::MatMul && q8_path(l))
             q8 = std::max(q8, mat_vec_q8_scratch_bytes(l.src[0].ne[0], l.src[1].ne[1]));
         else if (n.op == Op::MatMul && use_gemm_)
@@ -230,6 +235,7 @@ Status CudaStream::prepare(const Graph& graph) {
         launches_.push_back(l);
     }
     if (Status s = grow(reinterpret_cast<void*&>(scratch_), scratch_bytes_, scratch); !s) return s;
+    if (Status s = grow(reinterpret_cast<void*&>(counts_), counts_bytes_, counts); !s) return s;
     if (Status s = grow(q8_, q8_bytes_, q8); !s) return s;
     // The half-precision operands are a speed-up, not a need: without the memory for them the
     // products take the one-pass kernel.
@@ -249,6 +255,9 @@ Status CudaStream::grow(void*& p, size_t& have, size_t need) {
     replay_graph_ = nullptr;
     last_sig_.clear();
     if (cudaError_t e = cudaMalloc(&p, need); e)
+        return Status::error("cuda scratch: " + cuda_error_text(e));
+    // Zeroed: the attention's split counts start at 0 (and every launch leaves them so).
+    if (cudaError_t e = cudaMemset(p, 0, need); e)
         return Status::error("cuda scratch: " + cuda_error_text(e));
     have = need;
     return Status::ok();
@@ -406,7 +415,7 @@ cudaError_t CudaStream::enqueue() {
                                       q8_path(*next) && rows_of(next->src[1], l.dst);
                 bool done = false;
                 e = launch_attention(stream_, l.dst, l.src[0], l.src[1], l.src[2], l.kv, scratch_,
-                                     err_dev_, node, for_next ? q8_ : nullptr, &done);
+                                     counts_, err_dev_, node, for_next ? q8_ : nullptr, &done);
                 if (done) quantized = &next->src[1];
                 break;
             }
