@@ -23,9 +23,8 @@ constexpr int kNormPerThread = 8;
 template <bool kAdd, bool kQuant>
 __global__ void __launch_bounds__(kNormThreads)
     k_rms_norm(DevTensor dst, DevTensor a, DevTensor b, DevTensor sum, DevTensor w, float eps,
-               int8_t* q, float2* ds) {
+               int8_t* q, float2* ds, bool early_w) {
     pdl_release();
-    pdl_wait();
     __shared__ double part[kNormThreads / 32];
     const int64_t t = blockIdx.x, n = a.ne[0];
     const int tid = int(threadIdx.x);
@@ -34,15 +33,26 @@ __global__ void __launch_bounds__(kNormThreads)
     float* s = kAdd ? f32_at(sum, t) : nullptr;
     const float* wr = f32_at(w, 0);
     const bool in_regs = n <= int64_t(kNormPerThread) * kNormThreads;
-    // The weights are loaded with the row, so their latency hides behind the reduction's.
+    // The weights are loaded with the row, so their latency hides behind the reduction's; with
+    // early_w (no node of the step writes them) before pdl_wait(), while the kernel before may
+    // still run (cuda_pdl.cuh).
     float v[kNormPerThread], wv[kNormPerThread];
     double ss = 0;
+    auto load_w = [&] {
+#pragma unroll
+        for (int r = 0; r < kNormPerThread; ++r) {
+            const int64_t i = tid + int64_t(r) * kNormThreads;
+            wv[r] = i < n ? wr[i] : 0.f;
+        }
+    };
+    if (in_regs && early_w) load_w();
+    pdl_wait();
     if (in_regs) {
+        if (!early_w) load_w();
 #pragma unroll
         for (int r = 0; r < kNormPerThread; ++r) {
             const int64_t i = tid + int64_t(r) * kNormThreads;
             v[r] = i < n ? (kAdd ? x[i] + bx[i] : x[i]) : 0.f;
-            wv[r] = i < n ? wr[i] : 0.f;
         }
 #pragma unroll
         for (int r = 0; r < kNormPerThread; ++r) {
@@ -112,7 +122,7 @@ __global__ void k_swiglu_q8(DevTensor dst, DevTensor a, DevTensor b, int8_t* q, 
 
 cudaError_t launch_rms_norm(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
                             const DevTensor& w, float eps, const DevTensor* add_b,
-                            const DevTensor* sum, void* q8_scratch) {
+                            const DevTensor* sum, void* q8_scratch, bool w_constant) {
     const int64_t nt = a.ne[1], n = a.ne[0];
     if (nt == 0) return cudaSuccess;
     if (q8_scratch && n % 32 != 0) return cudaErrorInvalidValue;
@@ -126,7 +136,7 @@ cudaError_t launch_rms_norm(cudaStream_t s, const DevTensor& dst, const DevTenso
     const dim3 grid{unsigned(nt)}, block{unsigned(kNormThreads)};
     auto* const kernel = add_b ? (q8_scratch ? k_rms_norm<true, true> : k_rms_norm<true, false>)
                                : (q8_scratch ? k_rms_norm<false, true> : k_rms_norm<false, false>);
-    launch_pdl(kernel, grid, block, s, dst, a, b, sm, w, eps, qa.q, qa.ds);
+    launch_pdl(kernel, grid, block, s, dst, a, b, sm, w, eps, qa.q, qa.ds, w_constant);
     return cudaGetLastError();
 }
 

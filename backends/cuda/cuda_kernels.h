@@ -148,10 +148,12 @@ cudaError_t launch_elementwise(cudaStream_t s, Ew op, const DevTensor& dst, cons
                                const DevTensor& b, float alpha);
 // dst = rms_norm(a) * w (cuda_fused.cu). With add_b and sum: a + add_b is written to sum and
 // normalised instead (the residual Add before a norm). With q8_scratch: dst is also quantized
-// there for the next launch_mat_vec_q8 of dst (launched with quantize_x false).
+// there for the next launch_mat_vec_q8 of dst (launched with quantize_x false). w_constant:
+// no kernel of the step writes w (a model weight), so it is read before pdl_wait().
 cudaError_t launch_rms_norm(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
                             const DevTensor& w, float eps, const DevTensor* add_b = nullptr,
-                            const DevTensor* sum = nullptr, void* q8_scratch = nullptr);
+                            const DevTensor* sum = nullptr, void* q8_scratch = nullptr,
+                            bool w_constant = false);
 // dst = silu(a) * b, also quantized into q8_scratch for the next dp4a product of dst.
 cudaError_t launch_swiglu_q8(cudaStream_t s, const DevTensor& dst, const DevTensor& a,
                              const DevTensor& b, void* q8_scratch);

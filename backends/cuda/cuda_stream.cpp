@@ -107,6 +107,9 @@ private:
     bool add_into_norm(const Launch& l, const Launch* next) const;
     // Whether next appends to another cache through the same index as l (one launch for both).
     bool kv_pair(const Launch& l, const Launch* next) const;
+    // Whether no node of the step writes t's bytes (a weight: a kernel may read it before its
+    // predecessor ends, cuda_pdl.cuh).
+    bool written_by_none(const DevTensor& t) const;
     std::vector<Launch> launches_;
     std::vector<uint64_t> sig_, last_sig_;
     cudaGraphExec_t exec_ = nullptr;
@@ -284,6 +287,15 @@ bool CudaStream::kv_pair(const Launch& l, const Launch* next) const {
            disjoint(next->src[0], l.dst);
 }
 
+bool CudaStream::written_by_none(const DevTensor& t) const {
+    for (const Launch& l : launches_) {
+        if (!disjoint(l.dst, t)) return false;
+        // Every op writes its dst; MoeRoute also its aux (the chosen ids).
+        if (l.node->op == Op::MoeRoute && l.aux.p && !disjoint(l.aux, t)) return false;
+    }
+    return true;
+}
+
 cudaError_t CudaStream::enqueue() {
     const LaunchPolicyScope policy(policy_);
     const bool timing = profile_.timing_nodes();
@@ -339,7 +351,7 @@ cudaError_t CudaStream::enqueue() {
                     const Launch* after = index + 2 < n_launches ? &launches_[index + 2] : nullptr;
                     void* q = quantize_for(*next, after) ? q8_ : nullptr;
                     e = launch_rms_norm(stream_, next->dst, l.src[0], next->src[1], next->node->eps,
-                                        &l.src[1], &l.dst, q);
+                                        &l.src[1], &l.dst, q, written_by_none(next->src[1]));
                     absorbed = 1;
                     if (q) quantized = &next->dst;
                 } else {
@@ -365,7 +377,8 @@ cudaError_t CudaStream::enqueue() {
                 break;
             case Op::RmsNorm: {
                 void* q = quantize_for(l, next) ? q8_ : nullptr;
-                e = launch_rms_norm(stream_, l.dst, l.src[0], l.src[1], n.eps, nullptr, nullptr, q);
+                e = launch_rms_norm(stream_, l.dst, l.src[0], l.src[1], n.eps, nullptr, nullptr, q,
+                                    written_by_none(l.src[1]));
                 if (q) quantized = &l.dst;
                 break;
             }
