@@ -31,7 +31,8 @@
 # models' decode once more under HEARTH_CUDA_PROFILE=1, 2 and 3: steps and host time, then
 # the GPU time per kernel kind, eager and in a graph, in logs/profile-*.log),
 # GPU_CHECK_VARIANTS (space-separated VAR=VALUE: the CUDA benches again with each one set, e.g.
-# HEARTH_CUDA_PDL=0), GPU_CHECK_MEMCHECK=0 (no compute-sanitizer run), OUT (when set, summary.json and
+# HEARTH_CUDA_PDL=0), GPU_CHECK_KERNEL_BENCH=0 (no hearth-cuda-kernel-bench run),
+# GPU_CHECK_MEMCHECK=0 (no compute-sanitizer run), OUT (when set, summary.json and
 # logs.tar.gz, every log of the run, are written there too: the device tool brings back at
 # most 8 files).
 # Exit status: 0 all passed, 1 a check failed, 2 bad usage, 3 no GPU of the asked kind.
@@ -394,7 +395,8 @@ fi
 # The kernels alone (logs/kernel-bench.log): the decode product in each work split, the prefill
 # products; after the model benches, in the time left.
 if [[ $want_cuda == 1 ]]; then
-    if [[ $dry == 0 ]] && (($(date +%s) - t_start > deadline - 40)); then
+    if [[ ${GPU_CHECK_KERNEL_BENCH:-1} == 0 ]] ||
+        { [[ $dry == 0 ]] && (($(date +%s) - t_start > deadline - 40)); }; then
         skipped+=("kernel-bench")
     else
         check kernel-bench "$build/bin/hearth-cuda-kernel-bench"
