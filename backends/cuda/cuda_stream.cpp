@@ -259,8 +259,9 @@ Status CudaStream::grow(void*& p, size_t& have, size_t need) {
     last_sig_.clear();
     if (cudaError_t e = cudaMalloc(&p, need); e)
         return Status::error("cuda scratch: " + cuda_error_text(e));
-    // Zeroed: the attention's split counts start at 0 (and every launch leaves them so).
-    if (cudaError_t e = cudaMemset(p, 0, need); e)
+    // Zeroed, in the stream's order: the attention's split counts start at 0 (and every launch
+    // leaves them so).
+    if (cudaError_t e = cudaMemsetAsync(p, 0, need, stream_); e)
         return Status::error("cuda scratch: " + cuda_error_text(e));
     have = need;
     return Status::ok();
