@@ -60,7 +60,7 @@ struct MatVecJobs {
     DevTensor dst[kMaxJobs], w[kMaxJobs];
     int wpr[kMaxJobs];
     int64_t first[kMaxJobs + 1];  // each job's first block; first[n..] = the grid size
-    int64_t prefetch_blocks;      // blocks below this prefetch their rows before pdl_wait()
+    bool prefetch;                // every block prefetches its rows before pdl_wait()
 };
 
 __device__ __forceinline__ void prefetch_l2(const void* p) {
@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(128)
     k_mat_vec_q8_lanes(MatVecJobs jobs, const int8_t* q, const float2* ds, int64_t t0, int nt) {
     pdl_release();
     const int64_t b = blockIdx.x;
-    const bool prefetch = b < jobs.prefetch_blocks;
+    const bool prefetch = jobs.prefetch;
     // Static indices only: a kernel parameter indexed by a variable is copied to local memory.
     if (b < jobs.first[1])
         mat_vec_q8_lanes<T, R, kMaxT>(jobs.dst[0], jobs.w[0], q, ds, t0, nt, jobs.wpr[0], b,
@@ -165,8 +165,6 @@ __global__ void __launch_bounds__(128)
                                       b - jobs.first[2], prefetch);
 }
 
-// Whether the coalesced kernel can read this matrix: Q4_K's 16-byte loads need 16-byte aligned
-// rows; the others' aligned-word loads need rows of whole words (so the last is never read past).
 // The current device's streaming multiprocessors.
 int multiprocessors() {
     int device = 0, n = 0;
@@ -178,6 +176,8 @@ int multiprocessors() {
     return n;
 }
 
+// Whether the coalesced kernel can read this matrix: Q4_K's 16-byte loads need 16-byte aligned
+// rows; the others' aligned-word loads need rows of whole words (so the last is never read past).
 bool lanes_layout_fits(const DevTensor& w) {
     const auto base = reinterpret_cast<uintptr_t>(w.p);
     const int64_t align = w.type == kQ4_K ? 16 : 4;
@@ -267,8 +267,7 @@ cudaError_t launch_mat_vec_q8_batch(cudaStream_t s, std::span<const MatVecProduc
     // pdl+prefetch: 8B's ffn_up Q4_K 14.9 / 15.6 us, ffn_down Q6_K 22.7 / 23.2) where the
     // shallow ones gained (attn_q Q4_K 7.8 / 7.0, attn_k 3.9 / 3.4, tinyllama's ffn_down
     // Q4_0 4.5 / 4.1).
-    if (launch_policy().prefetch && grid <= int64_t(8) * multiprocessors())
-        jobs.prefetch_blocks = grid;
+    jobs.prefetch = launch_policy().prefetch && grid <= int64_t(8) * multiprocessors();
     if (quantize_x)
         launch_pdl(k_quantize_q8, dim3(unsigned((groups + 7) / 8)), dim3(256), s, x, q, ds, k / 32,
                    groups);
