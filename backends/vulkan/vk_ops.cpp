@@ -1,6 +1,7 @@
 #include "vk_ops.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -455,12 +456,13 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             x.pc.u[11] = u32(kv.block_table.ne[0]);
             x.pc.u[12] = u32(kv.block_table.nb[1]);
             x.pc.u[13] = kv.seq_ids.valid() ? 1 : 0;
-            x.pc.u[15] = u32(int64_t(n.kvp.window));
             x.pc.f[0] = n.kvp.scale;
             x.pc.f[1] = n.kvp.softcap;
+            x.pc.f[2] = std::bit_cast<float>(u32(int64_t(n.kvp.window)));
             x.groups[0] = u32(a.ne[1]);
             x.groups[1] = u32(a.ne[2]);
             const uint32_t S = attention_splits(ctx, a.ne[1], a.ne[2], kc.ne[1], hd);
+            x.index_errors = S <= 1;  // a cell outside the cache, reported on binding 7
             if (S > 1) {
                 const size_t bytes = size_t(S) * size_t(a.ne[1] * a.ne[2] * (hd + 2)) * 4;
                 auto part = scratch(bytes);
@@ -468,8 +470,12 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
                 x.pc.u[14] = S;
                 x.groups[2] = S;
                 x.b[7] = {*part, 0, bytes, true};
+                // The shares mark a cell outside the cache in their partials; the combine
+                // reports it (binding 7 holds the partials there too).
                 Dispatch& c = out.emplace_back();
                 c.kernel = "attention_combine";
+                c.index_errors = true;
+                c.error_binding = 6;
                 c.b[0] = whole(d, true);
                 c.b[7] = {*part, 0, bytes, false};
                 c.pc.u[0] = u32(hd);

@@ -29,8 +29,10 @@ struct Dispatch {
     Push pc;
     uint32_t groups[3] = {1, 1, 1};
     // The kernel checks indices (token ids, expert ids, KV cells): the stream binds its error
-    // words to slot 7 and puts the node's index + 1 in u15.
+    // words to slot error_binding (7 unless the kernel uses 7 for something else) and puts the
+    // node's index + 1 in u15.
     bool index_errors = false;
+    uint32_t error_binding = 7;
 };
 
 // What the error words say, for the node that reported (word 1, word 2).

@@ -108,7 +108,7 @@ public:
             for (size_t j = first; j < dispatches_.size(); ++j) {
                 Dispatch& x = dispatches_[j];
                 if (!x.index_errors) continue;
-                x.b[7] = {errors_.get(), 0, kErrorBytes, true, true};
+                x.b[x.error_binding] = {errors_.get(), 0, kErrorBytes, true, true};
                 x.pc.u[15] = static_cast<uint32_t>(ni + 1);
             }
         }

@@ -4,15 +4,17 @@
 // context length runs in fixed shared memory. Quantized K/V are decoded per element in the
 // loop, but over a Q8_0 / Q4_0 K whose heads are whole blocks the scores are integer products
 // of K's codes with the query rounded to codes (engine/quant/attn_query.h), as on the CPU.
-// Optional score soft-cap (f1 > 0) and sliding window (u15 > 0).
+// Optional score soft-cap (f1 > 0) and sliding window (f2's bits > 0). A visible cell whose
+// block the table does not hold is an index error: reported on binding 7 (the error words)
+// without split-K, else marked in the share's partial (sum -1) for attention_combine.comp.
 // Split-K (flash-decoding) when u14 = S > 1: workgroup z of S takes the z-th share of the cells
 // and writes its running max, sum and unnormalised output to binding 7 (partials [S][T][H] of
 // hd + 2 floats); attention_combine.comp merges them. Decode steps over long contexts then
 // keep every compute unit busy instead of H workgroups.
 // Bindings: 0 dst, 1 q, 2 k cache, 3 v cache, 4 positions, 5 block table, 6 seq ids.
 // u: 0 hd, 1 H, 2 Hkv, 3 cells, 4 k nb1, 5 v nb1, 6 q nb1, 7 q nb2, 8 dst nb1, 9 dst nb2,
-//    10 block size, 11 max blocks, 12 table row bytes, 13 has seq ids, 15 window
-// f: 0 scale, 1 softcap
+//    10 block size, 11 max blocks, 12 table row bytes, 13 has seq ids, 15 the node (errors)
+// f: 0 scale, 1 softcap, 2 window (its bits)
 #include "common.glsl"
 #include "kv.glsl"
 layout(local_size_x = 64) in;
@@ -29,6 +31,7 @@ shared int qi[MAX_HD];
 shared float qd[MAX_HD / 32u];
 shared float ps[64];
 shared uint cells[64];
+shared uint bad_cells;
 
 void main() {
     const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y, tid = gl_LocalInvocationID.x;
@@ -37,7 +40,8 @@ void main() {
     const uint koff = (h / group) * hd;
     const uint s = pc.u[13] != 0u ? uint(LOAD_I32(buf6, pc.off[6] + 4u * t)) : 0u;
     const uint n_kv = uint(LOAD_I32(buf4, pc.off[4] + 4u * t)) + 1u;
-    const uint window = pc.u[15];
+    const uint window = floatBitsToUint(pc.f[2]);
+    if (tid == 0u) bad_cells = 0u;
     const uint j0 = window > 0u && n_kv > window ? n_kv - window : 0u;
     const uint qo = pc.off[1] + h * pc.u[6] + t * pc.u[7];
     const bool int_scores = (KVFMT == T_Q8_0 || KVFMT == T_Q4_0) && hd % 32u == 0u;
@@ -106,6 +110,7 @@ void main() {
                 }
             } else {
                 cell = 0xFFFFFFFFu;
+                bad_cells = 1u;  // visible, but outside the cache
             }
         }
         ps[tid] = sc;
@@ -139,12 +144,16 @@ void main() {
         const uint po = pc.off[7] + 4u * hd2 * ((gl_WorkGroupID.z * gl_NumWorkGroups.y + t) * pc.u[1] + h);
         if (tid == 0u) {
             STORE_F32(buf7, po, m);
-            STORE_F32(buf7, po + 4u, l);
+            STORE_F32(buf7, po + 4u, bad_cells != 0u ? -1.0 : l);
         }
         [[unroll]] for (uint r = 0u; r < MAX_HD / 64u; ++r) {
             const uint i = tid + 64u * r;
             if (i < hd) STORE_F32(buf7, po + 8u + 4u * i, acc[r]);
         }
+        return;
+    }
+    if (bad_cells != 0u) {
+        if (tid == 0u) report_index_error(3u, int(t));
         return;
     }
     const uint dst = pc.off[0] + h * pc.u[8] + t * pc.u[9];

@@ -1,14 +1,21 @@
 #version 450
 // Merges the split-K partials of attention.comp: for each (head, token) the S shares' running
 // maxima m_s, sums l_s and outputs o_s give out = sum exp(m_s - M) o_s / sum exp(m_s - M) l_s.
-// Bindings: 0 dst [d, H, T], 7 partials [S][T][H] of hd + 2 floats (m, l, o).
-// u: 0 hd, 1 H, 2 T, 8 dst nb1, 9 dst nb2, 14 S
+// Bindings: 0 dst [d, H, T], 6 the stream's error words, 7 partials [S][T][H] of hd + 2 floats
+// (m, l, o; l = -1: the share met a cell outside the cache, an index error of the token).
+// u: 0 hd, 1 H, 2 T, 8 dst nb1, 9 dst nb2, 14 S, 15 the node (errors)
 #include "common.glsl"
 layout(local_size_x = 64) in;
 
 void main() {
     const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y, tid = gl_LocalInvocationID.x;
     const uint hd = pc.u[0], H = pc.u[1], T = pc.u[2], S = pc.u[14], hd2 = hd + 2u;
+    for (uint s = 0u; s < S; ++s) {
+        if (LOAD_F32(buf7, pc.off[7] + 4u * hd2 * ((s * T + t) * H + h) + 4u) < 0.0) {
+            if (tid == 0u) REPORT_INDEX_ERROR(buf6, 3u, int(t))
+            return;
+        }
+    }
     float M = -1.0 / 0.0;
     for (uint s = 0u; s < S; ++s)
         M = max(M, LOAD_F32(buf7, pc.off[7] + 4u * hd2 * ((s * T + t) * H + h)));

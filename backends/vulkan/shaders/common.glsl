@@ -32,11 +32,13 @@ layout(std430, set = 0, binding = 7) buffer Buf7 { uint w[]; } buf7;
 // indices: binding 7 is the stream's error words, zeroed before a graph and read after it. The
 // first report wins: word 0 = the node's index + 1 (u15), word 1 = what (1 token id, 2 expert
 // id, 3 KV cell), word 2 = the value (the id, or the token's index for a KV cell).
-void report_index_error(uint what, int value) {
-    if (atomicCompSwap(buf7.w[0], 0u, pc.u[15]) == 0u) {
-        buf7.w[1] = what;
-        buf7.w[2] = uint(value);
+#define REPORT_INDEX_ERROR(B, what, value)                    \
+    if (atomicCompSwap(B.w[0], 0u, pc.u[15]) == 0u) {         \
+        B.w[1] = (what);                                      \
+        B.w[2] = uint(value);                                 \
     }
+void report_index_error(uint what, int value) {
+    REPORT_INDEX_ERROR(buf7, what, value)
 }
 
 float half_to_float(uint h) {

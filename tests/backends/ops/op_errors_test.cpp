@@ -2,6 +2,7 @@
 // (cpu, ref, and each GPU plugin's devices: vulkan0 on lavapipe here, cuda0 on a GPU machine),
 // never crash; index errors found on a device (token ids, expert ids, KV cells) name the value,
 // and the stream stays usable after one.
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -131,6 +132,49 @@ TEST_P(OpErrors, KvPositionsOutsideCache) {
     Graph g2;
     g2.kv_append(kc.t, a.t, {p2.t, bt2.t, Tensor{}}, 4, "k");
     EXPECT_FALSE(stream_->compute(g2).is_ok());
+}
+
+// A decode step whose block table points outside the cache fails, and the next step on the same
+// stream is right: on a GPU the step's cells are split into chunks whose last one to finish
+// merges them, counted per (head, token), so a failed step must leave the counts as it found
+// them (256 cells: 7 chunks of 32 for position 200).
+TEST_P(OpErrors, AttentionOverABadBlockFailsAndTheNextStepIsRight) {
+    const int64_t hd = 64, H = 4, Hkv = 2, cells = 256, bs = 16;
+    std::mt19937 rng(11);
+    const auto kf = random_floats(rng, size_t(hd * Hkv * cells));
+    const auto vf = random_floats(rng, size_t(hd * Hkv * cells));
+    const auto qf = random_floats(rng, size_t(hd * H));
+    const int32_t pos[] = {200};
+    std::vector<int32_t> table(cells / bs), bad(cells / bs);
+    for (size_t i = 0; i < table.size(); ++i) table[i] = bad[i] = int32_t(i);
+    bad[5] = 99;  // cells 80..95 of the sequence: block 99 of 16
+    const KvParams kvp{int32_t(bs), 0.125f, 0.f, 0};
+    auto attend = [&](Device& d, Stream& s, const std::vector<int32_t>& tab,
+                      std::vector<float>* out) {
+        auto kc = upload(d, DType::F32, {hd * Hkv, cells}, kf.data());
+        auto vc = upload(d, DType::F32, {hd * Hkv, cells}, vf.data());
+        auto q = upload(d, DType::F32, {hd, H, 1}, qf.data());
+        auto p = upload(d, DType::I32, {1}, pos);
+        auto t = upload(d, DType::I32, {int64_t(tab.size()), 1}, tab.data());
+        auto y = upload(d, DType::F32, {hd, H, 1}, nullptr);
+        Graph g;
+        g.attention(y.t, q.t, kc.t, vc.t, {p.t, t.t, Tensor{}}, kvp, "attention");
+        const Status st = s.compute(g);
+        if (out && st.is_ok()) *out = download_f32(y.t);
+        return st;
+    };
+    const Status st = attend(*dev_, *stream_, bad, nullptr);
+    EXPECT_FALSE(st.is_ok());
+    EXPECT_NE(st.message().find("outside the cache"), std::string::npos) << st.message();
+    auto ref = create_device("ref");
+    ASSERT_TRUE(ref);
+    auto ref_stream = std::move(ref->create_stream({1}).value());
+    std::vector<float> want, got;
+    ASSERT_TRUE(attend(*ref, *ref_stream, table, &want).is_ok());
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_TRUE(attend(*dev_, *stream_, table, &got).is_ok()) << "step " << i;
+        EXPECT_LT(max_rel(got, want), 1e-5) << "step " << i << ": " << worst_at(got, want);
+    }
 }
 
 }  // namespace
