@@ -455,7 +455,7 @@ Status encode_node(const Context& ctx, const Node& n, const RopeTable& rope, con
             x.pc.u[10] = u32(int64_t(n.kvp.block_size));
             x.pc.u[11] = u32(kv.block_table.ne[0]);
             x.pc.u[12] = u32(kv.block_table.nb[1]);
-            x.pc.u[13] = kv.seq_ids.valid() ? 1 : 0;
+            x.pc.u[13] = kv.seq_ids.valid() ? u32(kv.block_table.ne[1]) : 0;
             x.pc.f[0] = n.kvp.scale;
             x.pc.f[1] = n.kvp.softcap;
             x.pc.f[2] = std::bit_cast<float>(u32(int64_t(n.kvp.window)));

@@ -13,7 +13,8 @@
 // keep every compute unit busy instead of H workgroups.
 // Bindings: 0 dst, 1 q, 2 k cache, 3 v cache, 4 positions, 5 block table, 6 seq ids.
 // u: 0 hd, 1 H, 2 Hkv, 3 cells, 4 k nb1, 5 v nb1, 6 q nb1, 7 q nb2, 8 dst nb1, 9 dst nb2,
-//    10 block size, 11 max blocks, 12 table row bytes, 13 has seq ids, 15 the node (errors)
+//    10 block size, 11 max blocks, 12 table row bytes, 13 the table's sequences when seq ids
+//    are given (else 0: every token in sequence 0), 15 the node (errors)
 // f: 0 scale, 1 softcap, 2 window (its bits)
 #include "common.glsl"
 #include "kv.glsl"
@@ -41,7 +42,9 @@ void main() {
     const uint s = pc.u[13] != 0u ? uint(LOAD_I32(buf6, pc.off[6] + 4u * t)) : 0u;
     const uint n_kv = uint(LOAD_I32(buf4, pc.off[4] + 4u * t)) + 1u;
     const uint window = floatBitsToUint(pc.f[2]);
-    if (tid == 0u) bad_cells = 0u;
+    // A sequence the table has no column for: an index error, and no cell is read.
+    const bool seq_ok = pc.u[13] == 0u || s < pc.u[13];
+    if (tid == 0u) bad_cells = seq_ok ? 0u : 1u;
     const uint j0 = window > 0u && n_kv > window ? n_kv - window : 0u;
     const uint qo = pc.off[1] + h * pc.u[6] + t * pc.u[7];
     const bool int_scores = (KVFMT == T_Q8_0 || KVFMT == T_Q4_0) && hd % 32u == 0u;
@@ -79,6 +82,7 @@ void main() {
         c_begin = min(n_kv, j0 + gl_WorkGroupID.z * share);
         c_end = min(n_kv, c_begin + share);
     }
+    if (!seq_ok) c_end = c_begin;
     for (uint c0 = c_begin; c0 < c_end; c0 += 64u) {
         const uint j = c0 + tid;
         float sc = -1.0 / 0.0;

@@ -177,5 +177,28 @@ TEST_P(OpErrors, AttentionOverABadBlockFailsAndTheNextStepIsRight) {
     }
 }
 
+// A token's sequence id outside the block table's columns fails, in attention as in KvAppend.
+TEST_P(OpErrors, AttentionOfASequenceOutsideTheTableFails) {
+    const int64_t hd = 32, H = 2, cells = 64, bs = 16;
+    auto kc = upload(*dev_, DType::F32, {hd, cells}, nullptr);
+    auto vc = upload(*dev_, DType::F32, {hd, cells}, nullptr);
+    auto q = upload(*dev_, DType::F32, {hd, H, 2}, nullptr);
+    auto y = upload(*dev_, DType::F32, {hd, H, 2}, nullptr);
+    const int32_t pos[] = {3, 40};
+    const int32_t table[] = {0, 1, 2, 3, 3, 2, 1, 0};  // two sequences of 4 blocks
+    auto p = upload(*dev_, DType::I32, {2}, pos);
+    auto t = upload(*dev_, DType::I32, {4, 2}, table);
+    for (int32_t bad_seq : {2, 1000, -1}) {
+        const int32_t seqs[] = {1, bad_seq};
+        auto sq = upload(*dev_, DType::I32, {2}, seqs);
+        Graph g;
+        g.attention(y.t, q.t, kc.t, vc.t, {p.t, t.t, sq.t}, KvParams{int32_t(bs), 0.25f, 0.f, 0},
+                    "attention");
+        const Status st = stream_->compute(g);
+        EXPECT_FALSE(st.is_ok()) << "sequence " << bad_seq;
+        EXPECT_NE(st.message().find("sequence"), std::string::npos) << st.message();
+    }
+}
+
 }  // namespace
 }  // namespace hearth::backend::test
