@@ -252,6 +252,10 @@ __global__ void __launch_bounds__(32)
     auto dim = [&](int u) -> int64_t { return D > 0 ? lane * D + u : lane + 32 * u; };
     const int64_t s = kv_seq(kv, t);
     const KvVisible vis = kv_visible(kv, t);
+    if (vis.n_kv <= 0) {  // a negative position: an index error, and no split counts
+        if (split == 0 && lane == 0) report(err, node, kErrKvIndex, t);
+        return;
+    }
     const int64_t begin = max(vis.j0, split * sh.chunk);
     const int64_t end = min(vis.n_kv, (split + 1) * sh.chunk);
     // Splits past the sequence's end (or before its window) hold nothing: the merge reads only

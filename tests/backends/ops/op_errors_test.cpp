@@ -177,6 +177,30 @@ TEST_P(OpErrors, AttentionOverABadBlockFailsAndTheNextStepIsRight) {
     }
 }
 
+// A position past what the block table covers, or a negative one, fails in attention and in
+// KvAppend.
+TEST_P(OpErrors, PositionsOutsideTheTableFail) {
+    const int64_t hd = 32, cells = 64, bs = 16;
+    auto kc = upload(*dev_, DType::F32, {hd, cells}, nullptr);
+    auto vc = upload(*dev_, DType::F32, {hd, cells}, nullptr);
+    auto q = upload(*dev_, DType::F32, {hd, 2, 1}, nullptr);
+    auto y = upload(*dev_, DType::F32, {hd, 2, 1}, nullptr);
+    auto a = upload(*dev_, DType::F32, {hd, 1}, nullptr);
+    const int32_t table[] = {0, 1, 2, 3};
+    auto t = upload(*dev_, DType::I32, {4, 1}, table);
+    for (int32_t bad_pos : {64, 300, -5}) {
+        const int32_t pos[] = {bad_pos};
+        auto p = upload(*dev_, DType::I32, {1}, pos);
+        Graph g;
+        g.attention(y.t, q.t, kc.t, vc.t, {p.t, t.t, Tensor{}}, KvParams{int32_t(bs), 0.25f, 0.f, 0},
+                    "attention");
+        EXPECT_FALSE(stream_->compute(g).is_ok()) << "attention at " << bad_pos;
+        Graph g2;
+        g2.kv_append(kc.t, a.t, {p.t, t.t, Tensor{}}, int32_t(bs), "k");
+        EXPECT_FALSE(stream_->compute(g2).is_ok()) << "append at " << bad_pos;
+    }
+}
+
 // A token's sequence id outside the block table's columns fails, in attention as in KvAppend.
 TEST_P(OpErrors, AttentionOfASequenceOutsideTheTableFails) {
     const int64_t hd = 32, H = 2, cells = 64, bs = 16;
