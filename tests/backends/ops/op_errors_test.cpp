@@ -2,6 +2,7 @@
 // (cpu, ref, and each GPU plugin's devices: vulkan0 on lavapipe here, cuda0 on a GPU machine),
 // never crash; index errors found on a device (token ids, expert ids, KV cells) name the value,
 // and the stream stays usable after one.
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -28,15 +29,18 @@ INSTANTIATE_TEST_SUITE_P(Devices, OpErrors, ::testing::ValuesIn(registry_devices
 
 TEST_P(OpErrors, TokenIdOutOfRange) {
     const float table[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    const int32_t ids[] = {1, 4};
     auto t = upload(*dev_, DType::F32, {2, 4}, table);
-    auto i = upload(*dev_, DType::I32, {2}, ids);
     auto y = upload(*dev_, DType::F32, {2, 2}, nullptr);
-    Graph g;
-    g.get_rows(y.t, t.t, i.t, "embd");
-    const Status s = stream_->compute(g);
-    EXPECT_FALSE(s.is_ok());
-    EXPECT_NE(s.message().find("token id 4"), std::string::npos) << s.message();
+    for (int32_t bad : {4, -1, std::numeric_limits<int32_t>::min()}) {
+        const int32_t ids[] = {1, bad};
+        auto i = upload(*dev_, DType::I32, {2}, ids);
+        Graph g;
+        g.get_rows(y.t, t.t, i.t, "embd");
+        const Status s = stream_->compute(g);
+        EXPECT_FALSE(s.is_ok());
+        EXPECT_NE(s.message().find("token id " + std::to_string(bad)), std::string::npos)
+            << s.message();
+    }
     // The stream stays usable after an index error.
     const int32_t good[] = {1, 3};
     auto i2 = upload(*dev_, DType::I32, {2}, good);
