@@ -196,8 +196,8 @@ TEST_P(OpErrors, PositionsOutsideTheTableFail) {
         const int32_t pos[] = {bad_pos};
         auto p = upload(*dev_, DType::I32, {1}, pos);
         Graph g;
-        g.attention(y.t, q.t, kc.t, vc.t, {p.t, t.t, Tensor{}}, KvParams{int32_t(bs), 0.25f, 0.f, 0},
-                    "attention");
+        g.attention(y.t, q.t, kc.t, vc.t, {p.t, t.t, Tensor{}},
+                    KvParams{int32_t(bs), 0.25f, 0.f, 0}, "attention");
         EXPECT_FALSE(stream_->compute(g).is_ok()) << "attention at " << bad_pos;
         Graph g2;
         g2.kv_append(kc.t, a.t, {p.t, t.t, Tensor{}}, int32_t(bs), "k");
@@ -205,8 +205,8 @@ TEST_P(OpErrors, PositionsOutsideTheTableFail) {
     }
 }
 
-// A token's sequence id outside the block table's columns fails, in attention as in KvAppend.
-TEST_P(OpErrors, AttentionOfASequenceOutsideTheTableFails) {
+// A token's sequence id outside the block table's columns fails, in attention and in KvAppend.
+TEST_P(OpErrors, ASequenceOutsideTheTableFails) {
     const int64_t hd = 32, H = 2, cells = 64, bs = 16;
     auto kc = upload(*dev_, DType::F32, {hd, cells}, nullptr);
     auto vc = upload(*dev_, DType::F32, {hd, cells}, nullptr);
@@ -225,6 +225,12 @@ TEST_P(OpErrors, AttentionOfASequenceOutsideTheTableFails) {
         const Status st = stream_->compute(g);
         EXPECT_FALSE(st.is_ok()) << "sequence " << bad_seq;
         EXPECT_NE(st.message().find("sequence"), std::string::npos) << st.message();
+        auto a = upload(*dev_, DType::F32, {hd, 2}, nullptr);
+        Graph g2;
+        g2.kv_append(kc.t, a.t, {p.t, t.t, sq.t}, int32_t(bs), "k");
+        const Status st2 = stream_->compute(g2);
+        EXPECT_FALSE(st2.is_ok()) << "append of sequence " << bad_seq;
+        EXPECT_NE(st2.message().find("sequence"), std::string::npos) << st2.message();
     }
 }
 
