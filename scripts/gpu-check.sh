@@ -333,6 +333,25 @@ backends=()
 [[ $want_cuda == 1 ]] && backends+=(cuda)
 [[ $want_vulkan == 1 ]] && backends+=(vulkan)
 bench_lines=()
+# backend shape type file name env: one bench of a model into logs/name.log and a line of the
+# summary (env: "" or a VAR=VALUE it runs under, recorded in the line).
+bench_model() {
+    local backend=$1 shape=$2 type=$3 file=$4 name=$5 setting=$6 line env_field=""
+    local cmd=("$build/bin/hearth-cli" bench -m "$file" --backend "$backend" --gpu-layers all
+        -p 512 -n 128 -r 2 --json --no-floor)
+    if [[ -n $setting ]]; then
+        cmd=(env "$setting" "${cmd[@]}")
+        env_field="\"env\": \"$setting\", "
+    fi
+    if "${cmd[@]}" >"$logs/$name.log" 2>&1; then
+        line=$(grep '^{' "$logs/$name.log" | tail -n 1 || true)
+        [[ -z $line ]] && line='{}' && failed+=("$name-no-json")
+        bench_lines+=("{\"backend\": \"$backend\", \"shape\": \"$shape\", \"type\": \"$type\", ${env_field}\"result\": $line}")
+    else
+        failed+=("$name")
+        tail -n 5 "$logs/$name.log" >&2
+    fi
+}
 for backend in "${backends[@]}"; do
     for m in "${bench_models[@]}"; do
         read -r shape type _ <<<"$m"
@@ -353,15 +372,7 @@ for backend in "${backends[@]}"; do
             failed+=("model-$shape-$type")
             continue
         fi
-        if "$build/bin/hearth-cli" bench -m "$file" --backend "$backend" --gpu-layers all \
-            -p 512 -n 128 -r 2 --json --no-floor >"$logs/$name.log" 2>&1; then
-            line=$(grep '^{' "$logs/$name.log" | tail -n 1 || true)
-            [[ -z $line ]] && line='{}' && failed+=("$name-no-json")
-            bench_lines+=("{\"backend\": \"$backend\", \"shape\": \"$shape\", \"type\": \"$type\", \"result\": $line}")
-        else
-            failed+=("$name")
-            tail -n 5 "$logs/$name.log" >&2
-        fi
+        bench_model "$backend" "$shape" "$type" "$file" "$name" ""
     done
 done
 
@@ -379,15 +390,7 @@ if [[ $want_cuda == 1 ]]; then
                 skipped+=("$name")
                 continue
             fi
-            if env "$variant" "$build/bin/hearth-cli" bench -m "$file" --backend cuda \
-                --gpu-layers all -p 512 -n 128 -r 2 --json --no-floor >"$logs/$name.log" 2>&1; then
-                line=$(grep '^{' "$logs/$name.log" | tail -n 1 || true)
-                [[ -z $line ]] && line='{}' && failed+=("$name-no-json")
-                bench_lines+=("{\"backend\": \"cuda\", \"shape\": \"$shape\", \"type\": \"$type\", \"env\": \"$variant\", \"result\": $line}")
-            else
-                failed+=("$name")
-                tail -n 5 "$logs/$name.log" >&2
-            fi
+            bench_model cuda "$shape" "$type" "$file" "$name" "$variant"
         done
     done
 fi
