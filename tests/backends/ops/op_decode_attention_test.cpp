@@ -5,8 +5,6 @@
 // V) then Attention, which a backend may run as one launch.
 #include <gtest/gtest.h>
 
-#include <numeric>
-
 #include "op_test_util.h"
 
 namespace hearth::backend::test {
@@ -37,53 +35,16 @@ TEST_P(OpDecodeAttention, SplitCellsOverLongCacheEveryKvTypeAndHeadSize) {
 // token, then two; both RoPE modes, full and partial rotation. The outputs compared are the
 // attention's, the rotated K and both caches.
 TEST_P(OpDecodeAttention, RopeThenAppendThenAttendAsTheForwardPassOrdersThem) {
-    const int64_t hd = 64, H = 4, Hkv = 2;
-    const int32_t bs = 8;
     const int32_t table[] = {2, 0, 3, 1};
     for (DType kv : {DType::F32, DType::F16, DType::Q8_0}) {
         for (RopeMode mode : {RopeMode::Adjacent, RopeMode::RotateHalf}) {
             for (int32_t n_rot : {64, 32}) {
                 SCOPED_TRACE(std::string(dtype_name(kv)) + " n_rot " + std::to_string(n_rot) +
                              (mode == RopeMode::Adjacent ? " adjacent" : " rotate-half"));
+                const RopeParams rp{mode, n_rot, 500000.f, 1.f, 1.f};
                 Case c = [&](Device& d, Stream& s) {
-                    std::mt19937 rng(41);
-                    auto kc = upload(d, kv, {hd * Hkv, 4 * bs}, nullptr);
-                    auto vc = upload(d, kv, {hd * Hkv, 4 * bs}, nullptr);
-                    auto bt = upload(d, DType::I32, {4, 1}, table);
-                    const RopeParams rp{mode, n_rot, 500000.f, 1.f, 1.f};
-                    std::vector<float> out;
-                    for (auto [first, n] : {std::pair<int32_t, int64_t>{0, 9}, {9, 1}, {10, 2}}) {
-                        std::vector<int32_t> pos(static_cast<size_t>(n));
-                        std::iota(pos.begin(), pos.end(), first);
-                        const auto kf = random_floats(rng, size_t(hd * Hkv * n));
-                        const auto vf = random_floats(rng, size_t(hd * Hkv * n));
-                        const auto qf = random_floats(rng, size_t(hd * H * n), 2.f);
-                        auto k = upload(d, DType::F32, {hd * Hkv, n}, kf.data());
-                        auto v = upload(d, DType::F32, {hd * Hkv, n}, vf.data());
-                        auto q = upload(d, DType::F32, {hd, H, n}, qf.data());
-                        auto p = upload(d, DType::I32, {n}, pos.data());
-                        auto y = upload(d, DType::F32, {hd, H, n}, nullptr);
-                        const Tensor k3 = k.t.reshaped({hd, Hkv, n});
-                        const KvIndex idx{p.t, bt.t, Tensor{}};
-                        Graph g;
-                        g.rope(q.t, q.t, p.t, Tensor{}, rp, "rope_q");
-                        g.rope(k3, k3, p.t, Tensor{}, rp, "rope_k");
-                        g.kv_append(kc.t, k.t, idx, bs, "k_cache");
-                        g.kv_append(vc.t, v.t, idx, bs, "v_cache");
-                        g.attention(y.t, q.t, kc.t, vc.t, idx, {bs, 1.f / std::sqrt(float(hd))},
-                                    "attention");
-                        const Status st = s.compute(g);
-                        EXPECT_TRUE(st.is_ok()) << st.message();
-                        for (const Tensor* t : {&y.t, &k.t}) {
-                            const auto o = download_f32(*t);
-                            out.insert(out.end(), o.begin(), o.end());
-                        }
-                    }
-                    for (const Tensor* t : {&kc.t, &vc.t}) {
-                        const auto o = download_f32(*t);
-                        out.insert(out.end(), o.begin(), o.end());
-                    }
-                    return out;
+                    return attention_steps(d, s, kv, 64, 4, 2, 8, table, {{0, 9}, {9, 1}, {10, 2}},
+                                           41, &rp);
                 };
                 const auto r = run_both(GetParam(), c, 2);
                 EXPECT_LT(max_rel(r.dev, r.ref), 1e-5) << worst_at(r.dev, r.ref);

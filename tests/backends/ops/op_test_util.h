@@ -180,16 +180,23 @@ inline std::string worst_at(const std::vector<float>& a, const std::vector<float
 // Steps of (first position, tokens) on one sequence of a paged cache of `kv` cells (blocks of
 // bs cells, in the order of `table`): each appends random K and V at its positions and attends
 // with random queries (hd x H, Hkv KV heads). Returns the outputs of every step, in order.
+// With rope: each step first rotates Q and K in place (the forward pass's order, which a
+// backend may run as one launch), and the result also holds each step's rotated K after its
+// output and both caches at the end.
 inline std::vector<float> attention_steps(Device& d, Stream& s, DType kv, int64_t hd, int64_t H,
                                           int64_t Hkv, int32_t bs, std::span<const int32_t> table,
                                           std::initializer_list<std::pair<int64_t, int64_t>> steps,
-                                          unsigned seed) {
+                                          unsigned seed, const RopeParams* rope = nullptr) {
     const auto blocks = static_cast<int64_t>(table.size());
     std::mt19937 rng(seed);
     auto kc = upload(d, kv, {hd * Hkv, bs * blocks}, nullptr);
     auto vc = upload(d, kv, {hd * Hkv, bs * blocks}, nullptr);
     auto bt = upload(d, DType::I32, {blocks, 1}, table.data());
     std::vector<float> out;
+    auto keep = [&out](const Tensor& t) {
+        const auto o = download_f32(t);
+        out.insert(out.end(), o.begin(), o.end());
+    };
     for (auto [first, n] : steps) {
         std::vector<int32_t> pos(static_cast<size_t>(n));
         std::iota(pos.begin(), pos.end(), static_cast<int32_t>(first));
@@ -203,13 +210,22 @@ inline std::vector<float> attention_steps(Device& d, Stream& s, DType kv, int64_
         auto y = upload(d, DType::F32, {hd, H, n}, nullptr);
         const KvIndex idx{p.t, bt.t, Tensor{}};
         Graph g;
+        if (rope) {
+            const Tensor k3 = k.t.reshaped({hd, Hkv, n});
+            g.rope(q.t, q.t, p.t, Tensor{}, *rope, "rope_q");
+            g.rope(k3, k3, p.t, Tensor{}, *rope, "rope_k");
+        }
         g.kv_append(kc.t, k.t, idx, bs, "k");
         g.kv_append(vc.t, v.t, idx, bs, "v");
         g.attention(y.t, q.t, kc.t, vc.t, idx, {bs, 1.f / std::sqrt(float(hd))}, "attn");
         const Status st = s.compute(g);
         EXPECT_TRUE(st.is_ok()) << st.message();
-        const auto o = download_f32(y.t);
-        out.insert(out.end(), o.begin(), o.end());
+        keep(y.t);
+        if (rope) keep(k.t);
+    }
+    if (rope) {
+        keep(kc.t);
+        keep(vc.t);
     }
     return out;
 }
