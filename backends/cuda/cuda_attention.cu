@@ -460,18 +460,25 @@ cudaError_t launch_kv_append(cudaStream_t s, const DevTensor& cache, const DevTe
     return cudaGetLastError();
 }
 
-size_t attention_scratch_bytes(const DevTensor& q, const KvArgs& kv) {
+namespace {
+
+// The splits of a launch without its cache (the group size does not matter for the sizes).
+AttnShape split_shape(const DevTensor& q, const KvArgs& kv) {
     DevTensor kc;
-    kc.ne[0] = q.ne[0];  // the group size does not matter for the scratch size
-    const AttnShape sh = shape_of(q, kc, kv);
+    kc.ne[0] = q.ne[0];
+    return shape_of(q, kc, kv);
+}
+
+}  // namespace
+
+size_t attention_scratch_bytes(const DevTensor& q, const KvArgs& kv) {
+    const AttnShape sh = split_shape(q, kv);
     if (sh.n_splits == 1) return 0;
     return size_t(sh.n_splits * sh.T * sh.H * (sh.hd + 2)) * sizeof(float);
 }
 
 size_t attention_count_words(const DevTensor& q, const KvArgs& kv) {
-    DevTensor kc;
-    kc.ne[0] = q.ne[0];
-    const AttnShape sh = shape_of(q, kc, kv);
+    const AttnShape sh = split_shape(q, kv);
     return sh.n_splits == 1 ? 0 : size_t(sh.T * sh.H);
 }
 
