@@ -64,13 +64,6 @@ cpu::KvFormat kv_format(DType t) {
     }
 }
 
-void prefetch_slice(const uint8_t* p, size_t bytes) {
-    const auto first = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(63);
-    const auto end = reinterpret_cast<uintptr_t>(p + bytes);
-    for (uintptr_t line = first; line < end; line += 64)
-        __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 3);
-}
-
 // The first cell a token at pos sees: its sliding window's start, else 0.
 int32_t first_visible(int32_t pos, int64_t window) {
     return window > 0 ? std::max<int32_t>(0, pos + 1 - int32_t(window)) : 0;
@@ -211,9 +204,9 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
         cpu::attn_begin(s.state, ud, rows, s.q, n.kvp.scale, s.lo, s.hi, fmt);
     }
     const int64_t seq = lk.seq(t0);
-    // Row pointers of the current chunk and of the next one (buffers cur and 1 - cur).
-    const uint8_t* kp[2][cpu::kAttnChunk];
-    const uint8_t* vp[2][cpu::kAttnChunk];
+    // Row pointers of the current chunk and of the next one (buffers cur and 1 - cur): a chunk
+    // of n cells has its K rows at [0, n) and its V rows at [n, 2n).
+    const uint8_t* rows_of[2][2 * cpu::kAttnChunk];
     constexpr auto kChunk = static_cast<int64_t>(cpu::kAttnChunk);
     // A block's cells are consecutive rows: one lookup per block, not a division and two
     // virtual buffer queries per cell (1.5% of a decode step at a 4k context, perf).
@@ -227,8 +220,8 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
             const auto cell = static_cast<size_t>(lk.cell_run(sq, j0 + c, run));
             const int64_t c_end = std::min(n, c + run);
             for (size_t i = 0; c < c_end; ++c, ++i) {
-                kp[b][c] = k_base + (cell + i) * k_stride;
-                vp[b][c] = v_base + (cell + i) * v_stride;
+                rows_of[b][c] = k_base + (cell + i) * k_stride;
+                rows_of[b][n + c] = v_base + (cell + i) * v_stride;
             }
         }
     };
@@ -281,10 +274,9 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
         // cache rows hundreds of bytes apart of which an item reads a slice, runs too short for
         // the hardware prefetchers, and without this a decode step at a 4k context spent most
         // of its attention time waiting on them. The requests (its K rows in order, then its V
-        // rows) are spread over the heads' computations, one share before each: a burst of
-        // them all at once kept a core waiting while they queued (one thread in a loop shaped
-        // like a decode step over 24 layers of a 4k F16 cache, 7 query heads a KV head:
-        // 1.8 us a chunk and head with one burst, 1.4 us spread, 1.07 with the cache in L1).
+        // rows) are shared out over the heads' computations, and each head's kernel spreads its
+        // share over its own steps (cpu::AttnPrefetch): bursts kept a core waiting while they
+        // queued.
         const int64_t next = j0 + kChunk;
         int64_t next_n = next < n_kv ? std::min(kChunk, n_kv - next) : 0;
         size_t pf_begin = slice_begin, pf_bytes = slice_bytes;
@@ -301,13 +293,13 @@ void attend_item(const Node& n, const KvLookup& lk, int64_t t0, int64_t t1, int6
         const int64_t heads = kvh1 - kvh0;
         for (int64_t kvh = kvh0; kvh < kvh1; ++kvh) {
             const int64_t h = kvh - kvh0;
-            for (int64_t x = 2 * next_n * h / heads; x < 2 * next_n * (h + 1) / heads; ++x) {
-                const uint8_t* row = x < next_n ? kp[1 - cur][x] : vp[1 - cur][x - next_n];
-                prefetch_slice(row + pf_begin, pf_bytes);
-            }
+            const int64_t x0 = 2 * next_n * h / heads, x1 = 2 * next_n * (h + 1) / heads;
             const ItemScratch s = head_scratch(kvh);
-            cpu::attn_chunk(s.state, ud, rows, fmt, kp[cur], vp[cur], static_cast<size_t>(kvh * hd),
-                            static_cast<size_t>(jn), static_cast<int32_t>(j0), n.kvp.softcap);
+            cpu::attn_chunk(
+                s.state, ud, rows, fmt, rows_of[cur], rows_of[cur] + jn,
+                static_cast<size_t>(kvh * hd), static_cast<size_t>(jn), static_cast<int32_t>(j0),
+                n.kvp.softcap,
+                cpu::AttnPrefetch{rows_of[1 - cur] + x0, size_t(x1 - x0), pf_begin, pf_bytes});
         }
     }
     if (parts) {

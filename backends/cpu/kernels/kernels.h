@@ -100,11 +100,19 @@ void attn_begin(float* state, size_t hd, size_t rows, const float* const* q, flo
 // A fresh run of cells for the same rows (a new segment): the running results are reset, the
 // queries and visible ranges of attn_begin kept (as attn_begin with the same arguments).
 void attn_restart(float* state, size_t hd, size_t rows);
+// Cache bytes the caller reads next (the next chunk's rows), which attn_chunk requests from
+// memory while it computes: bytes [begin, begin + bytes) of rows[0 .. n).
+struct AttnPrefetch {
+    const uint8_t* const* rows = nullptr;
+    size_t n = 0;
+    size_t begin = 0, bytes = 0;
+};
 // Cells j0 .. j0 + n - 1 (1 <= n <= kAttnChunk): k[c] and v[c] point at the cache rows of cell
 // j0 + c; the head starts at element `off` of a row. softcap > 0: scores become
-// softcap * tanh(score / softcap) (after the scale).
+// softcap * tanh(score / softcap) (after the scale). `next` only moves memory, never results.
 void attn_chunk(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
-                const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap);
+                const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap,
+                const AttnPrefetch& next = {});
 // out[r] = softmax-weighted sum of V for row r (hd floats); rows that saw no cell get zeros.
 void attn_end(const float* state, size_t hd, size_t rows, float* const* out);
 // What attn_end divides, for combining runs of cells folded apart: per row, kAttnPartFloats

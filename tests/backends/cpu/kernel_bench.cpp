@@ -174,8 +174,8 @@ int packed_main(const std::string& only_isa) {
 //     before each pass (what a decode step at a 4k context waits on);
 //   prefill: 128 rows (a new turn's item) against 3,072 cells of one layer.
 // As cpu_attention.cpp's attend_item: a state per layer and head, restarted every 256 cells
-// (a segment; the old one's results exported), the next chunk's rows prefetched spread over
-// the heads' calls.
+// (a segment; the old one's results exported), the next chunk's rows requested by the heads'
+// calls (AttnPrefetch), K rows by the first and V rows by the second.
 // Per path and cache format: microseconds per chunk of 64 cells and KV head (thread CPU time),
 // and for the in-memory decode the cache bytes read per second.
 struct AttnCacheFmt {
@@ -238,13 +238,15 @@ double bench_attn(KvFormat f, const AttnShape& sh, std::mt19937& rng, double& by
                 }
                 const size_t next_n =
                     j0 + chunk < sh.cells ? std::min(chunk, sh.cells - j0 - chunk) : 0;
+                const uint8_t* next[2 * chunk];  // the next chunk's K rows, then its V rows
+                for (size_t c = 0; c < next_n; ++c) {
+                    next[c] = kl + (j0 + chunk + c) * rb;
+                    next[next_n + c] = vl + (j0 + chunk + c) * rb;
+                }
                 for (size_t h = 0; h < heads; ++h) {
-                    for (size_t x = 2 * next_n * h / heads; x < 2 * next_n * (h + 1) / heads; ++x) {
-                        const uint8_t* row = x < next_n ? kl + (j0 + chunk + x) * rb
-                                                        : vl + (j0 + chunk + x - next_n) * rb;
-                        for (size_t o = 0; o < rb; o += 64) __builtin_prefetch(row + o);
-                    }
-                    attn_chunk(st[h].data(), hd, sh.rows, f, kp, vp, h * hd, n, int32_t(j0), 0.0f);
+                    const size_t x0 = 2 * next_n * h / heads, x1 = 2 * next_n * (h + 1) / heads;
+                    attn_chunk(st[h].data(), hd, sh.rows, f, kp, vp, h * hd, n, int32_t(j0), 0.0f,
+                               AttnPrefetch{next + x0, x1 - x0, 0, rb});
                     if (pass > 0) ++chunks;
                 }
             }

@@ -92,8 +92,12 @@ void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
             kp[c] = &k.bytes[(j0 + c) * k.row_bytes];
             vp[c] = &v.bytes[(j0 + c) * v.row_bytes];
         }
+        // As the CPU backend calls it: the next chunk's K rows requested meanwhile.
+        const size_t next = std::min(chunk, sh.cells - std::min(sh.cells, j0 + n));
+        std::vector<const uint8_t*> np(next);
+        for (size_t c = 0; c < next; ++c) np[c] = &k.bytes[(j0 + n + c) * k.row_bytes];
         attn_chunk(state.data(), sh.hd, sh.rows, f, kp.data(), vp.data(), off, n, int32_t(j0),
-                   sh.softcap);
+                   sh.softcap, AttnPrefetch{np.data(), next, 0, k.row_bytes});
     }
     attn_end(state.data(), sh.hd, sh.rows, op.data());
 
@@ -201,11 +205,19 @@ TEST_F(AttnKernels, EveryIsaFormatAndShapeEdgeMatchesFloat64) {
     }
 }
 
+// What run_item requests ahead during each chunk: nothing, or bytes [begin, begin + bytes) of
+// the next chunk's first `rows` K rows and then V rows (rows = 0: all of them).
+struct PrefetchPlan {
+    bool on = false;
+    size_t begin = 0, bytes = 0, rows = 0;
+};
+
 // Rows [0, rows) of an item of `total` rows (the others attend too), in chunks of `chunk`.
 std::vector<float> run_item(KvFormat f, const test::KvCache& k, const test::KvCache& v, size_t hd,
                             size_t off, size_t cells, const std::vector<float>& q, size_t rows,
                             size_t total, const std::vector<int32_t>& lo,
-                            const std::vector<int32_t>& hi, size_t chunk, float softcap) {
+                            const std::vector<int32_t>& hi, size_t chunk, float softcap,
+                            const PrefetchPlan& plan = {}) {
     std::vector<const float*> qp(total);
     std::vector<float> out(total * hd);
     std::vector<float*> op(total);
@@ -222,7 +234,14 @@ std::vector<float> run_item(KvFormat f, const test::KvCache& k, const test::KvCa
             kp[c] = &k.bytes[(j0 + c) * k.row_bytes];
             vp[c] = &v.bytes[(j0 + c) * v.row_bytes];
         }
-        attn_chunk(state.data(), hd, total, f, kp.data(), vp.data(), off, n, int32_t(j0), softcap);
+        std::vector<const uint8_t*> next;
+        for (size_t c = j0 + n; plan.on && c < std::min(cells, j0 + n + chunk); ++c)
+            next.push_back(&k.bytes[c * k.row_bytes]);
+        for (size_t c = j0 + n; plan.on && c < std::min(cells, j0 + n + chunk); ++c)
+            next.push_back(&v.bytes[c * v.row_bytes]);
+        if (plan.rows > 0) next.resize(std::min(next.size(), plan.rows));
+        attn_chunk(state.data(), hd, total, f, kp.data(), vp.data(), off, n, int32_t(j0), softcap,
+                   AttnPrefetch{next.data(), next.size(), plan.begin, plan.bytes});
     }
     attn_end(state.data(), hd, total, op.data());
     out.resize(rows * hd);
@@ -276,6 +295,45 @@ TEST_F(AttnKernels, FewRowsAreBitIdenticalInsideALargerItem) {
                     }
     }
     if (compared == 0) GTEST_SKIP() << "no SIMD attention path on this CPU";
+}
+
+TEST_F(AttnKernels, RequestingTheNextChunkNeverChangesTheResults) {
+    // attn_chunk's AttnPrefetch only moves memory: decode items (the few-rows path, which spreads
+    // the requests over its steps) and prefill items give the same bits with any plan: none,
+    // whole rows, a slice that starts mid-line, an empty slice, fewer rows than the chunk's.
+    const PrefetchPlan plans[] = {{true, 0, 256, 0},
+                                  {true, 37, 100, 0},
+                                  {true, 64, 0, 0},
+                                  {true, 0, 256, 5},
+                                  {true, 200, 1, 1}};
+    size_t compared = 0;
+    for (const test::IsaPath& path : test::isa_paths()) {
+        use_path(path);
+        for (KvFormat f : {KvFormat::F16, KvFormat::Q8_0, KvFormat::Q4_0})
+            for (size_t rows : {size_t{1}, size_t{7}, size_t{8}, size_t{40}})
+                for (size_t chunk : {size_t{64}, size_t{13}}) {
+                    std::mt19937 rng(uint32_t(rows + chunk));
+                    const size_t hd = 64, cells = 150, off = 64;
+                    const test::KvCache k = test::random_kv_cache(f, 2 * hd, cells, rng),
+                                        v = test::random_kv_cache(f, 2 * hd, cells, rng);
+                    std::vector<float> q(rows * hd);
+                    std::normal_distribution<float> nd(0.0f, 2.0f);
+                    for (auto& x : q) x = nd(rng);
+                    std::vector<int32_t> lo(rows, 0), hi(rows, int32_t(cells) - 1);
+                    const auto plain =
+                        run_item(f, k, v, hd, off, cells, q, rows, rows, lo, hi, chunk, 0.0f);
+                    for (const PrefetchPlan& plan : plans) {
+                        const auto with = run_item(f, k, v, hd, off, cells, q, rows, rows, lo, hi,
+                                                   chunk, 0.0f, plan);
+                        ASSERT_EQ(std::memcmp(plain.data(), with.data(), plain.size() * 4), 0)
+                            << name(f) << " path=" << test::isa_path_name(path) << " rows=" << rows
+                            << " chunk=" << chunk << " begin=" << plan.begin
+                            << " bytes=" << plan.bytes << " plan rows=" << plan.rows;
+                        ++compared;
+                    }
+                }
+    }
+    EXPECT_GT(compared, 0u);
 }
 
 TEST_F(AttnKernels, NonFiniteQueryRowsLeaveTheOthersAlone) {
