@@ -215,11 +215,11 @@ void attn_restart(float* st, size_t hd, size_t rows) {
 void attn_chunk(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
                 const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap,
                 const AttnPrefetch& next) {
-    if (n == 0 || rows == 0) return detail::AttnPrefetchLines(next).issue_all();
+    if (n == 0 || rows == 0) return detail::AttnPrefetchLines<3>(next).issue_all();
     n = std::min(n, kAttnChunk);
     if (const auto* simd = attn_simd())
         return simd->attn_chunk(state, hd, rows, fmt, k, v, off, n, j0, softcap, next);
-    detail::AttnPrefetchLines(next).issue_all();
+    detail::AttnPrefetchLines<3>(next).issue_all();
     attn_chunk_scalar(state, hd, rows, fmt, k, v, off, n, j0, softcap);
 }
 

@@ -100,13 +100,16 @@ constexpr size_t kAttnLanes = 16;
 constexpr bool attn_rows_major(size_t simd_lanes, size_t hd, size_t rows) {
     return simd_lanes > 0 && rows > 0 && 2 * rows <= simd_lanes && hd % simd_lanes == 0;
 }
-// An AttnPrefetch's cache lines in order, requested a few at a time and into L2: a decode
-// step's chunk computes for a microsecond or two, and a burst of a few hundred requests before
-// it stalled the core once its outstanding misses filled up; and into L1 (48 KB here) the next
-// chunk evicted the current one, whose K and V rows of an item's heads are 32 KB at
-// qwen2.5-0.5b's shape (cpu_kernel_bench --attn, decode in memory, F16, best of 4 rounds: 3.0-3.8
-// us a chunk and head with the burst, 2.39-2.43 spread into L1, 2.14-2.17 spread into L2, 1.95
-// with the cache in L2).
+// An AttnPrefetch's cache lines in order, requested `count` at a time into L2 (Locality 2) or
+// L1 (3). A decode step's item (few rows) spreads them over its chunk into L2: its chunk
+// computes for a microsecond or two, a burst of a few hundred requests before it stalled the
+// core once its outstanding misses filled up, and into L1 (48 KB here) the next chunk evicted
+// the current one, whose K and V rows of an item's heads are 32 KB at qwen2.5-0.5b's shape
+// (cpu_kernel_bench --attn, decode in memory, F16, best of 4 rounds: 3.0-3.8 us a chunk and head
+// with the burst, 2.39-2.43 spread into L1, 2.14-2.17 spread into L2, 1.95 with the cache in
+// L2). A prefill's item computes long on each chunk and asks for the next one at its start,
+// into L1 (as the weight streams of tiles of several tokens do: kernels_x86_common.inc).
+template <int Locality>
 class AttnPrefetchLines {
 public:
     explicit AttnPrefetchLines(const AttnPrefetch& p) : p_(p), n_(p.bytes > 0 ? p.n : 0) {
@@ -115,7 +118,7 @@ public:
     // Requests up to `count` more lines.
     void issue(size_t count) {
         for (; count > 0 && row_ < n_; --count) {
-            __builtin_prefetch(reinterpret_cast<const void*>(line_), 0, 2);
+            __builtin_prefetch(reinterpret_cast<const void*>(line_), 0, Locality);
             line_ += 64;
             if (line_ >= end_) {
                 ++row_;
