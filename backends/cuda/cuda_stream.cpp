@@ -113,7 +113,8 @@ private:
     std::vector<Launch> launches_;
     std::vector<uint64_t> sig_, last_sig_;
     cudaGraphExec_t exec_ = nullptr;
-    // The graph exec_ was captured from and its revision then, while exec_ holds.
+    // The graph whose step exec_ ran last and its revision then: set where exec_ is launched,
+    // cleared where compute takes the slow path; read only while exec_ holds.
     const Graph* replay_graph_ = nullptr;
     uint64_t replay_revision_ = 0;
     StreamProfile profile_{StreamProfile::level_from_env()};
@@ -255,7 +256,6 @@ Status CudaStream::grow(void*& p, size_t& have, size_t need) {
     have = 0;
     if (exec_) cudaGraphExecDestroy(exec_);
     exec_ = nullptr;
-    replay_graph_ = nullptr;
     last_sig_.clear();
     if (cudaError_t e = cudaMalloc(&p, need); e)
         return Status::error("cuda scratch: " + cuda_error_text(e));
@@ -516,7 +516,6 @@ Status CudaStream::compute(const Graph& graph) {
     if (!repeat) {
         if (exec_) cudaGraphExecDestroy(exec_);
         exec_ = nullptr;
-        replay_graph_ = nullptr;
         last_sig_ = sig_;
         if (profile_.on()) profile_.count(Kind::Eager);
         e = enqueue();
@@ -530,7 +529,6 @@ Status CudaStream::compute(const Graph& graph) {
             // Capture is an optimisation: run this step eagerly and stop capturing.
             (void)cudaGetLastError();
             exec_ = nullptr;
-            replay_graph_ = nullptr;
             use_graphs_ = false;
             return finish(graph, enqueue());
         }
@@ -559,7 +557,6 @@ Status CudaStream::finish(const Graph& graph, cudaError_t e) {
         (void)cudaGetLastError();
         if (exec_) cudaGraphExecDestroy(exec_);
         exec_ = nullptr;
-        replay_graph_ = nullptr;
         last_sig_.clear();
         return Status::error("cuda: " + cuda_error_text(e));
     }
