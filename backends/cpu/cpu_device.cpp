@@ -9,6 +9,7 @@
 #include "core/host_memory.h"
 #include "cpu/cpu_fuse.h"
 #include "cpu/cpu_ops.h"
+#include "cpu/cpu_profile.h"
 #include "cpu/cpu_weights.h"
 #include "cpu/kernels/kernels.h"
 #include "cpu/thread_pool.h"
@@ -19,7 +20,10 @@ namespace {
 
 class CpuStream final : public Stream {
 public:
-    explicit CpuStream(int n_threads) : pool_(n_threads), fuse_(cpu_fusion_enabled()) {}
+    explicit CpuStream(int n_threads)
+        : pool_(n_threads),
+          fuse_(cpu_fusion_enabled()),
+          profile_(cpu_ops::StreamProfile::enabled_from_env()) {}
 
     Status compute(const Graph& graph) override {
         if (Status s = validate_graph(graph); !s) return s;
@@ -41,16 +45,23 @@ public:
         if (scratch_.per_thread.size() < need) scratch_.per_thread.resize(need);
         scratch_.per_thread_floats = per_thread;
         const std::vector<Node>& nodes = graph.nodes();
+        using Clock = cpu_ops::StreamProfile::Clock;
+        const bool prof = profile_.on();
+        const Clock::time_point g0 = prof ? Clock::now() : Clock::time_point{};
         for (size_t i = 0; i < nodes.size();) {
+            const Clock::time_point t0 = prof ? Clock::now() : Clock::time_point{};
             // A short step's fusable runs of nodes go as one dispatch (cpu_fuse.h).
             if (fuse_)
                 if (const size_t ran = cpu_ops::run_fused(nodes, i, pool_, scratch_); ran > 0) {
+                    if (prof) profile_.add(nodes[i], ran, t0);
                     i += ran;
                     continue;
                 }
             if (Status s = cpu_ops::run_node(nodes[i], pool_, scratch_); !s) return s;
+            if (prof) profile_.add(nodes[i], 1, t0);
             ++i;
         }
+        if (prof) profile_.add_graph(g0);
         return Status::ok();
     }
 
@@ -58,6 +69,7 @@ private:
     cpu::ThreadPool pool_;
     const bool fuse_;  // cpu_fusion_enabled() when the stream was made
     cpu_ops::Scratch scratch_;
+    cpu_ops::StreamProfile profile_;
 };
 
 class CpuDevice final : public Device {
