@@ -3,7 +3,8 @@
 //                    [--tokens 4,9,16]: gemm GFLOP/s for those token counts too, weights from
 //                    memory (the copies cycled: a speculative verification step's case)
 //   cpu_kernel_bench --packed [--isa NAME]: Q4_0 / Q8_0, file-format vs packed (packed.h)
-//   GFLOP/s for 1, 2, 4, 8 and 512 tokens (process CPU time over 2 threads)
+//   GFLOP/s for 1 to 8, 16 and 512 tokens (process CPU time over 2 threads), the packed kernel
+//   also with its weights from memory (up to 16 tokens) and on one thread with them in L2
 //   cpu_kernel_bench --attn [--rounds N] [--isa NAME] [--types f16,q8_0] [--shape TEXT]: the
 //   attention kernels alone (attn_main); --shape keeps the shapes whose name contains TEXT
 // Prints the measured read bandwidth (2 threads), then per ISA path and weight type:
@@ -82,10 +83,34 @@ double bench_gemv(ThreadPool& pool, const Matrix& m, const std::vector<uint8_t>&
     return static_cast<double>(m.bytes / kRows * rows) * iters / s / 1e9;
 }
 
+double process_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Seconds of one call of `one`: process CPU time over the pool size, what the pool would take on
+// otherwise idle cores (on a shared machine the wall clock mostly measures the neighbours). The
+// calls repeat until the process has used 0.4 s: here its clock moves in steps of a few ms, and
+// 40 calls of a 2 MB product once read 0 or 6 ms for 2 ms of wall time.
+template <class F>
+double seconds_per_call(ThreadPool& pool, F&& one) {
+    one();  // warm up
+    const double c0 = process_cpu_seconds();
+    size_t calls = 0;
+    double used = 0;
+    do {
+        one();
+        ++calls;
+        used = process_cpu_seconds() - c0;
+    } while (used < 0.4);
+    return used / static_cast<double>(pool.size()) / static_cast<double>(calls);
+}
+
 // cycle: walk the copies (weights from memory, as a verify step of a few tokens reads them);
 // else always the first copy.
 double bench_gemm(ThreadPool& pool, const Matrix& m, const std::vector<uint8_t>& xq, size_t stride,
-                  size_t n, int iters, bool cycle = false) {
+                  size_t n, bool cycle = false) {
     std::vector<float> y(n * kRows);
     size_t next = 0;
     auto one = [&] {
@@ -94,46 +119,57 @@ double bench_gemm(ThreadPool& pool, const Matrix& m, const std::vector<uint8_t>&
             gemm(m.type, w, kK, b, e, xq.data(), stride, n, y.data(), kRows);
         });
     };
-    one();
-    // Process CPU time over the pool size: what the pool would do on otherwise idle cores
-    // (on a shared machine the wall clock mostly measures the neighbours).
-    timespec a{}, b{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-    for (int i = 0; i < iters; ++i) one();
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-    const double cpu = static_cast<double>(b.tv_sec - a.tv_sec) +
-                       1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
-    return 2.0 * kRows * kK * static_cast<double>(n) * iters / (cpu / pool.size()) / 1e9;
+    return 2.0 * kRows * kK * static_cast<double>(n) / seconds_per_call(pool, one) / 1e9;
 }
 
-// Like bench_gemm, over the packed copy (n = 1 included: the decode case).
-double bench_packed(ThreadPool& pool, const PackedWeight& pw, const std::vector<uint8_t>& xq,
-                    size_t stride, size_t n, int iters) {
+// Like bench_gemm, over the packed copies (n = 1 included: the decode case): always the first
+// (cache resident), or one after another when there are several (weights from memory).
+double bench_packed(ThreadPool& pool, const std::vector<std::unique_ptr<PackedWeight>>& pws,
+                    const std::vector<uint8_t>& xq, size_t stride, size_t n) {
     std::vector<float> y(n * kRows);
+    size_t next = 0;
     auto one = [&] {
+        const PackedWeight& pw = *pws[next++ % pws.size()];
         pool.parallel_for(pw.groups(), 1, [&](size_t b, size_t e, int) {
             gemm_packed(pw, b * kPackRows, e * kPackRows, xq.data(), stride, n, y.data(), kRows);
         });
     };
-    one();
-    timespec a{}, b{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-    for (int i = 0; i < iters; ++i) one();
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-    const double cpu = static_cast<double>(b.tv_sec - a.tv_sec) +
-                       1e-9 * static_cast<double>(b.tv_nsec - a.tv_nsec);
-    return 2.0 * kRows * kK * static_cast<double>(n) * iters / (cpu / pool.size()) / 1e9;
+    return 2.0 * kRows * kK * static_cast<double>(n) / seconds_per_call(pool, one) / 1e9;
+}
+
+// The packed kernel's own speed: one thread, 128 rows (405 KB of Q4_0) that stay in L2, as
+// multiply-adds per second (a 512-bit vpdpbusd does 64).
+double packed_l2_gmacs(const PackedWeight& pw, const std::vector<uint8_t>& xq, size_t stride,
+                       size_t n) {
+    constexpr size_t rows = 128;
+    std::vector<float> y(n * kRows);
+    gemm_packed(pw, 0, rows, xq.data(), stride, n, y.data(), kRows);
+    const double c0 = thread_cpu_seconds();
+    size_t calls = 0;
+    double used = 0;
+    do {
+        gemm_packed(pw, 0, rows, xq.data(), stride, n, y.data(), kRows);
+        ++calls;
+        used = thread_cpu_seconds() - c0;
+    } while (used < 0.3);
+    return static_cast<double>(rows * kK * n * calls) / used / 1e9;
 }
 
 int packed_main(const std::string& only_isa) {
     ThreadPool pool(2);
     std::mt19937 rng(42);
-    std::printf("%-11s %-5s %5s %14s %14s %6s\n", "path", "type", "n", "file GFLOP/s",
-                "packed GFLOP/s", "x");
+    std::printf("%-11s %-5s %5s %14s %14s %6s %12s %16s\n", "path", "type", "n", "file GFLOP/s",
+                "packed GFLOP/s", "x", "from memory", "1 thread, L2");
     for (quant::Type t : {quant::Type::Q4_0, quant::Type::Q8_0}) {
         const Matrix m = make_matrix(t, 0, rng);
-        auto pw = make_packed(t, m.copies[0].data(), kK, kRows);
-        pack_groups(*pw, 0, pw->groups());
+        std::vector<std::unique_ptr<PackedWeight>> hot, cold;
+        hot.push_back(make_packed(t, m.copies[0].data(), kK, kRows));
+        pack_groups(*hot[0], 0, hot[0]->groups());
+        // 256 MiB of copies: each pass reads its weights from memory
+        for (size_t i = 0; i * m.bytes < (size_t{256} << 20); ++i) {
+            cold.push_back(make_packed(t, m.copies[0].data(), kK, kRows));
+            pack_groups(*cold.back(), 0, cold.back()->groups());
+        }
         const size_t stride = activation_row_bytes(t, kK);
         std::vector<uint8_t> xq(512 * stride);
         for (size_t j = 0; j < 512; ++j) {
@@ -152,12 +188,13 @@ int packed_main(const std::string& only_isa) {
                 const std::string name =
                     std::string(isa_name(isa)) + (vnni ? "vnni" : "") + (amx ? "amx" : "");
                 if (!only_isa.empty() && only_isa != name) continue;
-                for (size_t n : {1, 2, 4, 8, 512}) {
-                    const int iters = n == 512 ? 2 : 40;
-                    const double f = bench_gemm(pool, m, xq, stride, n, iters);
-                    const double p = bench_packed(pool, *pw, xq, stride, n, iters);
-                    std::printf("%-11s %-5s %5zu %14.1f %14.1f %6.2f\n", name.c_str(),
-                                quant::traits(t).name.data(), n, f, p, p / f);
+                for (size_t n : {1, 2, 4, 5, 6, 7, 8, 16, 512}) {
+                    const double f = bench_gemm(pool, m, xq, stride, n);
+                    const double p = bench_packed(pool, hot, xq, stride, n);
+                    const double c = n <= 16 ? bench_packed(pool, cold, xq, stride, n) : 0;
+                    const double l2 = 2.0 * packed_l2_gmacs(*hot[0], xq, stride, n);
+                    std::printf("%-11s %-5s %5zu %14.1f %14.1f %6.2f %12.1f %16.1f\n", name.c_str(),
+                                quant::traits(t).name.data(), n, f, p, p / f, c, l2);
                     std::fflush(stdout);
                 }
             }
@@ -374,14 +411,12 @@ int main(int argc, char** argv) {
             const double g2 = bench_gemv(pool2, m, xq, iters);
             const double hot = bench_gemv(pool1, m, xq, iters, true);
             double gf = 0.0;
-            if (do_gemm)
-                gf =
-                    bench_gemm(pool2, m, xq, stride, scalar ? 16 : n, scalar ? 1 : (quick ? 1 : 3));
+            if (do_gemm) gf = bench_gemm(pool2, m, xq, stride, scalar ? 16 : n);
             std::printf("%-11s %-7s %10.1f %10.1f %6.1f %5.0f%% %10.1f %12.1f\n", name.c_str(),
                         tname.c_str(), g1, g2, bw, bw > 0 ? 100.0 * g2 / bw : 0.0, hot, gf);
             for (size_t f : few)  // weights from memory: cycle the copies
                 std::printf("%-11s %-7s gemm %3zu tokens: %7.1f GFLOP/s\n", name.c_str(),
-                            tname.c_str(), f, bench_gemm(pool2, m, xq, stride, f, iters, true));
+                            tname.c_str(), f, bench_gemm(pool2, m, xq, stride, f, true));
             std::fflush(stdout);
         }
     }
