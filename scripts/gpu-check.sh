@@ -29,7 +29,8 @@
 # ones), GPU_CHECK_VULKAN_PARITY=0 (not the Vulkan op-parity ctest entries, minutes long; or a
 # gtest filter: those cases alone), GPU_CHECK_PROFILE (1, or an extended regex of shape-type: after the benches, those
 # models' decode once more under HEARTH_CUDA_PROFILE=1, 2 and 3: steps and host time, then
-# the GPU time per kernel kind, eager and in a graph, in logs/profile-*.log),
+# the GPU time per kernel kind, eager and in a graph, in logs/profile-*.log; in vulkan mode
+# under HEARTH_VULKAN_PROFILE=1, in logs/profile-vulkan-*.log),
 # GPU_CHECK_VARIANTS (space-separated VAR=VALUE: the CUDA benches again with each one set, e.g.
 # HEARTH_CUDA_PDL=0), GPU_CHECK_KERNEL_BENCH=0 (no hearth-cuda-kernel-bench run),
 # GPU_CHECK_MEMCHECK=0 (no compute-sanitizer run), OUT (when set, summary.json and
@@ -407,9 +408,27 @@ if [[ $want_cuda == 1 ]]; then
 fi
 
 # Where the decode time goes: the host-side counters with graphs on (HEARTH_CUDA_PROFILE=1),
-# then per kernel kind, eagerly (=2) and inside a graph (=3, the nodes back to back).
+# then per kernel kind, eagerly (=2) and inside a graph (=3, the nodes back to back); on Vulkan
+# (HEARTH_VULKAN_PROFILE=1) dispatches and barriers a step, the host's encoding and waiting,
+# and the GPU time per kernel and grid.
 profile=${GPU_CHECK_PROFILE:-0}
 [[ $profile == 1 ]] && profile='.*'
+if [[ $profile != 0 && $want_vulkan == 1 ]]; then
+    for m in "${bench_models[@]}"; do
+        read -r shape type _ <<<"$m"
+        [[ $shape-$type =~ ^($profile)$ ]] || continue
+        file=$models/$shape-$type.gguf
+        echo "+ HEARTH_VULKAN_PROFILE=1 hearth-cli bench -m $file --backend vulkan -p 16 -n 64 -r 1" >&2
+        [[ $dry == 1 || ! -s $file ]] && continue
+        if (($(date +%s) - t_start > deadline - 60)); then
+            skipped+=("profile-vulkan-$shape-$type")
+            continue
+        fi
+        HEARTH_VULKAN_PROFILE=1 "$build/bin/hearth-cli" bench -m "$file" --backend vulkan \
+            --gpu-layers all -p 16 -n 64 -r 1 --no-floor \
+            >>"$logs/profile-vulkan-$shape-$type.log" 2>&1 || failed+=("profile-vulkan-$shape-$type")
+    done
+fi
 if [[ $profile != 0 && $want_cuda == 1 ]]; then
     for m in "${bench_models[@]}"; do
         read -r shape type _ <<<"$m"

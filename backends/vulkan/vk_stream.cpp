@@ -4,12 +4,14 @@
 // their bindings and reused across steps (a decode step binds the same ranges every time).
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "vk_device.h"
 #include "vk_ops.h"
@@ -85,6 +87,7 @@ public:
     Status compute(const Graph& graph) override {
         if (Status s = validate_graph(graph); !s) return s;
         if (graph.nodes().empty()) return Status::ok();
+        const Clock::time_point t0 = profiling_ ? Clock::now() : Clock::time_point{};
         dispatches_.clear();
         retired_.clear();
         const RopeTable rope = [this](const RopeParams& p) { return rope_table(p); };
@@ -130,8 +133,15 @@ public:
         if (!st) return st;
         auto* words = static_cast<uint32_t*>(errors_->allocation().block->mapped);
         std::fill(words, words + kErrorBytes / 4, 0u);  // coherent: seen by the submit
+        const Clock::time_point t1 = profiling_ ? Clock::now() : Clock::time_point{};
         if (Status s = ctx_->submit_and_wait(cb_, fence_); !s) return s;
-        if (profiling_) collect_profile();
+        if (profiling_) {
+            host_.record_ms += ms_between(t0, t1);
+            host_.wait_ms += ms_between(t1, Clock::now());
+            ++host_.steps;
+            host_.dispatches += dispatches_.size();
+            collect_profile();
+        }
         if (Status s = ctx_->check_validation("compute"); !s) return s;
         // An index error found on the device: the first report names its node and value.
         if (words[0] != 0 && words[0] <= nodes.size())
@@ -300,15 +310,39 @@ private:
         return scratch_.get();
     }
 
-    // HEARTH_VULKAN_PROFILE=1: a timestamp after every dispatch; the time per kernel is printed
-    // to stderr when the stream goes (for tuning, not for tests).
+    // HEARTH_VULKAN_PROFILE=1: a timestamp after every dispatch; the time per kernel (longest
+    // first) and the host's share of each step are printed to stderr when the stream goes (for
+    // tuning, not for tests).
     void print_profile() const {
+        if (host_.steps == 0) return;
+        std::fprintf(stderr,
+                     "vulkan profile: %llu steps, %.1f dispatches and %.1f barriers a step; host "
+                     "ms a step: %.3f encoding and recording, %.3f submit and wait\n",
+                     static_cast<unsigned long long>(host_.steps),
+                     double(host_.dispatches) / double(host_.steps),
+                     double(barriers_) / double(host_.steps), host_.record_ms / double(host_.steps),
+                     host_.wait_ms / double(host_.steps));
+        std::vector<std::pair<std::string, std::pair<double, int>>> rows(profile_.begin(),
+                                                                         profile_.end());
+        std::sort(rows.begin(), rows.end(),
+                  [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
         double total = 0;
-        for (const auto& [k, v] : profile_) total += v.first;
-        for (const auto& [k, v] : profile_)
+        for (const auto& [k, v] : rows) total += v.first;
+        std::fprintf(stderr, "vulkan profile: %.3f ms of dispatches (GPU timestamps)\n", total);
+        for (const auto& [k, v] : rows)
             std::fprintf(stderr, "vulkan profile: %-30s %6d dispatches %9.3f ms (%4.1f%%)\n",
                          k.c_str(), v.second, v.first, total > 0 ? 100 * v.first / total : 0.0);
     }
+
+    using Clock = std::chrono::steady_clock;
+    static double ms_between(Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+    }
+    struct HostTimes {
+        uint64_t steps = 0, dispatches = 0;
+        double record_ms = 0, wait_ms = 0;
+    };
+    HostTimes host_;
 
     std::shared_ptr<Context> ctx_;
     bool profiling_ = false;
