@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/host_access.h"
 #include "core/kv_lookup.h"
@@ -30,15 +32,27 @@ Status get_rows(const Node& n, cpu::ThreadPool& pool) {
         if (ids[t] < 0 || ids[t] >= table.ne[1])
             return Status::error("get_rows: token id " + std::to_string(ids[t]) +
                                  " outside the vocabulary of " + std::to_string(table.ne[1]));
+    // A table that is also a packed matrix (a tied output head) has handed its file pages back:
+    // its rows come from the packed copy.
+    const auto* wbuf = dynamic_cast<const CpuWeightBuffer*>(table.buffer);
+    const cpu::PackedWeight* pw = wbuf ? wbuf->packed_if_made(table) : nullptr;
     const Node* np = &n;
     pool.parallel_for(static_cast<size_t>(n.dst.ne[1]), grain_for(size_t(n.dst.ne[0])),
-                      [np](size_t b, size_t e, int) {
+                      [np, pw](size_t b, size_t e, int) {
                           const Tensor& tab = np->src[0];
                           const int32_t* id = i32_data(np->src[1]);
-                          for (size_t t = b; t < e; ++t)
-                              quant::dequantize_row(tab.type, row_ptr(tab, id[t]),
-                                                    f32_row(np->dst, static_cast<int64_t>(t)),
-                                                    static_cast<size_t>(tab.ne[0]));
+                          const auto k = static_cast<size_t>(tab.ne[0]);
+                          thread_local std::vector<uint8_t> file_row;
+                          if (pw) file_row.resize(quant::row_bytes(tab.type, k));
+                          for (size_t t = b; t < e; ++t) {
+                              const void* row = row_ptr(tab, id[t]);
+                              if (pw) {
+                                  cpu::unpack_row(*pw, static_cast<size_t>(id[t]), file_row.data());
+                                  row = file_row.data();
+                              }
+                              quant::dequantize_row(tab.type, row,
+                                                    f32_row(np->dst, static_cast<int64_t>(t)), k);
+                          }
                       });
     return Status::ok();
 }

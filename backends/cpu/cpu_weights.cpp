@@ -75,6 +75,14 @@ const cpu::PackedWeight* CpuWeightBuffer::packed(const Tensor& w, cpu::ThreadPoo
     return packs_.emplace(key, std::move(pw)).first->second.get();
 }
 
+const cpu::PackedWeight* CpuWeightBuffer::packed_if_made(const Tensor& w) const {
+    if (!repack_ || w.buffer != this) return nullptr;
+    const auto key = std::make_tuple(w.offset, static_cast<int>(w.type), w.ne[0], w.ne[1]);
+    std::lock_guard lock(mu_);
+    const auto it = packs_.find(key);
+    return it == packs_.end() ? nullptr : it->second.get();
+}
+
 size_t CpuWeightBuffer::packed_bytes() const {
     std::lock_guard lock(mu_);
     return packed_bytes_;

@@ -5,8 +5,10 @@
 // packed its pages of the mapping are handed back to the kernel (madvise MADV_PAGEOUT), so
 // resident memory stays about one copy of the weights: the packed copy is exactly as large as
 // the file's blocks. Those pages are clean file pages (or, for bytes that are not a file,
-// swappable ones), so a later read of them (the token embedding lookup of a tied output
-// matrix, a kernel without a packed path) simply faults them back in.
+// swappable ones), so a later read of them faults them back in, from the disk once the page
+// cache has let them go; the token embedding lookup of a tied output matrix therefore reads its
+// rows back from the packed copy (cpu::unpack_row) instead: through the faults it took 48 us a
+// row in prefill and 0.22 ms a decode step on qwen2.5-0.5b (2.3 % of the step).
 // HEARTH_CPU_REPACK=0 turns packing off (the file-format kernels then read the mapping).
 #pragma once
 
@@ -46,6 +48,8 @@ public:
     // the pool's threads; nullptr when it is not packed (type, row length, packing turned off,
     // no packed kernel for the active ISA, out of memory): then use the file-format kernels.
     const cpu::PackedWeight* packed(const Tensor& w, cpu::ThreadPool& pool);
+    // The packed form of matrix w if one has been made (never packs), else nullptr.
+    const cpu::PackedWeight* packed_if_made(const Tensor& w) const;
     // Bytes held by packed copies (tests, diagnostics).
     size_t packed_bytes() const;
 

@@ -170,6 +170,50 @@ void pack_groups(PackedWeight& pw, size_t g0, size_t g1) {
         }
 }
 
+void unpack_row(const PackedWeight& pw, size_t row, uint8_t* out) {
+    const size_t fb = file_block_bytes(pw.type);
+    const size_t g = row / kPackRows, r = row % kPackRows;
+    const uint8_t* group = pw.packed + g * pw.nb * pw.block_bytes;
+    if (k_quant(pw.type)) {
+        for (size_t b = 0; b < pw.nb; ++b) {
+            const uint8_t* in = group + b * pw.block_bytes;
+            if (pw.type == quant::Type::Q4_K)
+                packk::unpack_superblock_q4k(in, r, out + b * fb);
+            else
+                packk::unpack_superblock_q6k(in, r, out + b * fb);
+        }
+        return;
+    }
+    if (two_byte(pw.type)) {
+        const size_t piece = kF16QuadRows * fb, quad = pw.nb * piece;
+        const uint8_t* in = group + (r / kF16QuadRows) * quad + (r % kF16QuadRows) * fb;
+        for (size_t b = 0; b < pw.nb; ++b) std::memcpy(out + b * fb, in + b * piece, fb);
+        return;
+    }
+    const bool q5 = pw.type == quant::Type::Q5_0;
+    const size_t code_offset = q5 ? 6 : 2;
+    const size_t code_bytes = fb - code_offset;
+    for (size_t b = 0; b < pw.nb; ++b) {
+        const uint8_t* in = group + b * pw.block_bytes;
+        uint8_t* blk = out + b * fb;
+        std::memcpy(blk, in + 2 * r, 2);
+        for (size_t j = 0; j < code_bytes / 4; ++j)
+            std::memcpy(blk + code_offset + 4 * j, in + kScaleBytes + j * 4 * kPackRows + 4 * r, 4);
+        if (q5) {  // pack_fifth_bits backwards
+            const uint8_t* masks = in + kScaleBytes + 16 * kPackRows;
+            uint32_t qh = 0;
+            for (size_t j = 0; j < 4; ++j)
+                for (size_t h = 0; h < 2; ++h)
+                    for (size_t t = 0; t < 4; ++t) {
+                        const size_t bit = 4 * r + t;
+                        if ((masks[(2 * j + h) * 8 + bit / 8] >> (bit % 8)) & 1u)
+                            qh |= 1u << (16 * h + 4 * j + t);
+                    }
+            for (size_t i = 0; i < 4; ++i) blk[2 + i] = static_cast<uint8_t>(qh >> (8 * i));
+        }
+    }
+}
+
 bool amx_active() {
     return active_isa() == Isa::Avx512 && detail::cpu_has_amx();
 }

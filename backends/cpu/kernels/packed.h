@@ -57,6 +57,11 @@ bool packable(quant::Type t, size_t k);
 std::unique_ptr<PackedWeight> make_packed(quant::Type t, const void* w, size_t k, size_t rows);
 void pack_groups(PackedWeight& pw, size_t g0, size_t g1);
 
+// Row `row` (< pw.rows) in the file's format, rebuilt from the packed copy (packing only moves
+// the file's bytes): quant::row_bytes(pw.type, pw.k) bytes to `out`. What a lookup of single rows
+// (a tied embedding table's GetRows) reads once the file's pages of the matrix are handed back.
+void unpack_row(const PackedWeight& pw, size_t row, uint8_t* out);
+
 // gemm over the packed rows (n = 1 is the decode case), the contract of gemm() in kernels.h:
 // Y[j * y_stride + i] = dot(row i, X_j) for i in [row_begin, row_end), nothing else written.
 // Without a packed kernel for the active ISA (scalar) it runs gemm/gemv on `original`.

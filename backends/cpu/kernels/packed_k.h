@@ -37,5 +37,8 @@ constexpr size_t kQ6KD = 0, kQ6KScales = 32, kQ6KCodes = 288, kQ6KGroupBytes = 1
 // from nrows on are padding (all bytes zero: scale 0). `out` gets 16 file blocks' bytes.
 void pack_superblock_q4k(const uint8_t* const* blk, size_t nrows, uint8_t* out);
 void pack_superblock_q6k(const uint8_t* const* blk, size_t nrows, uint8_t* out);
+// The inverses for one row: row r's file block from a packed super-block group.
+void unpack_superblock_q4k(const uint8_t* in, size_t r, uint8_t* blk);
+void unpack_superblock_q6k(const uint8_t* in, size_t r, uint8_t* blk);
 
 }  // namespace hearth::cpu::packk

@@ -162,6 +162,52 @@ TEST(CpuWeightsScalar, ScalarIsaPacksNothing) {
     cpu::force_isa(saved);
 }
 
+// A table that is also a packed matrix (a tied output head) looks its rows up in the packed
+// copy, whose bytes are the file's: the lookups equal the file's rows dequantized, before the
+// matrix is packed and after, even once the file's bytes have changed under the buffer (its
+// pages were handed back; here the test's own bytes are overwritten to see which copy is read).
+TEST(CpuWeightsTied, EmbeddingRowsComeFromThePackedCopyOnceItExists) {
+    if (cpu::active_isa() == cpu::Isa::Scalar) GTEST_SKIP() << "no packed kernel on scalar";
+    auto dev = make_cpu_device();
+    auto stream = std::move(dev->create_stream({2}).value());
+    std::mt19937 rng(9);
+    const bool had = cpu_set_repack(true);
+    for (quant::Type t : {quant::Type::Q4_0, quant::Type::Q5_0, quant::Type::Q8_0,
+                          quant::Type::Q4_K, quant::Type::Q6_K}) {
+        SCOPED_TRACE(std::string(quant::traits(t).name));
+        const int64_t k = 256, m = 37;
+        std::vector<std::byte> file = encode(t, random_floats(rng, size_t(k * m)), size_t(k));
+        const std::vector<std::byte> original = file;
+        auto imported = std::move(dev->import_host(file).value());
+        auto* cw = dynamic_cast<CpuWeightBuffer*>(imported.get());
+        ASSERT_NE(cw, nullptr);
+        const Tensor table = Tensor::dense(imported.get(), 0, t, {k, m});
+        const std::vector<int32_t> ids = {0, 36, 15, 16, 5, 36};
+        const int64_t T = int64_t(ids.size());
+        auto lookup = [&] {
+            auto ib = alloc(*dev, DType::I32, {T}, ids.data());
+            auto ob = alloc(*dev, DType::F32, {k, T}, nullptr);
+            Graph g;
+            g.get_rows(ob.t, table, ib.t, "token_embd");
+            EXPECT_TRUE(stream->compute(g));
+            std::vector<float> out(size_t(k * T));
+            EXPECT_TRUE(ob.b->read(0, std::as_writable_bytes(std::span(out))));
+            return out;
+        };
+        std::vector<float> want(size_t(k * T));
+        const size_t rb = quant::row_bytes(t, size_t(k));
+        for (int64_t i = 0; i < T; ++i)
+            quant::dequantize_row(t, &original[size_t(ids[size_t(i)]) * rb], &want[size_t(i * k)],
+                                  size_t(k));
+        EXPECT_EQ(lookup(), want) << "before packing (the file's rows)";
+        mat_mul(*dev, *stream, table, random_floats(rng, size_t(k)), 1);  // packs the matrix
+        ASSERT_GT(cw->packed_bytes(), 0u);
+        std::fill(file.begin(), file.end(), std::byte{0x7f});
+        EXPECT_EQ(lookup(), want) << "after packing (the packed copy's rows)";
+    }
+    cpu_set_repack(had);
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, CpuWeights, ::testing::Values(quant::Type::Q4_0, quant::Type::Q8_0),
                          [](const auto& info) {
                              return std::string(quant::traits(info.param).name);

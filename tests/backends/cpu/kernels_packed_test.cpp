@@ -8,15 +8,19 @@
 // kernels).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "kernels/kernels_internal.h"
 #include "kernels/packed.h"
 #include "kernels_test_util.h"
+#include "quant/quant_type.h"
 
 namespace hearth::cpu {
 namespace {
@@ -300,6 +304,32 @@ TEST(Packed, LayoutMovesTheFileBytes) {
                     }
                 }
             }
+    }
+}
+
+// unpack_row gives back every row's file bytes, for every packed type: random bytes (every bit of
+// Q5_0's qh and Q6_K's ql / qh in play), 37 rows (a group cut short), two K-quant super-blocks.
+TEST(Packed, UnpackRowGivesBackTheFileRow) {
+    const Isa saved = active_isa();
+    std::mt19937 rng(6);
+    const size_t k = 512, rows = 37;
+    for (Type t :
+         {Type::Q4_0, Type::Q5_0, Type::Q8_0, Type::Q4_K, Type::Q6_K, Type::F16, Type::BF16}) {
+        const bool two_byte = t == Type::F16 || t == Type::BF16;
+        if (two_byte && !force_isa(Isa::Avx512)) continue;  // they pack only for AVX-512
+        const size_t rb = quant::row_bytes(t, k);
+        std::vector<uint8_t> w(rows * rb);
+        for (auto& b : w) b = static_cast<uint8_t>(rng());
+        auto pw = pack_all(t, w, k, rows);
+        force_isa(saved);
+        ASSERT_TRUE(pw) << quant::traits(t).name;
+        std::vector<uint8_t> row(rb);
+        for (size_t r = 0; r < rows; ++r) {
+            std::fill(row.begin(), row.end(), uint8_t{0xA5});
+            unpack_row(*pw, r, row.data());
+            ASSERT_EQ(0, std::memcmp(row.data(), &w[r * rb], rb))
+                << quant::traits(t).name << " row " << r;
+        }
     }
 }
 
