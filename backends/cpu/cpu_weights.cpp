@@ -58,7 +58,7 @@ const cpu::PackedWeight* CpuWeightBuffer::packed(const Tensor& w, cpu::ThreadPoo
     if (!repack_ || w.buffer != this) return nullptr;
     const size_t k = static_cast<size_t>(w.ne[0]);
     if (!cpu::packable(w.type, k) || w.ne[2] != 1 || w.ne[3] != 1 || !w.is_dense()) return nullptr;
-    const auto key = std::make_tuple(w.offset, static_cast<int>(w.type), w.ne[0], w.ne[1]);
+    const PackKey key = pack_key(w);
     std::lock_guard lock(mu_);
     if (auto it = packs_.find(key); it != packs_.end()) return it->second.get();
     // Packing pays only where a SIMD kernel reads the packed layout (not under forced scalar).
@@ -77,7 +77,7 @@ const cpu::PackedWeight* CpuWeightBuffer::packed(const Tensor& w, cpu::ThreadPoo
 
 const cpu::PackedWeight* CpuWeightBuffer::packed_if_made(const Tensor& w) const {
     if (!repack_ || w.buffer != this) return nullptr;
-    const auto key = std::make_tuple(w.offset, static_cast<int>(w.type), w.ne[0], w.ne[1]);
+    const PackKey key = pack_key(w);
     std::lock_guard lock(mu_);
     const auto it = packs_.find(key);
     return it == packs_.end() ? nullptr : it->second.get();

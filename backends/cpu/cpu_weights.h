@@ -60,7 +60,11 @@ private:
     const bool repack_;  // cpu_repack_enabled() when the file was imported
     mutable std::mutex mu_;
     // (offset, type, k, rows) -> packed copy; nullptr records "does not pack"
-    std::map<std::tuple<size_t, int, int64_t, int64_t>, std::unique_ptr<cpu::PackedWeight>> packs_;
+    using PackKey = std::tuple<size_t, int, int64_t, int64_t>;
+    static PackKey pack_key(const Tensor& w) {
+        return {w.offset, static_cast<int>(w.type), w.ne[0], w.ne[1]};
+    }
+    std::map<PackKey, std::unique_ptr<cpu::PackedWeight>> packs_;
     size_t packed_bytes_ = 0;
 };
 
