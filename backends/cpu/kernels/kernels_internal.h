@@ -89,7 +89,7 @@ struct SimdKernels {
 // QT [hd][rp] (queries, transposed and pre-scaled), OT [hd][rp] (running weighted sums of V),
 // m [rp] (running max), l [rp] (running sum of weights), lo, hi [rp] (int32: visible cells),
 // S [kAttnChunk][rp] (scores, then weights, of one chunk), K, V [kAttnChunk + 8][hd] (the
-// chunk decoded to floats; padding cells are zero), then the queries as 8-bit codes for a Q8_0
+// chunk decoded to floats; K's padding cells are zero), then the queries as 8-bit codes for a Q8_0
 // or Q4_0 cache (attn_int_scores): QQ (int8, [hd / 4][rp][4]: 4 elements of a row per 32-bit lane),
 // QD [hd / 32][rp] (a block's scale) and QC [hd / 32][rp] (int32: 128 * the block's code sum).
 // With integer scores, K's buffer holds the chunk's codes and scales instead of floats.
