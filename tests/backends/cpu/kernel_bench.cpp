@@ -89,22 +89,29 @@ double process_cpu_seconds() {
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Seconds of one call of `one`: process CPU time over the pool size, what the pool would take on
-// otherwise idle cores (on a shared machine the wall clock mostly measures the neighbours). The
-// calls repeat until the process has used 0.4 s: here its clock moves in steps of a few ms, and
-// 40 calls of a 2 MB product once read 0 or 6 ms for 2 ms of wall time.
+// Seconds of `clock` per call of `one` (after a warm-up call), the calls repeated until `min_s`
+// have passed on it: this VM's process clock moves in steps of a few ms, and 40 calls of a 2 MB
+// product once read 0 or 6 ms for 2 ms of wall time.
 template <class F>
-double seconds_per_call(ThreadPool& pool, F&& one) {
-    one();  // warm up
-    const double c0 = process_cpu_seconds();
+double clock_per_call(double (*clock)(), double min_s, F&& one) {
+    one();
+    const double c0 = clock();
     size_t calls = 0;
     double used = 0;
     do {
         one();
         ++calls;
-        used = process_cpu_seconds() - c0;
-    } while (used < 0.4);
-    return used / static_cast<double>(pool.size()) / static_cast<double>(calls);
+        used = clock() - c0;
+    } while (used < min_s);
+    return used / static_cast<double>(calls);
+}
+
+// Seconds of one call of `one` on the pool: process CPU time over the pool size, what the pool
+// would take on otherwise idle cores (on a shared machine the wall clock mostly measures the
+// neighbours).
+template <class F>
+double seconds_per_call(ThreadPool& pool, F&& one) {
+    return clock_per_call(process_cpu_seconds, 0.4, one) / static_cast<double>(pool.size());
 }
 
 // cycle: walk the copies (weights from memory, as a verify step of a few tokens reads them);
@@ -143,16 +150,10 @@ double packed_l2_gmacs(const PackedWeight& pw, const std::vector<uint8_t>& xq, s
                        size_t n) {
     constexpr size_t rows = 128;
     std::vector<float> y(n * kRows);
-    gemm_packed(pw, 0, rows, xq.data(), stride, n, y.data(), kRows);
-    const double c0 = thread_cpu_seconds();
-    size_t calls = 0;
-    double used = 0;
-    do {
+    const double s = clock_per_call(thread_cpu_seconds, 0.3, [&] {
         gemm_packed(pw, 0, rows, xq.data(), stride, n, y.data(), kRows);
-        ++calls;
-        used = thread_cpu_seconds() - c0;
-    } while (used < 0.3);
-    return static_cast<double>(rows * kK * n * calls) / used / 1e9;
+    });
+    return static_cast<double>(rows * kK * n) / s / 1e9;
 }
 
 int packed_main(const std::string& only_isa) {
