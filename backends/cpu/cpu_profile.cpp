@@ -39,7 +39,11 @@ void StreamProfile::add(const Node& first, size_t nodes, Clock::time_point t0) {
     key += " (";
     key += op_name(first.op);
     if (nodes > 1) key += " +" + std::to_string(nodes - 1) + " fused";
-    key += ", " + std::to_string(first.dst.ne[1]) + " rows)";
+    key += ", " + std::to_string(first.dst.ne[1]) + " rows";
+    // Attention's rows are heads and its tokens the third axis: a decode step's dispatches
+    // then stay apart from a prefill's.
+    if (first.dst.ne[2] > 1) key += " x " + std::to_string(first.dst.ne[2]);
+    key += ")";
     Sum& s = kinds_[key];
     ++s.count;
     s.us += us;

@@ -1,5 +1,5 @@
 // The CPU stream's profile (cpu_profile.h): dispatches are summed per kind, the layer taken out
-// of the label, fused runs and rows kept apart, and the table lists them by time.
+// of the label, fused runs, rows and tokens kept apart, and the table lists them by time.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -38,6 +38,20 @@ TEST(CpuProfile, SumsDispatchesPerKindAcrossLayers) {
     EXPECT_LT(key, r.find("ffn_gate (mat_mul +2 fused, 1 rows)")) << r;
     EXPECT_NE(r.find("output_norm (rms_norm, 1 rows)"), std::string::npos) << r;
     EXPECT_EQ(r.find("blk."), std::string::npos) << r;
+}
+
+// Attention's rows are its heads and its tokens the third axis: a decode step's dispatches and a
+// prefill's are listed apart.
+TEST(CpuProfile, AttentionKeepsDecodeAndPrefillApart) {
+    StreamProfile p(true);
+    Node decode = node(Op::Attention, "blk.3.attention", 14);
+    Node prefill = decode;
+    prefill.dst.ne[2] = 512;
+    p.add(decode, 1, StreamProfile::Clock::now());
+    p.add(prefill, 1, StreamProfile::Clock::now());
+    const std::string r = p.report();
+    EXPECT_NE(r.find("attention (attention, 14 rows)"), std::string::npos) << r;
+    EXPECT_NE(r.find("attention (attention, 14 rows x 512)"), std::string::npos) << r;
 }
 
 TEST(CpuProfile, OffByDefaultAndByZero) {
