@@ -2,8 +2,9 @@
 //   cpu_kernel_bench [--quick] [--types Q4_0,Q8_0,...] [--isa avx512vnni] [--no-gemm]
 //                    [--tokens 4,9,16]: gemm GFLOP/s for those token counts too, weights from
 //                    memory (the copies cycled: a speculative verification step's case)
-//   cpu_kernel_bench --packed [--isa NAME]: Q4_0 / Q8_0, file-format vs packed (packed.h)
-//   GFLOP/s for 1 to 8, 16 and 512 tokens (process CPU time over 2 threads), the packed kernel
+//   cpu_kernel_bench --packed [--isa NAME] [--tokens 16,64]: Q4_0 / Q8_0, file-format vs packed
+//   (packed.h) GFLOP/s for 1 to 8, 16 and 512 tokens or those of --tokens (process CPU time
+//   over 2 threads), the packed kernel
 //   also with its weights from memory (up to 16 tokens) and on one thread with them in L2
 //   cpu_kernel_bench --attn [--rounds N] [--isa NAME] [--types f16,q8_0] [--shape TEXT]: the
 //   attention kernels alone (attn_main); --shape keeps the shapes whose name contains TEXT
@@ -156,7 +157,7 @@ double packed_l2_gmacs(const PackedWeight& pw, const std::vector<uint8_t>& xq, s
     return static_cast<double>(rows * kK * n) / s / 1e9;
 }
 
-int packed_main(const std::string& only_isa) {
+int packed_main(const std::string& only_isa, const std::vector<size_t>& tokens) {
     ThreadPool pool(2);
     std::mt19937 rng(42);
     std::printf("%-11s %-5s %5s %14s %14s %6s %12s %16s\n", "path", "type", "n", "file GFLOP/s",
@@ -172,8 +173,10 @@ int packed_main(const std::string& only_isa) {
             pack_groups(*cold.back(), 0, cold.back()->groups());
         }
         const size_t stride = activation_row_bytes(t, kK);
-        std::vector<uint8_t> xq(512 * stride);
-        for (size_t j = 0; j < 512; ++j) {
+        size_t most = 512;
+        for (size_t n : tokens) most = std::max(most, n);
+        std::vector<uint8_t> xq(most * stride);
+        for (size_t j = 0; j < most; ++j) {
             const auto x = test::random_activation(kK, rng);
             quantize_activation(t, x.data(), kK, &xq[j * stride]);
         }
@@ -189,7 +192,9 @@ int packed_main(const std::string& only_isa) {
                 const std::string name =
                     std::string(isa_name(isa)) + (vnni ? "vnni" : "") + (amx ? "amx" : "");
                 if (!only_isa.empty() && only_isa != name) continue;
-                for (size_t n : {1, 2, 4, 5, 6, 7, 8, 16, 512}) {
+                const std::vector<size_t> counts =
+                    tokens.empty() ? std::vector<size_t>{1, 2, 4, 5, 6, 7, 8, 16, 512} : tokens;
+                for (size_t n : counts) {
                     const double f = bench_gemm(pool, m, xq, stride, n);
                     const double p = bench_packed(pool, hot, xq, stride, n);
                     const double c = n <= 16 ? bench_packed(pool, cold, xq, stride, n) : 0;
@@ -376,7 +381,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (packed) return packed_main(only_isa);
+    if (packed) return packed_main(only_isa, few);
     if (attn) return attn_main(only_isa, only_types, shape, rounds);
     ThreadPool pool1(1), pool2(2);
     const size_t bw_bytes = quick ? (size_t{256} << 20) : (size_t{1} << 30);
