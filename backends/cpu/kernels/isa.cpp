@@ -149,12 +149,13 @@ namespace detail {
 
 namespace {
 std::atomic<bool> g_vnni_allowed{true};
-// AMX is opt-in: HEARTH_CPU_ISA=amx. Measured here it is not faster than the packed VNNI
-// kernels (see backends/README.md), so the default stays VNNI.
+// AMX is used where the CPU and Linux give it (backends/README.md measures it against the
+// VNNI kernels), unless HEARTH_CPU_ISA names another path: avx512 then means the VNNI kernels
+// alone.
 std::atomic<bool>& amx_allowed() {
     static std::atomic<bool> allowed{[] {
         const char* env = std::getenv("HEARTH_CPU_ISA");
-        return env && std::string(env) == "amx";
+        return !env || !*env || std::string(env) == "amx";
     }()};
     return allowed;
 }

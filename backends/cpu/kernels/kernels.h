@@ -21,9 +21,9 @@ Isa active_isa();
 // Tests: whether an ISA can run here, and forcing one (returns false if it can't run).
 bool isa_supported(Isa isa);
 bool force_isa(Isa isa);
-// Whether products of packed Q4_0 / Q8_0 weights with 16 or more tokens run on AMX-INT8 tiles:
-// opt-in with HEARTH_CPU_ISA=amx (the AVX-512 path), the CPU has AMX-INT8, Linux granted the
-// tile state and a probe product was right.
+// Whether products of packed Q4_0 / Q8_0 weights with 48 or more tokens run on AMX-INT8 tiles:
+// the CPU has AMX-INT8, Linux granted the tile state, a probe product was right and
+// HEARTH_CPU_ISA is unset or amx (avx512 keeps the VNNI kernels alone).
 bool amx_active();
 
 // Whether gemv/gemm support a weight type (all GGUF weight types of the type table do).
@@ -60,8 +60,8 @@ void f32_to_f16(const float* x, uint16_t* out, size_t n);
 // k. Decode (1 token), speculative verification (k + 1) and batched decode then give
 // bit-identical logits, which speculation's greedy equality and the scheduler's "alone equals
 // batched" rely on; cpu_kernels_test (InvarianceTest) checks it for every type and ISA,
-// the opt-in AMX-INT8 tiles (HEARTH_CPU_ISA=amx; 16 or more tokens) included: they compute the
-// VNNI kernel's integer sums and repeat its float steps.
+// the AMX-INT8 tiles (48 or more tokens) included: they compute the VNNI kernel's integer sums
+// and repeat its float steps.
 //
 // Unsupported types (supports_weight_type() false) and empty slices do nothing.
 // out[i] = dot(W row (row_begin + i), x) for i in [0, row_end - row_begin).

@@ -197,9 +197,12 @@ bool allow_amx(bool allow);
 // Requests the tile state from Linux and checks one product (feature detection calls it).
 bool amx_enable();
 // Packed Q4_0 / Q8_0 product on AMX tiles (any n >= 1; bit-identical to the VNNI kernel);
-// false: not handled. gemm_packed uses it from kAmxMinTokens tokens on (a shorter tile does not
-// pay for its tile stores: 8 tokens ran at about half the VNNI kernel's speed here).
-constexpr size_t kAmxMinTokens = 16;
+// false: not handled. gemm_packed uses it from kAmxMinTokens tokens on: each group's codes are
+// unpacked once for the tiles of a call, which few tokens do not repay (cpu_kernel_bench
+// --packed, 2048 x 5632 over 2 threads, GFLOP/s VNNI / AMX: 16 tokens 670-820 / 540-610,
+// 32 770-810 / 790-830, 48 780-800 / 840-920, 64 800-830 / 930-1,070, 256 800-870 /
+// 1,050-1,260).
+constexpr size_t kAmxMinTokens = 48;
 bool amx_gemm_packed(const PackedWeight& pw, size_t r0, size_t r1, const uint8_t* xq,
                      size_t xq_stride, size_t n, float* y, size_t y_stride);
 

@@ -4,8 +4,8 @@
 // wherever t falls in the call's tiles and token chunks, and however the rows are split into
 // slices (threads). Speculative verification and batched decode rely on it: the logits of a
 // token must not depend on how many other tokens share the step. The packed cases include the
-// AMX-INT8 path (opt-in) where this CPU has it: from 4 tokens on it must give the VNNI kernel's
-// bits.
+// AMX-INT8 path where this CPU has it: it must give the VNNI kernel's bits, in its first token
+// chunk and past it (257 tokens).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -26,9 +26,10 @@ using Path = test::IsaPath;
 constexpr auto path_name = test::isa_path_name;
 
 // Token counts: decode (1), verification and batched decode (2..9, 16, 17), prefill chunks and
-// their neighbours (64, 65: one whole 64-token chunk, then a chunk of one).
-constexpr size_t kCounts[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 64, 65};
-constexpr size_t kMaxTokens = 65;
+// their neighbours (64, 65: one whole 64-token chunk, then a chunk of one; 257: past the AMX
+// path's 256-token chunk).
+constexpr size_t kCounts[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 64, 65, 257};
+constexpr size_t kMaxTokens = 257;
 
 // Row length with several 32-block chunks and an odd block count (32-blocks), several
 // super-blocks (256), or a float tail (float types).

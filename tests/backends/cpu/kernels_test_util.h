@@ -15,7 +15,7 @@
 
 namespace hearth::cpu::test {
 
-// An ISA; for AVX-512 also whether its VNNI variant and the opt-in AMX-INT8 prefill may run.
+// An ISA; for AVX-512 also whether its VNNI variant and the AMX-INT8 prefill may run.
 struct IsaPath {
     Isa isa;
     bool vnni = false;
