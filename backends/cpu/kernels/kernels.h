@@ -21,7 +21,7 @@ Isa active_isa();
 // Tests: whether an ISA can run here, and forcing one (returns false if it can't run).
 bool isa_supported(Isa isa);
 bool force_isa(Isa isa);
-// Whether products of packed Q4_0 / Q8_0 weights with 48 or more tokens run on AMX-INT8 tiles:
+// Whether products of packed Q4_0 / Q5_0 / Q8_0 weights with 48 or more tokens run on AMX tiles:
 // the CPU has AMX-INT8, Linux granted the tile state, a probe product was right and
 // HEARTH_CPU_ISA is unset or amx (avx512 keeps the VNNI kernels alone).
 bool amx_active();

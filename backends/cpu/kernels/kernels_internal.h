@@ -196,7 +196,7 @@ bool cpu_has_amx();
 bool allow_amx(bool allow);
 // Requests the tile state from Linux and checks one product (feature detection calls it).
 bool amx_enable();
-// Packed Q4_0 / Q8_0 product on AMX tiles (any n >= 1; bit-identical to the VNNI kernel);
+// Packed Q4_0 / Q5_0 / Q8_0 product on AMX tiles (any n >= 1; bit-identical to the VNNI kernel);
 // false: not handled. gemm_packed uses it from kAmxMinTokens tokens on: each group's codes are
 // unpacked once for the tiles of a call, which few tokens do not repay (cpu_kernel_bench
 // --packed, 2048 x 5632 over 2 threads, GFLOP/s VNNI / AMX: 16 tokens 670-820 / 540-610,
