@@ -123,9 +123,10 @@ TEST_P(InvarianceTest, RowSlicesGiveTheSameRows) {
     }
 }
 
-// Packed Q4_0 / Q5_0 / Q8_0, every token count, slices at group and odd boundaries. A packed
-// matrix is multiplied packed for every token count, so its own one-token product is the
-// reference (packed and file-format kernels may round differently from each other).
+// Packed Q4_0 / Q5_0 / Q8_0 (the AMX path's formats) and Q4_K / Q6_K, every token count, slices
+// at group and odd boundaries. A packed matrix is multiplied packed for every token count, so its
+// own one-token product is the reference (packed and file-format kernels may round differently
+// from each other).
 class PackedInvarianceTest : public InvarianceTest {};
 
 TEST_P(PackedInvarianceTest, PackedGemmOfNTokensEqualsEachTokenAlone) {
@@ -162,7 +163,8 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Path, Type>>& in
 INSTANTIATE_TEST_SUITE_P(AllIsasAllTypes, InvarianceTest,
                          ::testing::ValuesIn(all_cases(test::weight_types())), case_name);
 INSTANTIATE_TEST_SUITE_P(AllIsas, PackedInvarianceTest,
-                         ::testing::ValuesIn(all_cases({Type::Q4_0, Type::Q5_0, Type::Q8_0}, true)),
+                         ::testing::ValuesIn(all_cases(
+                             {Type::Q4_0, Type::Q5_0, Type::Q8_0, Type::Q4_K, Type::Q6_K}, true)),
                          case_name);
 
 }  // namespace
