@@ -51,7 +51,7 @@ void configure_tiles(int m) {
     _tile_loadconfig(&c);
 }
 
-// Per-thread buffers: a group's unsigned codes, and -K * s_x per token and block.
+// Per-thread buffers: a group's unsigned codes, and d_x and -K * s_x per token and block.
 struct Buf {
     void* p = nullptr;
     size_t cap = 0;
@@ -107,19 +107,19 @@ void unpack_codes(const uint8_t* group, size_t nb, size_t bb, uint8_t* out) {
 }
 
 // acc[i] = d_w * (C[i] * d_x(token i, block b) + ms(token i, block b)) + acc[i] for i from I
-// to M: the VNNI kernel's float step, operation for operation. dx and ms hold block b's
-// values for 16 tokens in a row. Unrolled by recursion, not a loop, so that every index into
-// acc is a constant when the compiler decides where acc lives: with a loop (and a pointer per
-// token for dx and ms) it kept the accumulators on the stack, a load and a store around every
-// multiply-add.
+// to M: the VNNI kernel's float step, operation for operation. dxms holds block b's d_x for 16
+// tokens in a row, then their ms = -K * s_x. Unrolled by recursion, not a loop, so that every
+// index into acc is a constant when the compiler decides where acc lives: with a loop (and a
+// pointer per token for d_x and ms) it kept the accumulators on the stack, a load and a store
+// around every multiply-add.
 template <int I, int M>
-[[gnu::always_inline]] inline void scale_add(const int32_t (*c)[16], __m512 dw, const float* dx,
-                                             const float* ms, __m512* acc) {
+[[gnu::always_inline]] inline void scale_add(const int32_t (*c)[16], __m512 dw, const float* dxms,
+                                             __m512* acc) {
     if constexpr (I < M) {
         const __m512 v = _mm512_cvtepi32_ps(_mm512_load_si512(c[I]));
         acc[I] = _mm512_fmadd_ps(
-            dw, _mm512_fmadd_ps(v, _mm512_set1_ps(dx[I]), _mm512_set1_ps(ms[I])), acc[I]);
-        scale_add<I + 1, M>(c, dw, dx, ms, acc);
+            dw, _mm512_fmadd_ps(v, _mm512_set1_ps(dxms[I]), _mm512_set1_ps(dxms[16 + I])), acc[I]);
+        scale_add<I + 1, M>(c, dw, dxms, acc);
     }
 }
 
@@ -172,14 +172,13 @@ void amx_tile(const PackedWeight& pw, size_t g, const uint8_t* codes, const uint
         HEARTH_AMX_BLOCK(1, 3, 5, b + 1);
         _tile_stored(0, cbuf[0], 64);
         if (b + 2 < nb) HEARTH_AMX_BLOCK(0, 2, 4, b + 2);
-        scale_add<0, M>(cbuf[0], scales_at(group + b * bb), dxms + 32 * b, dxms + 32 * b + 16, acc);
+        scale_add<0, M>(cbuf[0], scales_at(group + b * bb), dxms + 32 * b, acc);
         _tile_stored(1, cbuf[1], 64);
-        scale_add<0, M>(cbuf[1], scales_at(group + (b + 1) * bb), dxms + 32 * (b + 1),
-                        dxms + 32 * (b + 1) + 16, acc);
+        scale_add<0, M>(cbuf[1], scales_at(group + (b + 1) * bb), dxms + 32 * (b + 1), acc);
     }
     if (b < nb) {  // an odd block count: block nb - 1 is in tile 0
         _tile_stored(0, cbuf[0], 64);
-        scale_add<0, M>(cbuf[0], scales_at(group + b * bb), dxms + 32 * b, dxms + 32 * b + 16, acc);
+        scale_add<0, M>(cbuf[0], scales_at(group + b * bb), dxms + 32 * b, acc);
     }
     const size_t row0 = g * kPackRows;
     const size_t lo = r0 > row0 ? r0 - row0 : 0;
@@ -210,14 +209,14 @@ bool amx_run(const PackedWeight& pw, size_t r0, size_t r1, const uint8_t* x, siz
     // a chunk 1,080-1,090 GFLOP/s, 128 1,100-1,170, 256 1,190-1,250, 512 1,140-1,190).
     constexpr size_t kChunk = 256;
     constexpr float kK = F == AmxFmt::Q4_0 ? 8.0f : F == AmxFmt::Q5_0 ? 16.0f : 128.0f;
-    thread_local Buf codes_buf, ms_buf;
+    thread_local Buf codes_buf, dxms_buf;
     // Per tile of 16 tokens: per block, their d_x and their -K * s_x (amx_tile's dxms).
     const size_t tile_floats = 32 * pw.nb;
     if (!codes_buf.reserve(pw.nb * 512) ||
-        !ms_buf.reserve(kChunk / 16 * tile_floats * sizeof(float)))
+        !dxms_buf.reserve(kChunk / 16 * tile_floats * sizeof(float)))
         return false;
     auto* codes = static_cast<uint8_t*>(codes_buf.p);
-    auto* dxms = static_cast<float*>(ms_buf.p);
+    auto* dxms = static_cast<float*>(dxms_buf.p);
     const size_t g0 = r0 / kPackRows, g1 = (r1 + kPackRows - 1) / kPackRows;
     const size_t gs = pw.nb * pw.block_bytes;
     int configured = 0;

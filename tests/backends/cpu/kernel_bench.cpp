@@ -4,8 +4,8 @@
 //                    memory (the copies cycled: a speculative verification step's case)
 //   cpu_kernel_bench --packed [--isa NAME] [--tokens 16,64]: Q4_0 / Q8_0, file-format vs packed
 //   (packed.h) GFLOP/s for 1 to 8, 16 and 512 tokens or those of --tokens (process CPU time
-//   over 2 threads), the packed kernel
-//   also with its weights from memory (up to 16 tokens) and on one thread with them in L2
+//   over 2 threads), the packed kernel also with its weights from memory (up to 16 tokens) and
+//   on one thread with them in L2
 //   cpu_kernel_bench --attn [--rounds N] [--isa NAME] [--types f16,q8_0] [--shape TEXT]: the
 //   attention kernels alone (attn_main); --shape keeps the shapes whose name contains TEXT
 // Prints the measured read bandwidth (2 threads), then per ISA path and weight type:
