@@ -157,6 +157,7 @@ struct AttnLayout {
     int8_t* qq;
     float* qd;
     int32_t* qc;
+    float* corr;  // a chunk's rescale factors per row, from its softmax to its weighted sum
 };
 // Whether scores over a cache of this format are integer dot products of the codes: Q8_0 and
 // Q4_0 with heads of whole blocks (kernels.h attn_begin).
@@ -179,6 +180,7 @@ static inline AttnLayout attn_layout(float* st, size_t hd, size_t rows) {
     a.qq = reinterpret_cast<int8_t*>(a.vb + (kAttnChunk + 8) * hd);
     a.qd = a.vb + (kAttnChunk + 8) * hd + (hd * a.rp + 3) / 4;
     a.qc = reinterpret_cast<int32_t*>(a.qd + hd / 32 * a.rp);
+    a.corr = reinterpret_cast<float*>(a.qc + hd / 32 * a.rp);
     return a;
 }
 
