@@ -249,11 +249,25 @@ void attn_end(const float* st, size_t hd, size_t rows, float* const* out) {
 
 void attn_export(const float* st, size_t hd, size_t rows, float* out) {
     const StateResults sr(st, hd, rows);
+    const size_t pf = hd + kAttnPartFloats;
     for (size_t r = 0; r < rows; ++r) {
-        float* p = out + r * (hd + kAttnPartFloats);
-        p[0] = sr.a.m[r];
-        p[1] = sr.a.l[r];
-        for (size_t i = 0; i < hd; ++i) p[kAttnPartFloats + i] = sr.ot(r, i);
+        out[r * pf] = sr.a.m[r];
+        out[r * pf + 1] = sr.a.l[r];
+    }
+    if (sr.rows_major) {
+        for (size_t r = 0; r < rows; ++r)
+            std::copy_n(sr.a.ot + r * hd, hd, out + r * pf + kAttnPartFloats);
+        return;
+    }
+    // OT is [hd][rp]: a block of rows at a time, so each element of the head reads one run
+    // of OT and the block's outputs stay in L1 (row by row, every read was a line of its own).
+    constexpr size_t kBlock = 16;
+    for (size_t r0 = 0; r0 < rows; r0 += kBlock) {
+        const size_t r1 = std::min(rows, r0 + kBlock);
+        for (size_t i = 0; i < hd; ++i) {
+            const float* o = sr.a.ot + i * sr.a.rp;
+            for (size_t r = r0; r < r1; ++r) out[r * pf + kAttnPartFloats + i] = o[r];
+        }
     }
 }
 

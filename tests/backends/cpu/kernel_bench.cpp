@@ -193,7 +193,7 @@ int packed_main(const std::string& only_isa, const std::vector<size_t>& tokens) 
                     std::string(isa_name(isa)) + (vnni ? "vnni" : "") + (amx ? "amx" : "");
                 if (!only_isa.empty() && only_isa != name) continue;
                 const std::vector<size_t> counts =
-                    tokens.empty() ? std::vector<size_t>{1, 2, 4, 5, 6, 7, 8, 16, 512} : tokens;
+                    tokens.empty() ? std::vector<size_t>{1, 2, 3, 4, 5, 6, 7, 8, 16, 512} : tokens;
                 for (size_t n : counts) {
                     const double f = bench_gemm(pool, m, xq, stride, n);
                     const double p = bench_packed(pool, hot, xq, stride, n);
