@@ -2463,7 +2463,12 @@ Details: %3</source>
         <translation>正在转换为 4 位… %1%</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_model.cpp" line="82"/>
+        <location filename="../app/chat/chat_controller_model.cpp" line="83"/>
+        <source>Preparing the weights… %1%</source>
+        <translation>正在准备权重… %1%</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_model.cpp" line="84"/>
         <source>Loading… %1%</source>
         <translation>正在加载… %1%</translation>
     </message>

@@ -79,6 +79,8 @@ QString ChatController::loadText() const {
         return tr("Connecting to %1…").arg(m_modelInfo.value(QStringLiteral("host")).toString());
     if (m_loadPhase == QLatin1String("converting"))
         return tr("Converting to 4-bit… %1%").arg(percent);
+    if (m_loadPhase == QLatin1String("preparing"))
+        return tr("Preparing the weights… %1%").arg(percent);
     return tr("Loading… %1%").arg(percent);
 }
 

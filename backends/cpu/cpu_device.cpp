@@ -108,6 +108,28 @@ public:
         n = std::min(n, 256);
         return std::unique_ptr<Stream>(std::make_unique<CpuStream>(n));
     }
+    // The packed copies the matrix kernels would make at first use (CpuWeightBuffer::packed,
+    // the same key), made now on every hardware thread.
+    Result<uint64_t> prepare_weights(std::span<const Tensor* const> weights,
+                                     const PrepareProgress& on_done) override {
+        uint64_t total = 0, done = 0, made = 0;
+        for (const Tensor* w : weights) total += w->span_bytes();
+        std::unique_ptr<cpu::ThreadPool> pool;
+        for (const Tensor* w : weights) {
+            if (auto* wbuf = dynamic_cast<CpuWeightBuffer*>(w->buffer)) {
+                if (!pool)
+                    pool = std::make_unique<cpu::ThreadPool>(static_cast<int>(
+                        std::min(256u, std::max(1u, std::thread::hardware_concurrency()))));
+                const bool had = wbuf->packed_if_made(*w) != nullptr;
+                if (const cpu::PackedWeight* pw = wbuf->packed(*w, *pool); pw && !had)
+                    made += pw->bytes;
+            }
+            done += w->span_bytes();
+            if (on_done && !on_done(done, total))
+                return Result<uint64_t>::error("preparing the weights: cancelled");
+        }
+        return made;
+    }
 };
 
 }  // namespace

@@ -26,7 +26,9 @@ struct LoadProgress {
     uint64_t bytes_done = 0;
     uint64_t bytes_total = 0;
     // "converting" while INT4 weights are made (bytes: source tensor bytes), then "loading",
-    // then "uploading" while weights are copied to an accelerator (bytes: uploaded so far).
+    // then "uploading" while weights are copied to an accelerator (bytes: uploaded so far),
+    // then "preparing" while the CPU packs its matrices for its kernels (bytes: matrix bytes
+    // gone through).
     std::string phase = "loading";
 };
 
@@ -123,6 +125,9 @@ struct ModelInfo {
     bool output_on_accel = false;
     std::vector<std::string> placement_notes;
     uint64_t uploaded_bytes = 0;
+    // Bytes of the copies made at load for the CPU's kernels (packed matrices; 0 when its
+    // kernels read the file's format, e.g. HEARTH_CPU_REPACK=0 or F32 weights).
+    uint64_t prepared_bytes = 0;
     bool has_chat_template = false;
     // INT4 weights: true when the weights in use were converted (now or from the cache);
     // int4_source_types is the source's linear-layer type ("F16"), int4_cache_hit whether this

@@ -128,8 +128,8 @@ private slots:
         QVERIFY(hearth::test::loadTinyModel(*c));
         QVERIFY(!c->modelInfo().value("int4Converted").toBool());
         QVERIFY(!c->modelInfo().contains("weightsTip"));
-        QCOMPARE(c->loadPhase(), QStringLiteral("loading"));
-        QCOMPARE(c->loadText(), QStringLiteral("Loading… 100%"));
+        QCOMPARE(c->loadPhase(), QStringLiteral("preparing"));
+        QCOMPARE(c->loadText(), QStringLiteral("Preparing the weights… 100%"));
         QVERIFY(!QDir(c->int4CacheDir()).exists());
     }
 

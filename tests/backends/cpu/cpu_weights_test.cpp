@@ -208,6 +208,75 @@ TEST(CpuWeightsTied, EmbeddingRowsComeFromThePackedCopyOnceItExists) {
     cpu_set_repack(had);
 }
 
+// Device::prepare_weights makes at load the packed copies the kernels would make at first use:
+// a graph afterwards packs nothing more and multiplies as one whose matrix packed at first use;
+// matrices of other buffers, and with packing off, are left alone; a progress callback that
+// says no stops it with an error.
+TEST_P(CpuWeights, PreparedAtLoadIsWhatTheFirstGraphWouldPack) {
+    const quant::Type t = GetParam();
+    auto dev = make_cpu_device();
+    auto stream = std::move(dev->create_stream({2}).value());
+    std::mt19937 rng(23);
+    const int64_t k = 96, m = 33, T = 5;
+    const auto wb = encode(t, random_floats(rng, size_t(k * m * 2)), size_t(k));
+    const size_t half = wb.size() / 2;
+    const auto x = random_floats(rng, size_t(k * T));
+    const bool had = cpu_set_repack(true);
+    for (bool on : {true, false}) {
+        SCOPED_TRACE(on ? "packing on" : "packing off");
+        cpu_set_repack(on);
+        auto at_use = std::move(dev->import_host(wb).value());
+        auto at_load = std::move(dev->import_host(wb).value());
+        auto* cw = dynamic_cast<CpuWeightBuffer*>(at_load.get());
+        ASSERT_NE(cw, nullptr);
+        auto plain = alloc(*dev, t, {k, m}, wb.data());
+        // Two matrices of one file (the second at an offset) and one in an ordinary buffer.
+        const Tensor w0 = Tensor::dense(at_load.get(), 0, t, {k, m});
+        const Tensor w1 = Tensor::dense(at_load.get(), half, t, {k, m});
+        const Tensor* mats[] = {&w0, &w1, &plain.t};
+        std::vector<uint64_t> seen;
+        auto made = dev->prepare_weights(mats, [&](uint64_t done, uint64_t total) {
+            seen.push_back(done);
+            EXPECT_EQ(total, 3 * half);
+            return true;
+        });
+        ASSERT_TRUE(made.is_ok()) << made.error_message();
+        EXPECT_EQ(seen, (std::vector<uint64_t>{half, 2 * half, 3 * half}));
+        const bool packs = on && cpu::active_isa() != cpu::Isa::Scalar;
+        EXPECT_EQ(*made, cw->packed_bytes());
+        EXPECT_EQ(*made > 0, packs);
+        EXPECT_EQ(cw->packed_if_made(w0) != nullptr, packs);
+        EXPECT_EQ(cw->packed_if_made(w1) != nullptr, packs);
+        const size_t bytes = cw->packed_bytes();
+        const auto got0 = mat_mul(*dev, *stream, w0, x, T);
+        const auto got1 = mat_mul(*dev, *stream, w1, x, T);
+        EXPECT_EQ(cw->packed_bytes(), bytes) << "the graph packed a matrix again";
+        const Tensor u0 = Tensor::dense(at_use.get(), 0, t, {k, m});
+        const Tensor u1 = Tensor::dense(at_use.get(), half, t, {k, m});
+        EXPECT_EQ(got0, mat_mul(*dev, *stream, u0, x, T));
+        EXPECT_EQ(got1, mat_mul(*dev, *stream, u1, x, T));
+        // Preparing again makes nothing new.
+        auto again = dev->prepare_weights(mats, {});
+        ASSERT_TRUE(again.is_ok());
+        EXPECT_EQ(*again, 0u);
+    }
+    cpu_set_repack(true);
+    {
+        auto fresh = std::move(dev->import_host(wb).value());
+        const Tensor w0 = Tensor::dense(fresh.get(), 0, t, {k, m});
+        const Tensor w1 = Tensor::dense(fresh.get(), half, t, {k, m});
+        const Tensor* mats[] = {&w0, &w1};
+        int calls = 0;
+        auto stopped = dev->prepare_weights(mats, [&](uint64_t, uint64_t) { return ++calls < 1; });
+        ASSERT_FALSE(stopped.is_ok());
+        EXPECT_NE(stopped.error_message().find("cancelled"), std::string::npos);
+        EXPECT_EQ(calls, 1);
+        EXPECT_EQ(dynamic_cast<CpuWeightBuffer*>(fresh.get())->packed_if_made(w1), nullptr)
+            << "the matrix after the cancel was packed";
+    }
+    cpu_set_repack(had);
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, CpuWeights, ::testing::Values(quant::Type::Q4_0, quant::Type::Q8_0),
                          [](const auto& info) {
                              return std::string(quant::traits(info.param).name);

@@ -47,7 +47,7 @@ TEST(Int4Cache, ReusedThenInvalidatedBySourceChange) {
     EXPECT_FALSE((*first)->info().int4_cache_hit);
     EXPECT_EQ((*first)->info().source_path, src.string());
     EXPECT_EQ((*first)->info().name, (*Model::load(src))->info().name);
-    EXPECT_EQ(phases, (std::vector<std::string>{"converting", "loading"}));
+    EXPECT_EQ(phases, (std::vector<std::string>{"converting", "loading", "preparing"}));
     EXPECT_EQ(count_files(cache / "int4"), 1u);
 
     phases.clear();
@@ -55,7 +55,7 @@ TEST(Int4Cache, ReusedThenInvalidatedBySourceChange) {
     ASSERT_TRUE(second.is_ok());
     EXPECT_TRUE((*second)->info().int4_converted);
     EXPECT_TRUE((*second)->info().int4_cache_hit);
-    EXPECT_EQ(phases, (std::vector<std::string>{"loading"}));
+    EXPECT_EQ(phases, (std::vector<std::string>{"loading", "preparing"}));
     EXPECT_EQ((*second)->info().path, (*first)->info().path);
 
     // Rewrite the source with one weight byte changed (same size) and a new mtime.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -48,6 +49,20 @@ public:
     virtual Result<std::unique_ptr<Buffer>> import_host(std::span<const std::byte> bytes) = 0;
 
     virtual Result<std::unique_ptr<Stream>> create_stream(const StreamOptions& options) = 0;
+
+    // Readies weight matrices (MatMul's first operand, in buffers of this device) for its
+    // kernels now instead of at their first use in a graph: the CPU packs them
+    // (cpu/cpu_weights.h), so the first forward pass after a load costs what later ones do.
+    // on_done(bytes done, bytes total) after each matrix; false abandons the rest and the
+    // result is an error ("cancelled"). Returns the bytes of prepared copies made. Devices
+    // with nothing to prepare do nothing.
+    using PrepareProgress = std::function<bool(uint64_t done, uint64_t total)>;
+    virtual Result<uint64_t> prepare_weights(std::span<const Tensor* const> weights,
+                                             const PrepareProgress& on_done) {
+        (void)weights;
+        (void)on_done;
+        return uint64_t{0};
+    }
 };
 
 }  // namespace hearth::backend

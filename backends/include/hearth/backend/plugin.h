@@ -16,7 +16,7 @@ class Device;
 
 // Bumped whenever anything in backends/include/hearth/backend changes in a way a built plugin
 // would notice (a virtual function, a struct layout, an op).
-#define HEARTH_BACKEND_ABI_VERSION 4u
+#define HEARTH_BACKEND_ABI_VERSION 5u
 #define HEARTH_BACKEND_ENTRY "hearth_backend_entry"
 
 #if defined(_WIN32)
