@@ -59,8 +59,14 @@ public:
             if (e->ne[d] != want[d]) {
                 std::string got, exp;
                 for (int k = 0; k < 4; ++k) {
-                    got += (k ? "," : "") + std::to_string(e->ne[k]);
-                    exp += (k ? "," : "") + std::to_string(want[k]);
+                    // (Appended piece by piece: GCC 12's -Wrestrict misreads `"," + string&&`
+                    // at -O3, the release preset.)
+                    if (k) {
+                        got += ',';
+                        exp += ',';
+                    }
+                    got += std::to_string(e->ne[k]);
+                    exp += std::to_string(want[k]);
                 }
                 return Status::error("tensor " + name + " has shape [" + got + "], expected [" +
                                      exp + "]");
