@@ -1,6 +1,7 @@
 // Model weights on the CPU: the mapped file, borrowed and never copied, plus a packed copy
 // (cpu/kernels/packed.h) of each Q4_0 / Q5_0 / Q8_0 / Q4_K / Q6_K matrix the SIMD kernels multiply
-// with (and of each F16 / BF16 one under the AVX-512 kernels), made the first time a graph uses it.
+// with (and of each F16 / BF16 one under the AVX-512 kernels), made when Model::load prepares
+// the matrices (Device::prepare_weights), else the first time a graph uses it.
 // Packing moves bytes, it never re-quantizes. Once a matrix is
 // packed its pages of the mapping are handed back to the kernel (madvise MADV_PAGEOUT), so
 // resident memory stays about one copy of the weights: the packed copy is exactly as large as
