@@ -30,7 +30,8 @@ the token embedding's one row unless the output reuses it, of a mixture of exper
 experts a token uses: expert_used_count / expert_count of the expert tensors, plus the
 average KV cache read)
 divided by the read bandwidth measured now with the same number of threads (the best of
-several read patterns and passes), and the share
+several read patterns and passes over 1 GiB, on huge pages where the system grants them, as
+the packed weights are), and the share
 of that floor the tg run reached. --json prints one object with the same figures
 (pp_tok_s, pp_tok_s_sd, tg_tok_s, tg_tok_s_sd, read_bandwidth_gb_s, decode_bytes_per_token,
 decode_floor_tok_s, tg_fraction_of_floor, pp_cpu_ms_per_tok, tg_cpu_ms_per_tok, ...).

@@ -11,8 +11,8 @@
 namespace hearth::cpu {
 
 // Best of `reps` rounds (each round runs every pattern once) over a freshly allocated buffer of
-// `bytes` (default 1 GiB), in GB/s (1e9 bytes per second). Returns 0 if the buffer cannot be
-// allocated.
+// `bytes` (default 1 GiB; on transparent huge pages where granted, like the packed weights), in
+// GB/s (1e9 bytes per second). Returns 0 if the buffer cannot be allocated.
 double measure_read_bandwidth_gbs(ThreadPool& pool, size_t bytes = size_t{1} << 30, int reps = 5);
 
 }  // namespace hearth::cpu
