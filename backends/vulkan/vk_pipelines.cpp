@@ -39,10 +39,11 @@ T load(const char* p) {
     return v;
 }
 
+// v's bytes at p; returns the position after them.
 template <class T>
-void store(std::vector<char>& out, T v) {
-    const char* p = reinterpret_cast<const char*>(&v);
-    out.insert(out.end(), p, p + sizeof v);
+char* store(char* p, T v) {
+    std::memcpy(p, &v, sizeof v);
+    return p + sizeof v;
 }
 
 bool env_on(const char* name) {
@@ -60,12 +61,16 @@ fs::path cache_dir() {
 }
 
 std::vector<char> wrap_cache(std::span<const char> driver_data) {
-    std::vector<char> out(kMagic, kMagic + sizeof kMagic);
-    store<uint32_t>(out, kVersion);
-    store<uint32_t>(out, 0);
-    store<uint64_t>(out, driver_data.size());
-    store<uint64_t>(out, fnv1a(driver_data));
-    out.insert(out.end(), driver_data.begin(), driver_data.end());
+    // Sized once and filled in place (growing it field by field, GCC 12 at -O3 warned of
+    // out-of-bounds copies that cannot happen).
+    std::vector<char> out(kHeader + driver_data.size());
+    char* p = out.data();
+    std::memcpy(p, kMagic, sizeof kMagic);
+    p = store<uint32_t>(p + sizeof kMagic, kVersion);
+    p = store<uint32_t>(p, 0);
+    p = store<uint64_t>(p, driver_data.size());
+    p = store<uint64_t>(p, fnv1a(driver_data));
+    if (!driver_data.empty()) std::memcpy(p, driver_data.data(), driver_data.size());
     return out;
 }
 

@@ -411,7 +411,8 @@ void Evaluator::exec_call_block(const ast::Stmt& s) {
 Value Evaluator::call(const Value& fn, CallArgs& args) {
     if (!fn.is_callable()) {
         if (fn.is_undefined()) fail(args.offset, fn.undefined_name());
-        fail(args.offset, "'" + std::string(type_name(fn)) + "' object is not callable");
+        fail(args.offset,
+             std::string("'").append(type_name(fn)).append("' object is not callable"));
     }
     if (++call_depth_ > limits_.max_call_depth) {
         --call_depth_;

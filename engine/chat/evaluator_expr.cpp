@@ -114,7 +114,8 @@ Value Evaluator::get_attr(const Value& obj, const std::string& name, size_t offs
     if (obj.is_dict()) {
         if (const Value* v = obj.dict_obj().find(name)) return *v;
     }
-    std::string desc = obj.is_none() ? "None" : "'" + object_desc(obj) + "'";
+    std::string desc = "None";
+    if (!obj.is_none()) desc = std::string("'").append(object_desc(obj)).append("'");
     return Value::undefined(desc + " has no attribute '" + name + "'");
 }
 
@@ -135,15 +136,21 @@ Value Evaluator::get_item(const Value& obj, const Value& key, size_t offset) {
                 return Value::string(obj.text().substr(b, starts[static_cast<size_t>(i) + 1] - b));
             }
         }
-        return Value::undefined("'" + object_desc(obj) + "' has no element " +
-                                std::to_string(key.as_int()));
+        return Value::undefined(std::string("'")
+                                    .append(object_desc(obj))
+                                    .append("' has no element ")
+                                    .append(std::to_string(key.as_int())));
     }
     if (obj.is_dict()) {
         if (const Value* v = obj.dict_obj().find(key)) return *v;
-        return Value::undefined("'" + object_desc(obj) + "' has no attribute " + repr(key));
+        return Value::undefined(std::string("'")
+                                    .append(object_desc(obj))
+                                    .append("' has no attribute ")
+                                    .append(repr(key)));
     }
     if (obj.is_list() && key.is_string()) return get_attr(obj, key.str(), offset);
-    return Value::undefined("'" + object_desc(obj) + "' has no element " + repr(key));
+    return Value::undefined(
+        std::string("'").append(object_desc(obj)).append("' has no element ").append(repr(key)));
 }
 
 Value Evaluator::eval_slice(const ast::Expr& e) {

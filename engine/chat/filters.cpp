@@ -72,7 +72,7 @@ Value f_tojson(Evaluator& ev, const Value& v, CallArgs& a) {
         } else {
             ev.fail(a.offset, "tojson: indent must be an integer or a string");
         }
-        style.item_separator = ",";
+        style.item_separator.assign(1, ',');
     }
     if (const Value* seps = a.get(2, "separators"); seps && !seps->is_none()) {
         if (!seps->is_list() || seps->items().size() != 2 || !seps->items()[0].is_string() ||
@@ -267,8 +267,11 @@ Value f_attr(Evaluator& ev, const Value& v, CallArgs& a) {
     if (!name || !name->is_string()) ev.fail(a.offset, "attr() needs a name");
     if (v.is_dict() && (v.dict_obj().is_namespace || v.dict_obj().is_loop))
         return ev.get_attr(v, name->str(), a.offset);
-    return Value::undefined("'" + std::string(type_name(v)) + " object' has no attribute '" +
-                            name->str() + "'");
+    return Value::undefined(std::string("'")
+                                .append(type_name(v))
+                                .append(" object' has no attribute '")
+                                .append(name->str())
+                                .append("'"));
 }
 
 Value f_default(Evaluator&, const Value& v, CallArgs& a) {

@@ -334,7 +334,11 @@ ExprPtr Parser::parse_filter(ExprPtr operand) {
     size_t off = cur().offset;
     auto e = std::make_unique<Expr>(ExprKind::Filter, off);
     e->name = expect_name();
-    while (skip_op(".")) e->name += "." + expect_name();
+    while (skip_op(".")) {
+        const std::string part = expect_name();
+        e->name += '.';
+        e->name += part;
+    }
     e->object = std::move(operand);
     if (is_op("(")) parse_call_args(*e);
     return seal(std::move(e));
