@@ -72,6 +72,12 @@ private:
     cpu_ops::StreamProfile profile_;
 };
 
+// Threads of a pool asked for n (0 or less: every hardware thread), at most 256.
+int pool_threads(int n) {
+    if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return std::min(n, 256);
+}
+
 class CpuDevice final : public Device {
 public:
     std::string name() const override { return "cpu"; }
@@ -103,10 +109,8 @@ public:
         return std::unique_ptr<Buffer>(std::move(b));
     }
     Result<std::unique_ptr<Stream>> create_stream(const StreamOptions& options) override {
-        int n = options.n_threads;
-        if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        n = std::min(n, 256);
-        return std::unique_ptr<Stream>(std::make_unique<CpuStream>(n));
+        return std::unique_ptr<Stream>(
+            std::make_unique<CpuStream>(pool_threads(options.n_threads)));
     }
     // The packed copies the matrix kernels would make at first use (CpuWeightBuffer::packed,
     // the same key), made now on every hardware thread.
@@ -117,12 +121,10 @@ public:
         std::unique_ptr<cpu::ThreadPool> pool;
         for (const Tensor* w : weights) {
             if (auto* wbuf = dynamic_cast<CpuWeightBuffer*>(w->buffer)) {
-                if (!pool)
-                    pool = std::make_unique<cpu::ThreadPool>(static_cast<int>(
-                        std::min(256u, std::max(1u, std::thread::hardware_concurrency()))));
-                const bool had = wbuf->packed_if_made(*w) != nullptr;
-                if (const cpu::PackedWeight* pw = wbuf->packed(*w, *pool); pw && !had)
-                    made += pw->bytes;
+                if (!pool) pool = std::make_unique<cpu::ThreadPool>(pool_threads(0));
+                const size_t before = wbuf->packed_bytes();
+                wbuf->packed(*w, *pool);
+                made += wbuf->packed_bytes() - before;
             }
             done += w->span_bytes();
             if (on_done && !on_done(done, total))

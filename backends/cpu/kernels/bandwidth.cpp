@@ -8,9 +8,7 @@
 #include <memory>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include "kernels/packed.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -164,27 +162,16 @@ struct FreeBuffer {
     void operator()(uint64_t* p) const { std::free(p); }
 };
 
-// The buffer on 2 MiB pages where the system grants them on request, as the packed weights are
-// (packed.cpp): decode reads those through far fewer TLB entries than 4 KiB pages, and on 4 KiB
-// pages the probe read less than tinyllama Q8_0's decode did (its tg128 at 105-108 % of the
-// floor), so it was not the upper bound it must be.
-std::unique_ptr<uint64_t[], FreeBuffer> huge_page_buffer(size_t words) {
-    constexpr size_t kHugePage = size_t{2} << 20;
-    const size_t bytes = (words * sizeof(uint64_t) + kHugePage - 1) / kHugePage * kHugePage;
-    std::unique_ptr<uint64_t[], FreeBuffer> buf(
-        static_cast<uint64_t*>(std::aligned_alloc(kHugePage, bytes)));
-#ifdef MADV_HUGEPAGE
-    if (buf) madvise(buf.get(), bytes, MADV_HUGEPAGE);
-#endif
-    return buf;
-}
-
 }  // namespace
 
 double measure_read_bandwidth_gbs(ThreadPool& pool, size_t bytes, int reps) {
     const size_t words = bytes / sizeof(uint64_t) / 64 * 64;
     if (words == 0) return 0.0;
-    auto buf = huge_page_buffer(words);
+    // The buffer on the pages the packed weights get (alloc_streamed: huge pages where granted):
+    // on 4 KiB pages the probe read less than tinyllama Q8_0's decode did (its tg128 at
+    // 105-108 % of the floor), so it was not the upper bound it must be.
+    std::unique_ptr<uint64_t[], FreeBuffer> buf(
+        reinterpret_cast<uint64_t*>(alloc_streamed(words * sizeof(uint64_t))));
     if (!buf) return 0.0;
     // Touch every page from the thread that will read it (first-touch placement).
     pool.parallel_for(words, 4096, [&](size_t b, size_t e, int) {

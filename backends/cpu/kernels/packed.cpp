@@ -71,6 +71,25 @@ void PackedWeight::Free::operator()(uint8_t* p) const {
     std::free(p);
 }
 
+uint8_t* alloc_streamed(size_t bytes) {
+    // A buffer of 2 MiB or more starts on a huge page; its size is rounded up to the alignment,
+    // as aligned_alloc asks: the pages past `bytes` are never touched, so they cost no memory.
+    const size_t align = bytes >= kHugePage ? kHugePage : 64;
+    const size_t alloc = (bytes + align - 1) / align * align;
+    auto* p = static_cast<uint8_t*>(std::aligned_alloc(align, alloc));
+#ifdef MADV_HUGEPAGE
+    // Transparent huge pages for its whole 2 MiB pages (where the system gives them on request,
+    // the usual setting): the file's own pages come from the page cache, often in large
+    // folios, while this memory came in 4 KiB pages, and a decode step that streams every
+    // weight once walked a page table at every 4 KiB. Tinyllama decoding, 2 threads, three
+    // alternating rounds: Q4_0 83-95 -> 94-102 tok/s (and steadier: +-12 -> +-5 within a
+    // run), F16 20.0-23.2 -> 21.6-24.2.
+    if (const size_t huge = bytes / kHugePage * kHugePage; p && huge > 0)
+        madvise(p, huge, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 bool packable(quant::Type t, size_t k) {
     if (k == 0) return false;
     if (t == quant::Type::Q4_0 || t == quant::Type::Q5_0 || t == quant::Type::Q8_0)
@@ -91,23 +110,9 @@ std::unique_ptr<PackedWeight> make_packed(quant::Type t, const void* w, size_t k
     pw->block_bytes = kPackRows * file_block_bytes(t);
     pw->original = static_cast<const uint8_t*>(w);
     pw->bytes = pw->groups() * pw->nb * pw->block_bytes;
-    // 64-byte aligned so that the code pieces of a block group start on a cache line pair.
-    // (A copy of 2 MiB or more starts on a huge page; its size rounded up to the alignment, as
-    // aligned_alloc asks: the pages past `bytes` are never touched, so they cost no memory.)
-    const size_t align = pw->bytes >= kHugePage ? kHugePage : 64;
-    const size_t alloc = (pw->bytes + align - 1) / align * align;
-    pw->data.reset(static_cast<uint8_t*>(std::aligned_alloc(align, alloc)));
+    // (64-byte aligned: the code pieces of a block group start on a cache line pair.)
+    pw->data.reset(alloc_streamed(pw->bytes));
     if (!pw->data) return nullptr;
-#ifdef MADV_HUGEPAGE
-    // Transparent huge pages for the whole 2 MiB pages of the copy (where the system gives them
-    // on request, the usual setting): the file's own pages come from the page cache, often in
-    // large folios, while this memory came in 4 KiB pages, and a decode step that streams every
-    // weight once walked a page table at every 4 KiB. Tinyllama decoding, 2 threads, three
-    // alternating rounds: Q4_0 83-95 -> 94-102 tok/s (and steadier: +-12 -> +-5 within a
-    // run), F16 20.0-23.2 -> 21.6-24.2.
-    if (const size_t huge = pw->bytes / kHugePage * kHugePage; huge > 0)
-        madvise(pw->data.get(), huge, MADV_HUGEPAGE);
-#endif
     pw->packed = pw->data.get();
     return pw;
 }

@@ -49,6 +49,12 @@ struct PackedWeight {
     size_t groups() const { return (rows + kPackRows - 1) / kPackRows; }
 };
 
+// Memory for a large buffer streamed through once per use (a packed copy; the bandwidth
+// probe's buffer, so that it reads the same kind of pages): 64-byte aligned, and from 2 MiB
+// up on transparent huge pages where the system grants them. Free with std::free; nullptr
+// when out of memory.
+uint8_t* alloc_streamed(size_t bytes);
+
 // Whether pack_weight takes this type / row length (Q4_0, Q5_0, Q8_0 with k a multiple of 32; Q4_K,
 // Q6_K with k a multiple of 256).
 bool packable(quant::Type t, size_t k);
