@@ -167,6 +167,20 @@ TEST_P(PackedTest, RowSlicesInsideGroups) {
             check(rows, k, n, r0, r1, rng);
 }
 
+// A short step (1 to 8 tokens) over many row groups is cut into runs of units read side by side
+// (kernels_x86_packed.inc): run lengths with 0 to 3 units left over, slices that start and end
+// inside groups.
+TEST_P(PackedTest, ShortStepsOverManyRowGroups) {
+    std::mt19937 rng(13);
+    const size_t k = kk(288);
+    for (size_t n = 1; n <= 8; ++n)
+        for (auto [rows, r0, r1] : {std::tuple<size_t, size_t, size_t>{147, 0, 147},
+                                    {363, 7, 358},
+                                    {16 * 24, 16, 16 * 23},
+                                    {16 * 37 + 9, 40, 16 * 37 + 9}})
+            check(rows, k, n, r0, r1, rng);
+}
+
 // 16-token multiples and their neighbours: whole AMX tiles, and tiles plus a VNNI tail.
 TEST_P(PackedTest, TileSizedTokenCounts) {
     std::mt19937 rng(21);
