@@ -9,6 +9,7 @@
 #include "cpu/cpu_weights.h"
 #include "cpu/kernels/kernels.h"
 #include "cpu/kernels/packed.h"
+#include "quant/quant_type.h"
 
 namespace hearth::backend {
 
@@ -223,11 +224,15 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
         mat.packed = wbuf ? wbuf->packed(w, pool) : nullptr;
         total += mat.rows;
     }
-    // About four items per thread (a descheduled thread then holds up little), each at least
-    // the work that pays for a hand-off, in whole packed row groups.
+    // About four items per thread (a descheduled thread then holds up little; a short step's
+    // no smaller than short_step_chunks allows), each at least the work that pays for a
+    // hand-off, in whole packed row groups.
     const size_t per_row = g.k * g.tokens * (g.swiglu ? 2 : 1);
     const size_t span = g.swiglu ? g.mats[0].rows : total;
-    const size_t want = 4 * static_cast<size_t>(pool.size());
+    const size_t threads = static_cast<size_t>(pool.size());
+    const size_t want = g.tokens <= kShortStepTokens
+                            ? short_step_chunks(total * quant::row_bytes(g.wt, g.k), threads)
+                            : 4 * threads;
     size_t chunk = std::max(grain_for(per_row), (span + want - 1) / want);
     chunk = (chunk + cpu::kPackRows - 1) / cpu::kPackRows * cpu::kPackRows;
     g.chunk = chunk;

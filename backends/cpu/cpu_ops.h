@@ -72,5 +72,12 @@ void mat_mul_rows(const Node& n, const cpu::PackedWeight* pw, const std::byte* x
                   size_t b, size_t e);
 // Items per parallel chunk so that each chunk has about the given work.
 size_t grain_for(size_t work_per_item);
+// Steps of up to this many tokens (decode, batched decode, a verification step) read their
+// matrices from memory once, and are cut by weight bytes (short_step_chunks).
+constexpr size_t kShortStepTokens = 8;
+// Parallel chunks for a short step's product over `weight_bytes` of weights: four per thread
+// (a descheduled thread then holds up little), but none under kMinStreamBytes, and at least
+// one per thread.
+size_t short_step_chunks(size_t weight_bytes, size_t threads);
 
 }  // namespace hearth::backend::cpu_ops
