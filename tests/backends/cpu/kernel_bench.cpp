@@ -8,15 +8,21 @@
 //   on one thread with them in L2
 //   cpu_kernel_bench --attn [--rounds N] [--isa NAME] [--types f16,q8_0] [--shape TEXT]: the
 //   attention kernels alone (attn_main); --shape keeps the shapes whose name contains TEXT
+//   cpu_kernel_bench --stream [--types Q4_0,...] [--k 896,2048]: a decode step's matrix
+//   products (one token, packed weights, 2 threads) one matrix of ~5 MB after another from
+//   memory, for rows of each --k (default 896, 2048, 5632): wall-clock GB/s of weights and
+//   their share of the read bandwidth measured next to each row (stream_main)
 // Prints the measured read bandwidth (2 threads), then per ISA path and weight type:
 // gemv GB/s of weights streamed for a 2048 x 5632 matrix (1 and 2 threads; enough copies are
 // cycled to defeat the caches) and gemm GFLOP/s for 512 tokens on 2 threads.
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -340,10 +346,68 @@ int attn_main(const std::string& only_isa, const std::string& only_kv, const std
     return 0;
 }
 
+// --stream: per packable weight type and row length k, a matrix of about 5 MB (whole 16-row
+// groups), packed, in enough copies to fill 256 MiB; each pass multiplies one token by the
+// next copy on 2 threads, cut into 4 chunks a thread as a decode step's large products are
+// (cpu_ops.cpp short_step_chunks). Reports the best of 3 rounds of passes over every copy.
+int stream_main(const std::string& only_types, const std::vector<size_t>& ks) {
+    ThreadPool pool(2);
+    std::mt19937 rng(7);
+    std::printf("%-7s %6s %6s %9s %10s %10s %6s\n", "type", "k", "rows", "us/pass", "GB/s",
+                "read GB/s", "share");
+    for (quant::Type t : {quant::Type::Q4_0, quant::Type::Q5_0, quant::Type::Q8_0,
+                          quant::Type::Q4_K, quant::Type::Q6_K, quant::Type::F16}) {
+        const std::string tname(quant::traits(t).name);
+        if (!listed(only_types, tname)) continue;
+        for (size_t k : ks) {
+            if (!packable(t, k)) {
+                std::printf("%-7s %6zu  (not packed for this ISA / row length)\n", tname.c_str(),
+                            k);
+                continue;
+            }
+            const size_t row_bytes = quant::row_bytes(t, k);
+            const size_t rows =
+                std::max<size_t>(kPackRows, (size_t{5} << 20) / row_bytes / kPackRows * kPackRows);
+            const auto w = test::random_weights(t, rows, k, rng);
+            std::vector<std::unique_ptr<PackedWeight>> copies;
+            for (size_t total = 0; total < (size_t{256} << 20); total += rows * row_bytes) {
+                copies.push_back(make_packed(t, w.data(), k, rows));
+                if (!copies.back()) return 1;
+                pack_groups(*copies.back(), 0, copies.back()->groups());
+            }
+            const size_t stride = activation_row_bytes(t, k);
+            std::vector<uint8_t> xq(stride);
+            const auto x = test::random_activation(k, rng);
+            quantize_activation(t, x.data(), k, xq.data());
+            std::vector<float> y(rows);
+            const double bw = measure_read_bandwidth_gbs(pool, size_t{256} << 20, 2);
+            double best = 1e30;
+            for (int round = 0; round < 3; ++round) {
+                const auto t0 = Clock::now();
+                for (const auto& pw : copies) {
+                    const PackedWeight* p = pw.get();
+                    const size_t groups = p->groups(), per = (groups + 7) / 8;
+                    pool.parallel_for(groups, per, [&](size_t b, size_t e, int) {
+                        gemm_packed(*p, b * kPackRows, e * kPackRows, xq.data(), stride, 1,
+                                    y.data(), rows);
+                    });
+                }
+                best = std::min(best, seconds_since(t0) / static_cast<double>(copies.size()));
+            }
+            const double gbs = static_cast<double>(rows * row_bytes) / best / 1e9;
+            std::printf("%-7s %6zu %6zu %9.1f %10.1f %10.1f %5.0f%%\n", tname.c_str(), k, rows,
+                        best * 1e6, gbs, bw, 100.0 * gbs / bw);
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool quick = false, do_gemm = true, packed = false, attn = false;
+    bool quick = false, do_gemm = true, packed = false, attn = false, stream = false;
+    std::vector<size_t> ks;  // --stream's row lengths
     int rounds = 3;
     std::string only_types, only_isa, shape;
     std::vector<size_t> few;  // --tokens: gemm GFLOP/s for these token counts too
@@ -357,7 +421,17 @@ int main(int argc, char** argv) {
             packed = true;
         else if (a == "--attn")
             attn = true;
-        else if (a == "--rounds" && i + 1 < argc)
+        else if (a == "--stream")
+            stream = true;
+        else if (a == "--k" && i + 1 < argc) {
+            for (const char* p = argv[++i]; *p;) {
+                char* end = nullptr;
+                const unsigned long v = std::strtoul(p, &end, 10);
+                if (end == p || v == 0 || v > 65536) break;
+                ks.push_back(v);
+                p = *end == ',' ? end + 1 : end;
+            }
+        } else if (a == "--rounds" && i + 1 < argc)
             rounds = std::max(1, std::atoi(argv[++i]));
         else if (a == "--types" && i + 1 < argc)
             only_types = argv[++i];
@@ -376,12 +450,20 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr,
                          "usage: %s [--quick] [--no-gemm] [--packed] [--attn [--rounds N] "
-                         "[--shape TEXT]] [--types A,B] [--isa NAME] [--tokens 1,9,16]\n",
+                         "[--shape TEXT]] [--stream [--k 896,2048]] [--types A,B] [--isa NAME] "
+                         "[--tokens 1,9,16]\n",
                          argv[0]);
             return 2;
         }
     }
     if (packed) return packed_main(only_isa, few);
+    if (stream) {
+        if (!only_isa.empty()) {
+            std::fprintf(stderr, "--stream runs the best ISA path only\n");
+            return 2;
+        }
+        return stream_main(only_types, ks.empty() ? std::vector<size_t>{896, 2048, 5632} : ks);
+    }
     if (attn) return attn_main(only_isa, only_types, shape, rounds);
     ThreadPool pool1(1), pool2(2);
     const size_t bw_bytes = quick ? (size_t{256} << 20) : (size_t{1} << 30);
