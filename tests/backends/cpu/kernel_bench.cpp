@@ -403,6 +403,18 @@ int stream_main(const std::string& only_types, const std::vector<size_t>& ks) {
     return 0;
 }
 
+// Appends a comma-separated list of counts in [1, most] ("16,64") to out, up to the first that
+// is not one.
+void append_counts(const char* list, unsigned long most, std::vector<size_t>& out) {
+    for (const char* p = list; *p;) {
+        char* end = nullptr;
+        const unsigned long v = std::strtoul(p, &end, 10);
+        if (end == p || v == 0 || v > most) break;
+        out.push_back(v);
+        p = *end == ',' ? end + 1 : end;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -423,15 +435,9 @@ int main(int argc, char** argv) {
             attn = true;
         else if (a == "--stream")
             stream = true;
-        else if (a == "--k" && i + 1 < argc) {
-            for (const char* p = argv[++i]; *p;) {
-                char* end = nullptr;
-                const unsigned long v = std::strtoul(p, &end, 10);
-                if (end == p || v == 0 || v > 65536) break;
-                ks.push_back(v);
-                p = *end == ',' ? end + 1 : end;
-            }
-        } else if (a == "--rounds" && i + 1 < argc)
+        else if (a == "--k" && i + 1 < argc)
+            append_counts(argv[++i], 65536, ks);
+        else if (a == "--rounds" && i + 1 < argc)
             rounds = std::max(1, std::atoi(argv[++i]));
         else if (a == "--types" && i + 1 < argc)
             only_types = argv[++i];
@@ -439,15 +445,9 @@ int main(int argc, char** argv) {
             only_isa = argv[++i];
         else if (a == "--shape" && i + 1 < argc)
             shape = argv[++i];
-        else if (a == "--tokens" && i + 1 < argc) {
-            for (const char* p = argv[++i]; *p;) {
-                char* end = nullptr;
-                const unsigned long v = std::strtoul(p, &end, 10);
-                if (end == p || v == 0 || v > 512) break;
-                few.push_back(v);
-                p = *end == ',' ? end + 1 : end;
-            }
-        } else {
+        else if (a == "--tokens" && i + 1 < argc)
+            append_counts(argv[++i], 512, few);
+        else {
             std::fprintf(stderr,
                          "usage: %s [--quick] [--no-gemm] [--packed] [--attn [--rounds N] "
                          "[--shape TEXT]] [--stream [--k 896,2048]] [--types A,B] [--isa NAME] "
