@@ -142,7 +142,7 @@ void attn_chunk_scalar(float* st, size_t hd, size_t rows, KvFormat fmt, const ui
 size_t attn_state_floats(size_t hd, size_t rows) {
     const size_t rp = (rows + detail::kAttnLanes - 1) / detail::kAttnLanes * detail::kAttnLanes;
     return 2 * hd * rp + 4 * rp + kAttnChunk * rp + 2 * (kAttnChunk + 8) * hd + (hd * rp + 3) / 4 +
-           2 * (hd / 32) * rp + rp;
+           2 * (hd / 32) * rp + rp + 15;  // + 15: attn_layout's alignment
 }
 
 namespace {
