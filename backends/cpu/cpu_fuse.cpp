@@ -213,8 +213,8 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
     g.xq_stride = cpu::activation_row_bytes(g.wt, g.k);
     for (size_t t = 0; t < g.tokens; ++t)
         cpu::quantize_activation(g.wt, f32_row(x, static_cast<int64_t>(t)), g.k,
-                                 scratch.activations.data() + t * g.xq_stride);
-    g.xq = scratch.activations.data();
+                                 scratch.activation_rows() + t * g.xq_stride);
+    g.xq = scratch.activation_rows();
     size_t total = 0;
     for (size_t m = 0; m < g.count; ++m) {
         Mat& mat = g.mats[m];

@@ -104,7 +104,7 @@ Status mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
     if (w.nb[1] != w.row_bytes()) return Status::error("mat_mul: weight rows must be dense");
     MatMulArgs args{&n, wt, static_cast<size_t>(w.ne[0]),
                     cpu::activation_row_bytes(wt, static_cast<size_t>(w.ne[0])),
-                    scratch.activations.data()};
+                    scratch.activation_rows()};
     const MatMulArgs* a = &args;
     const size_t n_tok = static_cast<size_t>(n.src[1].ne[1]);
     pool.parallel_for(n_tok, grain_for(args.k), [a](size_t b, size_t e, int) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "cpu/kernels/packed.h"
@@ -15,10 +16,17 @@
 namespace hearth::backend::cpu_ops {
 
 struct Scratch {
-    std::vector<std::byte> activations;  // quantized activation rows of one matmul
-    std::vector<float> per_thread;       // per-thread rows for attention and RoPE
-    size_t per_thread_floats = 0;        // floats reserved per thread in per_thread
-    std::vector<int64_t> tiles;          // attention: token tiles of one graph node
+    // Quantized activation rows of one matmul, from activation_rows(): the first 64-byte
+    // boundary of the vector (grown 64 bytes past the rows' need), so that rows whose length is
+    // a multiple of 32 bytes never have an AMX tile row straddle two cache lines.
+    std::vector<std::byte> activations;
+    std::byte* activation_rows() {
+        const auto at = reinterpret_cast<uintptr_t>(activations.data());
+        return activations.data() + (64 - at % 64) % 64;
+    }
+    std::vector<float> per_thread;  // per-thread rows for attention and RoPE
+    size_t per_thread_floats = 0;   // floats reserved per thread in per_thread
+    std::vector<int64_t> tiles;     // attention: token tiles of one graph node
     // Attention steps that split their segments across threads (cpu_attention.cpp): the
     // per-segment partial results, the items (runs of segments) and per tile its first
     // segment, offset of its results and number of segments. Grown on first use, then kept.

@@ -142,7 +142,7 @@ Status moe_mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
                  wt,
                  static_cast<size_t>(W.ne[0]),
                  cpu::activation_row_bytes(wt, static_cast<size_t>(W.ne[0])),
-                 scratch.activations.data(),
+                 scratch.activation_rows(),
                  nullptr,
                  nullptr,
                  nullptr,

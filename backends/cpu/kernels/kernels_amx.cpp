@@ -51,15 +51,17 @@ void configure_tiles(int m) {
     _tile_loadconfig(&c);
 }
 
-// Per-thread buffers: a group's unsigned codes, and d_x and -K * s_x per token and block.
+// Per-thread buffers: a group's unsigned codes, and d_x and -K * s_x per token and block. On
+// 64-byte boundaries: a tile row that straddles two cache lines loads about three times slower.
 struct Buf {
     void* p = nullptr;
     size_t cap = 0;
     ~Buf() { std::free(p); }
     bool reserve(size_t bytes) {
         if (cap >= bytes) return true;
-        void* q = std::realloc(p, bytes);
-        if (!q) return false;
+        void* q = nullptr;
+        if (posix_memalign(&q, 64, bytes) != 0) return false;
+        std::free(p);
         p = q;
         cap = bytes;
         return true;
