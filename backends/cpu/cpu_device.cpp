@@ -35,7 +35,7 @@ public:
             rope = std::max(rope, cpu_ops::rope_table_floats(n));
         }
         // Grows only when a graph needs more than any before it: steady-state steps reuse it.
-        if (scratch_.activations.size() < act + 64) scratch_.activations.resize(act + 64);
+        scratch_.reserve_activation_rows(act);
         if (scratch_.rope_table.size() < rope) scratch_.rope_table.resize(rope);
         ++scratch_.graph;  // the rope table of an earlier graph is stale
         // Each thread's share is a multiple of 16 floats long, so every share is as aligned as

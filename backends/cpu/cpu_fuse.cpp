@@ -211,10 +211,11 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
     const Tensor& x = first.src[1];
     g.tokens = static_cast<size_t>(x.ne[1]);
     g.xq_stride = cpu::activation_row_bytes(g.wt, g.k);
+    std::byte* xq = scratch.activation_rows();
     for (size_t t = 0; t < g.tokens; ++t)
         cpu::quantize_activation(g.wt, f32_row(x, static_cast<int64_t>(t)), g.k,
-                                 scratch.activation_rows() + t * g.xq_stride);
-    g.xq = scratch.activation_rows();
+                                 xq + t * g.xq_stride);
+    g.xq = xq;
     size_t total = 0;
     for (size_t m = 0; m < g.count; ++m) {
         Mat& mat = g.mats[m];

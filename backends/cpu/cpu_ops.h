@@ -17,12 +17,17 @@ namespace hearth::backend::cpu_ops {
 
 struct Scratch {
     // Quantized activation rows of one matmul, from activation_rows(): the first 64-byte
-    // boundary of the vector (grown 64 bytes past the rows' need), so that rows whose length is
-    // a multiple of 32 bytes never have an AMX tile row straddle two cache lines.
+    // boundary of the vector (reserve_activation_rows grows it that much past the rows' need),
+    // so that rows whose length is a multiple of 32 bytes never have an AMX tile row straddle
+    // two cache lines.
     std::vector<std::byte> activations;
+    static constexpr size_t kRowAlign = 64;
+    void reserve_activation_rows(size_t bytes) {
+        if (activations.size() < bytes + kRowAlign) activations.resize(bytes + kRowAlign);
+    }
     std::byte* activation_rows() {
         const auto at = reinterpret_cast<uintptr_t>(activations.data());
-        return activations.data() + (64 - at % 64) % 64;
+        return activations.data() + (kRowAlign - at % kRowAlign) % kRowAlign;
     }
     std::vector<float> per_thread;  // per-thread rows for attention and RoPE
     size_t per_thread_floats = 0;   // floats reserved per thread in per_thread
