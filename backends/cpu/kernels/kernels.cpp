@@ -137,6 +137,21 @@ void silu_mul(const float* g, const float* u, float* out, size_t n) {
     for (size_t i = 0; i < n; ++i) out[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
 }
 
+void rms_norm_row(const float* x, const float* w, float eps, float* out, size_t n) {
+    if (const auto* simd = detail::simd_for(active_isa()))
+        return simd->rms_norm_row(x, w, eps, out, n);
+    constexpr size_t kParts = 16;
+    double part[kParts] = {};
+    size_t i = 0;
+    for (; i + kParts <= n; i += kParts)
+        for (size_t j = 0; j < kParts; ++j) part[j] += double(x[i + j]) * double(x[i + j]);
+    for (size_t j = 0; i + j < n; ++j) part[j] += double(x[i + j]) * double(x[i + j]);
+    for (size_t half = kParts / 2; half > 0; half /= 2)
+        for (size_t j = 0; j < half; ++j) part[j] += part[j + half];
+    const float scale = static_cast<float>(1.0 / std::sqrt(part[0] / double(n) + double(eps)));
+    for (i = 0; i < n; ++i) out[i] = x[i] * scale * w[i];
+}
+
 void f32_to_f16(const float* x, uint16_t* out, size_t n) {
     if (const auto* simd = detail::simd_for(active_isa())) return simd->f32_to_f16(x, out, n);
     for (size_t i = 0; i < n; ++i) out[i] = quant::f32_to_f16(x[i]);

@@ -45,6 +45,12 @@ void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* o
 // out may be g or u.
 void silu_mul(const float* g, const float* u, float* out, size_t n);
 
+// RMSNorm of one row: out[i] = x[i] * scale * w[i] for i in [0, n), scale = float(1 / sqrt(ss / n
+// + eps)) in double, ss the sum of the squares in double over sixteen partial sums (element i
+// into sum i % 16, in order), combined as sum j += sum j + 8, then + 4, + 2, + 1. Every ISA gives
+// the same bits (a float's square is exact in double). out may be x.
+void rms_norm_row(const float* x, const float* w, float eps, float* out, size_t n);
+
 // KV cache rows in F16: out[i] = x[i] rounded to binary16 (nearest, ties to even), the same bits
 // as quant::f32_to_f16 element by element (F16C on x86), for i in [0, n).
 void f32_to_f16(const float* x, uint16_t* out, size_t n);

@@ -83,6 +83,8 @@ struct SimdKernels {
     void (*silu_mul)(const float* g, const float* u, float* out, size_t n);
     // f32_to_f16 of kernels.h
     void (*f32_to_f16)(const float* x, uint16_t* out, size_t n);
+    // rms_norm_row of kernels.h
+    void (*rms_norm_row)(const float* x, const float* w, float eps, float* out, size_t n);
     size_t attn_lanes;  // floats per vector in attn_chunk (attn_rows_major)
 };
 // The attention state (floats; rows padded to kAttnLanes, so every ISA uses the same layout):
