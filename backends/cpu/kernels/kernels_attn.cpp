@@ -240,6 +240,7 @@ struct StateResults {
 }  // namespace
 
 void attn_end(const float* st, size_t hd, size_t rows, float* const* out) {
+    if (const auto* simd = attn_simd()) return simd->attn_end(st, hd, rows, out);
     const StateResults sr(st, hd, rows);
     for (size_t r = 0; r < rows; ++r) {
         const float inv = sr.a.l[r] > 0.0f ? 1.0f / sr.a.l[r] : 0.0f;
@@ -248,6 +249,7 @@ void attn_end(const float* st, size_t hd, size_t rows, float* const* out) {
 }
 
 void attn_export(const float* st, size_t hd, size_t rows, float* out) {
+    if (const auto* simd = attn_simd()) return simd->attn_export(st, hd, rows, out);
     const StateResults sr(st, hd, rows);
     const size_t pf = hd + kAttnPartFloats;
     for (size_t r = 0; r < rows; ++r) {

@@ -76,6 +76,9 @@ struct SimdKernels {
     void (*attn_chunk)(float* state, size_t hd, size_t rows, KvFormat fmt, const uint8_t* const* k,
                        const uint8_t* const* v, size_t off, size_t n, int32_t j0, float softcap,
                        const AttnPrefetch& next);
+    // attn_end and attn_export of kernels.h on the state attn_chunk keeps
+    void (*attn_end)(const float* state, size_t hd, size_t rows, float* const* out);
+    void (*attn_export)(const float* state, size_t hd, size_t rows, float* out);
     // gemm over packed weights (packed.h); false when the type has no packed kernel.
     bool (*gemm_packed)(const PackedWeight& pw, size_t r0, size_t r1, const uint8_t* xq,
                         size_t xq_stride, size_t n, float* y, size_t y_stride);

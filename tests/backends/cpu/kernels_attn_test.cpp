@@ -1,6 +1,6 @@
-// The attention kernels (attn_begin / attn_chunk / attn_end) on every ISA this CPU runs, every
-// KV format and the shape edges (row counts around the 16-lane vectors, heads that straddle
-// quantization blocks, chunks that are not multiples of the 8-cell register tiles, sliding
+// The attention kernels (attn_begin / attn_chunk / attn_end / attn_export) on every ISA this CPU
+// runs, every KV format and the shape edges (row counts around the 16-lane vectors, heads that
+// straddle quantization blocks, chunks that are not multiples of the 8-cell register tiles, sliding
 // windows, soft-capping, rows that see nothing) against a float64 softmax over the same cells.
 #include <gtest/gtest.h>
 
@@ -100,6 +100,19 @@ void check(KvFormat f, const Shape& sh, size_t chunk, uint32_t seed) {
                    sh.softcap, AttnPrefetch{np.data(), next, 0, k.row_bytes});
     }
     attn_end(state.data(), sh.hd, sh.rows, op.data());
+    // The exported partial results (a segment's, for combining) are the same running sums:
+    // divided by their l they give attn_end's bits.
+    const size_t pf = sh.hd + kAttnPartFloats;
+    std::vector<float> parts(sh.rows * pf, std::nanf(""));
+    attn_export(state.data(), sh.hd, sh.rows, parts.data());
+    for (size_t r = 0; r < sh.rows; ++r) {
+        const float l = parts[r * pf + 1], inv = l > 0.0f ? 1.0f / l : 0.0f;
+        for (size_t i = 0; i < sh.hd; ++i) {
+            const float got = parts[r * pf + kAttnPartFloats + i] * inv;
+            ASSERT_EQ(std::memcmp(&got, &out[r * sh.hd + i], sizeof(float)), 0)
+                << name(f) << " hd=" << sh.hd << " rows=" << sh.rows << " row " << r << " i " << i;
+        }
+    }
 
     const bool q8 = (f == KvFormat::Q8_0 || f == KvFormat::Q4_0) && sh.hd % 32 == 0;
     double max_err = 0, max_ref = 1e-30, max_err_unquantized = 0;
