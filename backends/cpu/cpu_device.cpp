@@ -37,7 +37,8 @@ public:
         // Grows only when a graph needs more than any before it: steady-state steps reuse it.
         scratch_.reserve_activation_rows(act);
         if (scratch_.rope_table.size() < rope) scratch_.rope_table.resize(rope);
-        ++scratch_.graph;  // the rope table of an earlier graph is stale
+        ++scratch_.graph;            // the rope table of an earlier graph is stale
+        scratch_.forget_prepared();  // its inputs may have been rewritten since
         // Each thread's share is a multiple of 16 floats long, so every share is as aligned as
         // the vector's start and ops can keep pointers in it.
         per_thread = (per_thread + 15) / 16 * 16;
@@ -53,11 +54,16 @@ public:
             // A short step's fusable runs of nodes go as one dispatch (cpu_fuse.h).
             if (fuse_)
                 if (const size_t ran = cpu_ops::run_fused(nodes, i, pool_, scratch_); ran > 0) {
+                    scratch_.forget_prepared();  // (it prepares activations of its own)
                     if (prof) profile_.add(nodes[i], ran, t0);
                     i += ran;
                     continue;
                 }
             if (Status s = cpu_ops::run_node(nodes[i], pool_, scratch_); !s) return s;
+            if (nodes[i].op == Op::MoeMatMul)
+                scratch_.forget_prepared();  // (it prepares activations of its own)
+            else
+                scratch_.forget_prepared_if_written(nodes[i].dst);
             if (prof) profile_.add(nodes[i], 1, t0);
             ++i;
         }

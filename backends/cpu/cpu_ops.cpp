@@ -107,11 +107,16 @@ Status mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
                     scratch.activation_rows()};
     const MatMulArgs* a = &args;
     const size_t n_tok = static_cast<size_t>(n.src[1].ne[1]);
-    pool.parallel_for(n_tok, grain_for(args.k), [a](size_t b, size_t e, int) {
-        for (size_t t = b; t < e; ++t)
-            cpu::quantize_activation(a->wt, f32_row(a->n->src[1], static_cast<int64_t>(t)), a->k,
-                                     a->xq + t * a->xq_stride);
-    });
+    const Scratch::Prepared prepared{
+        row_ptr(n.src[1], 0), n.src[1].span_bytes(), n.src[1].nb[1], args.k, n.src[1].ne[1], wt};
+    if (!(scratch.prepared == prepared)) {  // else the previous MatMul left these rows ready
+        pool.parallel_for(n_tok, grain_for(args.k), [a](size_t b, size_t e, int) {
+            for (size_t t = b; t < e; ++t)
+                cpu::quantize_activation(a->wt, f32_row(a->n->src[1], static_cast<int64_t>(t)),
+                                         a->k, a->xq + t * a->xq_stride);
+        });
+        scratch.prepared = prepared;
+    }
     const size_t rows = static_cast<size_t>(w.ne[1]);
     // Enough rows per chunk to amortise the hand-off, few enough to balance the threads.
     const size_t grain = std::max(grain_for(args.k * n_tok),
@@ -306,6 +311,12 @@ size_t per_thread_floats(const Node& n) {
 size_t rope_table_floats(const Node& n) {
     if (n.op != Op::Rope) return 0;
     return static_cast<size_t>(n.src[0].ne[2]) * static_cast<size_t>(n.rope.n_rot / 2) * 2;
+}
+
+void Scratch::forget_prepared_if_written(const Tensor& dst) {
+    if (!prepared.src || !dst.valid()) return;
+    const std::byte* d = row_ptr(dst, 0);
+    if (d < prepared.src + prepared.bytes && prepared.src < d + dst.span_bytes()) forget_prepared();
 }
 
 Status run_node(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {

@@ -277,6 +277,60 @@ TEST_P(CpuWeights, PreparedAtLoadIsWhatTheFirstGraphWouldPack) {
     cpu_set_repack(had);
 }
 
+// MatMuls of the same rows and weight type in a row share one preparation of the rows (a
+// prefill's K and V after Q): a node that rewrites the rows in between (here an in-place Add),
+// and a new graph after the host rewrote them, must not see the stale preparation. Every product
+// must equal the same product alone in its own graph, bit for bit.
+TEST_P(CpuWeights, ReusedActivationsFollowTheirRows) {
+    const quant::Type t = GetParam();
+    auto dev = make_cpu_device();
+    auto stream = std::move(dev->create_stream({2}).value());
+    std::mt19937 rng(29);
+    const int64_t k = 96, m = 40;
+    const auto wa = encode(t, random_floats(rng, size_t(k * m)), size_t(k));
+    const auto wb = encode(t, random_floats(rng, size_t(k * m)), size_t(k));
+    std::vector<std::byte> file(wa);
+    file.insert(file.end(), wb.begin(), wb.end());
+    auto imported = std::move(dev->import_host(file).value());
+    const Tensor a = Tensor::dense(imported.get(), 0, t, {k, m});
+    const Tensor b = Tensor::dense(imported.get(), wa.size(), t, {k, m});
+    for (int64_t T : {3, 20}) {  // a short step (fused where fusion is on) and a long one
+        SCOPED_TRACE("T=" + std::to_string(T));
+        const auto x = random_floats(rng, size_t(k * T));
+        std::vector<float> x2(x);
+        for (float& v : x2) v += v;  // what the Add leaves: exact, so the products compare bitwise
+        auto xb = alloc(*dev, DType::F32, {k, T}, x.data());
+        auto y1 = alloc(*dev, DType::F32, {m, T}, nullptr);
+        auto y2 = alloc(*dev, DType::F32, {m, T}, nullptr);
+        auto y3 = alloc(*dev, DType::F32, {m, T}, nullptr);
+        Graph g;
+        g.mat_mul(y1.t, a, xb.t, "q");
+        g.mat_mul(y2.t, b, xb.t, "k");            // the same rows: prepared once
+        g.add(xb.t, xb.t, xb.t, "in_place_add");  // rewrites them
+        g.mat_mul(y3.t, a, xb.t, "after_add");
+        ASSERT_TRUE(stream->compute(g));
+        auto read = [](Buf& o, size_t n) {
+            std::vector<float> v(n);
+            EXPECT_TRUE(o.b->read(0, std::as_writable_bytes(std::span(v))));
+            return v;
+        };
+        const size_t n = size_t(m * T);
+        EXPECT_EQ(read(y1, n), mat_mul(*dev, *stream, a, x, T));
+        EXPECT_EQ(read(y2, n), mat_mul(*dev, *stream, b, x, T));
+        EXPECT_EQ(read(y3, n), mat_mul(*dev, *stream, a, x2, T))
+            << "stale activations after the Add";
+
+        // The same graph shape again on new rows written by the host between the graphs.
+        const auto x3 = random_floats(rng, size_t(k * T));
+        ASSERT_TRUE(xb.b->write(0, std::as_bytes(std::span(x3))));
+        Graph g2;
+        g2.mat_mul(y1.t, a, xb.t, "q");
+        ASSERT_TRUE(stream->compute(g2));
+        EXPECT_EQ(read(y1, n), mat_mul(*dev, *stream, a, x3, T))
+            << "stale activations across graphs";
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, CpuWeights, ::testing::Values(quant::Type::Q4_0, quant::Type::Q8_0),
                          [](const auto& info) {
                              return std::string(quant::traits(info.param).name);
