@@ -11,16 +11,14 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "kernels_test_util.h"
 #include "quant/quant_ref.h"
 
 namespace hearth::cpu {
 namespace {
 
 class F16Kernel : public ::testing::Test {
-protected:
-    void SetUp() override { saved_ = active_isa(); }
-    void TearDown() override { force_isa(saved_); }
-    Isa saved_ = Isa::Scalar;
+    test::IsaRestore restore_;
 };
 
 float from_bits(uint32_t b) {

@@ -10,15 +10,13 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "kernels_test_util.h"
 
 namespace hearth::cpu {
 namespace {
 
 class NormKernel : public ::testing::Test {
-protected:
-    void SetUp() override { saved_ = active_isa(); }
-    void TearDown() override { force_isa(saved_); }
-    Isa saved_ = Isa::Scalar;
+    test::IsaRestore restore_;
 };
 
 std::vector<float> values(size_t n, uint32_t seed, float spread) {

@@ -10,15 +10,13 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "kernels_test_util.h"
 
 namespace hearth::cpu {
 namespace {
 
 class SiluKernel : public ::testing::Test {
-protected:
-    void SetUp() override { saved_ = active_isa(); }
-    void TearDown() override { force_isa(saved_); }
-    Isa saved_ = Isa::Scalar;
+    test::IsaRestore restore_;
 };
 
 struct Inputs {

@@ -15,6 +15,19 @@
 
 namespace hearth::cpu::test {
 
+// Puts the active ISA back when it goes out of scope: a member of the fixtures of tests that
+// force other ISAs.
+class IsaRestore {
+public:
+    IsaRestore() : saved_(active_isa()) {}
+    ~IsaRestore() { force_isa(saved_); }
+    IsaRestore(const IsaRestore&) = delete;
+    IsaRestore& operator=(const IsaRestore&) = delete;
+
+private:
+    Isa saved_;
+};
+
 // An ISA; for AVX-512 also whether its VNNI variant and the AMX-INT8 prefill may run.
 struct IsaPath {
     Isa isa;
