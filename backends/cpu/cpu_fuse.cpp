@@ -23,7 +23,7 @@ std::atomic<bool>& fuse_flag() {
     return on;
 }
 
-std::atomic<uint64_t> g_fused_groups{0};
+std::atomic<uint64_t> g_fused_groups{0}, g_fused_mat_muls{0};
 
 }  // namespace
 
@@ -37,6 +37,10 @@ bool cpu_set_fusion(bool on) {
 
 uint64_t cpu_fused_groups() {
     return g_fused_groups.load(std::memory_order_relaxed);
+}
+
+uint64_t cpu_fused_mat_muls() {
+    return g_fused_mat_muls.load(std::memory_order_relaxed);
 }
 
 namespace cpu_ops {
@@ -188,11 +192,13 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
     g.k = static_cast<size_t>(first.src[0].ne[0]);
     g.mats[g.count++].node = &first;
     size_t j = i + 1;
-    // Further MatMuls of the same input and weight type (so the same prepared activation),
-    // writing rows no other member writes or reads.
+    // Further MatMuls of the same input and a weight type that takes the same prepared rows
+    // (Q4_K_M files mix Q4_K and Q6_K, or Q5_0 and Q8_0, among Q, K and V), writing rows no
+    // other member writes or reads.
     for (; g.count < kMaxGroup && j < nodes.size(); ++j) {
         const Node& n = nodes[j];
-        if (!fusable_mat_mul(n) || !same_view(n.src[1], first.src[1]) || n.src[0].type != g.wt)
+        if (!fusable_mat_mul(n) || !same_view(n.src[1], first.src[1]) ||
+            !cpu::same_activation_rows(n.src[0].type, g.wt))
             break;
         bool clash = false;
         for (size_t m = 0; m < g.count; ++m) clash = clash || overlap(n.dst, g.mats[m].node->dst);
@@ -216,7 +222,7 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
         cpu::quantize_activation(g.wt, f32_row(x, static_cast<int64_t>(t)), g.k,
                                  xq + t * g.xq_stride);
     g.xq = xq;
-    size_t total = 0;
+    size_t total = 0, total_bytes = 0;
     for (size_t m = 0; m < g.count; ++m) {
         Mat& mat = g.mats[m];
         const Tensor& w = mat.node->src[0];
@@ -224,6 +230,7 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
         auto* wbuf = dynamic_cast<CpuWeightBuffer*>(w.buffer);
         mat.packed = wbuf ? wbuf->packed(w, pool) : nullptr;
         total += mat.rows;
+        total_bytes += mat.rows * quant::row_bytes(w.type, g.k);
     }
     // About four items per thread (a descheduled thread then holds up little; a short step's
     // no smaller than short_step_chunks allows), each at least the work that pays for a
@@ -231,9 +238,8 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
     const size_t per_row = g.k * g.tokens * (g.swiglu ? 2 : 1);
     const size_t span = g.swiglu ? g.mats[0].rows : total;
     const size_t threads = static_cast<size_t>(pool.size());
-    const size_t want = g.tokens <= kShortStepTokens
-                            ? short_step_chunks(total * quant::row_bytes(g.wt, g.k), threads)
-                            : 4 * threads;
+    const size_t want =
+        g.tokens <= kShortStepTokens ? short_step_chunks(total_bytes, threads) : 4 * threads;
     size_t chunk = std::max(grain_for(per_row), (span + want - 1) / want);
     chunk = (chunk + cpu::kPackRows - 1) / cpu::kPackRows * cpu::kPackRows;
     g.chunk = chunk;
@@ -251,6 +257,7 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
         for (size_t it = b; it < e; ++it) run_item(*gp, it);
     });
     g_fused_groups.fetch_add(1, std::memory_order_relaxed);
+    g_fused_mat_muls.fetch_add(g.count, std::memory_order_relaxed);
     return j - i;
 }
 

@@ -1,8 +1,9 @@
 // Decode-step fusion on the CPU: runs of graph nodes that the forward pass records separately
 // run as one pool dispatch (one wake-up of the workers) when the step is short (at most 16
 // tokens: a decode step, several sequences' batched decode, a speculative verification):
-//   - consecutive MatMuls of one input (Q/K/V; gate/up): the tokens are prepared once and
-//     every matrix's rows are shared out in one dispatch;
+//   - consecutive MatMuls of one input (Q/K/V; gate/up) whose weight types take the same
+//     prepared rows: the tokens are prepared once and every matrix's rows are shared out in
+//     one dispatch;
 //   - gate + up followed by their SwiGLU: each work item computes rows [b, e) of both and
 //     then their SwiGLU, so the activation never makes a separate pass;
 //   - a MatMul followed by an Add of its output (the residual, or a bias): each work item adds
@@ -26,8 +27,10 @@ namespace hearth::backend {
 bool cpu_fusion_enabled();
 // Tests: turns fusion on or off for streams created afterwards; returns the old setting.
 bool cpu_set_fusion(bool on);
-// Fused groups run so far in this process (tests check that fusion took place).
+// Fused groups run so far in this process, and the MatMuls they ran (tests check that fusion
+// took place, and which products joined).
 uint64_t cpu_fused_groups();
+uint64_t cpu_fused_mat_muls();
 
 namespace cpu_ops {
 

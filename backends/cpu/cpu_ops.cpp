@@ -109,7 +109,7 @@ Status mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
     const size_t n_tok = static_cast<size_t>(n.src[1].ne[1]);
     const Scratch::Prepared prepared{
         row_ptr(n.src[1], 0), n.src[1].span_bytes(), n.src[1].nb[1], args.k, n.src[1].ne[1], wt};
-    if (!(scratch.prepared == prepared)) {  // else the previous MatMul left these rows ready
+    if (!scratch.prepared.serves(prepared)) {  // else the previous MatMul left these rows ready
         pool.parallel_for(n_tok, grain_for(args.k), [a](size_t b, size_t e, int) {
             for (size_t t = b; t < e; ++t)
                 cpu::quantize_activation(a->wt, f32_row(a->n->src[1], static_cast<int64_t>(t)),
@@ -311,6 +311,11 @@ size_t per_thread_floats(const Node& n) {
 size_t rope_table_floats(const Node& n) {
     if (n.op != Op::Rope) return 0;
     return static_cast<size_t>(n.src[0].ne[2]) * static_cast<size_t>(n.rope.n_rot / 2) * 2;
+}
+
+bool Scratch::Prepared::serves(const Prepared& want) const {
+    return src && src == want.src && bytes == want.bytes && stride == want.stride && k == want.k &&
+           tokens == want.tokens && cpu::same_activation_rows(wt, want.wt);
 }
 
 void Scratch::forget_prepared_if_written(const Tensor& dst) {

@@ -57,15 +57,15 @@ struct Scratch {
     } rope_for;
     uint64_t graph = 0;
     // What activation_rows() holds: a MatMul's tokens prepared for its weight type, kept for
-    // the next MatMul of the same rows and type (a prefill's K and V after Q, up after gate)
-    // until a node writes over those rows or another user of activation_rows() runs
-    // (forget_prepared_if_written, forget_prepared).
+    // the next MatMul of the same rows and a type that takes the same preparation (a
+    // prefill's K and V after Q, up after gate) until a node writes over those rows or another
+    // user of activation_rows() runs (forget_prepared_if_written, forget_prepared).
     struct Prepared {
         const std::byte* src = nullptr;
         size_t bytes = 0, stride = 0, k = 0;
         int64_t tokens = 0;
         quant::Type wt = quant::Type::F32;
-        bool operator==(const Prepared&) const = default;
+        bool serves(const Prepared& want) const;
     } prepared;
     void forget_prepared() { prepared = Prepared{}; }
     void forget_prepared_if_written(const Tensor& dst);

@@ -73,6 +73,10 @@ bool supports_weight_type(quant::Type wtype) {
     }
 }
 
+bool same_activation_rows(quant::Type a, quant::Type b) {
+    return detail::act_kind(a) == detail::act_kind(b);
+}
+
 size_t activation_row_bytes(quant::Type wtype, size_t k) {
     switch (detail::act_kind(wtype)) {
         case ActKind::F32:

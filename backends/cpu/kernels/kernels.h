@@ -38,6 +38,9 @@ size_t activation_row_bytes(quant::Type wtype, size_t k);
 void quantize_activation(quant::Type wtype, const float* x, size_t k, void* out);
 // The values a prepared activation row stands for (tests compare against them).
 void dequantize_activation(quant::Type wtype, const void* xq, size_t k, float* out);
+// Whether weight types a and b take the same prepared rows (quantize_activation makes the same
+// bytes for both): products of one input with matrices of either type can share them.
+bool same_activation_rows(quant::Type a, quant::Type b);
 
 // SwiGLU's element function: out[i] = silu(g[i]) * u[i] for i in [0, n). An element's result
 // depends only on g[i] and u[i] (never on n or i), so any split of a row gives the same bits.

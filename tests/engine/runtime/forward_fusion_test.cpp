@@ -83,6 +83,29 @@ TEST_P(FusionByArch, DecodeLogitsBitIdenticalWithFusionOnAndOff) {
     }
 }
 
+// Q4_K_M files store V (and half the down projections) in another type than Q and K: Q6_K
+// beside Q4_K, Q8_0 beside Q5_0. Those share the prepared activations, so Q, K and V still go
+// as one dispatch, with the same bits as unfused.
+TEST_P(FusionByArch, MixedTypesOfOneInputFuseWithTheSameBits) {
+    const std::pair<quant::Type, quant::Type> mixes[] = {{quant::Type::Q4_K, quant::Type::Q6_K},
+                                                         {quant::Type::Q5_0, quant::Type::Q8_0}};
+    for (const auto& [wt, vt] : mixes) {
+        const auto m = make_synthetic(GetParam(), wt, vt, 6);
+        const auto plain = run(m, false, 2);
+        const uint64_t before = backend::cpu_fused_mat_muls();
+        const auto fused = run(m, true, 2);
+        // 17 steps (the prompt too) x 2 layers x 7 products (Q, K, V; output; gate, up; down)
+        EXPECT_EQ(backend::cpu_fused_mat_muls() - before, 17u * 2u * 7u)
+            << quant::traits(wt).name << " + " << quant::traits(vt).name;
+        ASSERT_EQ(plain.size(), 17u);
+        ASSERT_EQ(fused.size(), plain.size());
+        for (size_t s = 0; s < plain.size(); ++s)
+            EXPECT_EQ(
+                std::memcmp(fused[s].data(), plain[s].data(), plain[s].size() * sizeof(float)), 0)
+                << quant::traits(wt).name << " + " << quant::traits(vt).name << " step " << s;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Archs, FusionByArch, ::testing::Values(Arch::Llama, Arch::Qwen2),
                          [](const auto& info) {
                              return info.param == Arch::Llama ? "llama" : "qwen2";

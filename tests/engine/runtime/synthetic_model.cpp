@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "runtime/forward.h"
 #include "runtime/kv_cache.h"
@@ -19,6 +20,7 @@ struct Builder {
     quant::Type wtype;
     std::mt19937& rng;
     const SyntheticModel* base;
+    std::optional<quant::Type> v_down_type = std::nullopt;  // attn_v and ffn_down
 
     void add(const std::string& name, std::vector<int64_t> ne, bool matrix, float scale,
              float mean = 0.f) {
@@ -32,7 +34,10 @@ struct Builder {
             std::normal_distribution<float> d(mean, scale);
             for (auto& x : f) x = d(rng);
         }
-        const quant::Type t = matrix && !base ? wtype : quant::Type::F32;
+        const bool v_down = name.ends_with("attn_v.weight") || name.ends_with("ffn_down.weight");
+        const quant::Type t = !matrix || base         ? quant::Type::F32
+                              : v_down && v_down_type ? *v_down_type
+                                                      : wtype;
         const size_t rb = quant::row_bytes(t, k);
         // Tensors start at 64-byte multiples, as in a GGUF data section.
         const size_t off = (m.blob.size() + 63) / 64 * 64;
@@ -56,6 +61,11 @@ struct Builder {
 
 SyntheticModel make_synthetic(Arch arch, quant::Type wtype, uint32_t seed,
                               const SyntheticModel* as_f32_of) {
+    return make_synthetic(arch, wtype, std::nullopt, seed, as_f32_of);
+}
+
+SyntheticModel make_synthetic(Arch arch, quant::Type wtype, std::optional<quant::Type> v_down_type,
+                              uint32_t seed, const SyntheticModel* as_f32_of) {
     SyntheticModel m;
     ModelConfig& p = m.params;
     p.arch = arch;
@@ -79,7 +89,7 @@ SyntheticModel make_synthetic(Arch arch, quant::Type wtype, uint32_t seed,
         p.rope.freq_base = 1e6f;
     }
     std::mt19937 rng(seed);
-    Builder b{m, wtype, rng, as_f32_of};
+    Builder b{m, wtype, rng, as_f32_of, v_down_type};
     const int64_t E = p.n_embd, V = p.n_vocab, Q = p.q_width(), KV = p.kv_width(), F = p.n_ff;
     const float se = 1.f / std::sqrt(float(E)), sf = 1.f / std::sqrt(float(F));
     b.add("token_embd.weight", {E, V}, true, 1.f);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct SyntheticModel {
 // biases as F32. With `as_f32_of`, the matrices are the F32 decoding of that model's.
 SyntheticModel make_synthetic(Arch arch, quant::Type wtype, uint32_t seed,
                               const SyntheticModel* as_f32_of = nullptr);
+// The same with attn_v and ffn_down stored as v_down_type, as Q4_K_M files mix types (Q4_K with
+// Q6_K, or Q5_0 with Q8_0 where rows are not whole super-blocks).
+SyntheticModel make_synthetic(Arch arch, quant::Type wtype, std::optional<quant::Type> v_down_type,
+                              uint32_t seed, const SyntheticModel* as_f32_of = nullptr);
 
 // Float64 forward pass over the decoded values: logits of every position [T][n_vocab].
 std::vector<std::vector<double>> reference_forward(const SyntheticModel& m,
