@@ -54,16 +54,12 @@ public:
             // A short step's fusable runs of nodes go as one dispatch (cpu_fuse.h).
             if (fuse_)
                 if (const size_t ran = cpu_ops::run_fused(nodes, i, pool_, scratch_); ran > 0) {
-                    scratch_.forget_prepared();  // (it prepares activations of its own)
                     if (prof) profile_.add(nodes[i], ran, t0);
                     i += ran;
                     continue;
                 }
             if (Status s = cpu_ops::run_node(nodes[i], pool_, scratch_); !s) return s;
-            if (nodes[i].op == Op::MoeMatMul)
-                scratch_.forget_prepared();  // (it prepares activations of its own)
-            else
-                scratch_.forget_prepared_if_written(nodes[i].dst);
+            scratch_.forget_prepared_if_written(nodes[i].dst);
             if (prof) profile_.add(nodes[i], 1, t0);
             ++i;
         }

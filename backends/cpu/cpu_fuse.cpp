@@ -55,19 +55,6 @@ constexpr size_t kMaxGroup = 3;  // Q, K and V
 // unfused MatMul also prepares its tokens' activations in parallel, which pays.
 constexpr int64_t kMaxFuseTokens = 16;
 
-bool same_view(const Tensor& a, const Tensor& b) {
-    if (a.buffer != b.buffer || a.offset != b.offset || a.type != b.type) return false;
-    for (int d = 0; d < 4; ++d)
-        if (a.ne[d] != b.ne[d] || a.nb[d] != b.nb[d]) return false;
-    return true;
-}
-
-bool overlap(const Tensor& a, const Tensor& b) {
-    if (a.buffer != b.buffer) return false;
-    const size_t a1 = a.offset + a.span_bytes(), b1 = b.offset + b.span_bytes();
-    return a.offset < b1 && b.offset < a1;
-}
-
 // `tokens` rows of `rows` floats each (the shape of a MatMul's dst for that many tokens).
 bool rows_of(const Tensor& t, int64_t rows, int64_t tokens) {
     return t.type == DType::F32 && t.ne[0] == rows && t.ne[1] == tokens && t.ne[2] == 1 &&
@@ -218,6 +205,7 @@ size_t run_fused(const std::vector<Node>& nodes, size_t i, cpu::ThreadPool& pool
     g.tokens = static_cast<size_t>(x.ne[1]);
     g.xq_stride = cpu::activation_row_bytes(g.wt, g.k);
     std::byte* xq = scratch.activation_rows();
+    scratch.forget_prepared();  // (what a lone MatMul left there is overwritten)
     for (size_t t = 0; t < g.tokens; ++t)
         cpu::quantize_activation(g.wt, f32_row(x, static_cast<int64_t>(t)), g.k,
                                  xq + t * g.xq_stride);

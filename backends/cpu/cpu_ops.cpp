@@ -107,8 +107,7 @@ Status mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
                     scratch.activation_rows()};
     const MatMulArgs* a = &args;
     const size_t n_tok = static_cast<size_t>(n.src[1].ne[1]);
-    const Scratch::Prepared prepared{
-        row_ptr(n.src[1], 0), n.src[1].span_bytes(), n.src[1].nb[1], args.k, n.src[1].ne[1], wt};
+    const Scratch::Prepared prepared{n.src[1], wt};
     if (!scratch.prepared.serves(prepared)) {  // else the previous MatMul left these rows ready
         pool.parallel_for(n_tok, grain_for(args.k), [a](size_t b, size_t e, int) {
             for (size_t t = b; t < e; ++t)
@@ -313,15 +312,25 @@ size_t rope_table_floats(const Node& n) {
     return static_cast<size_t>(n.src[0].ne[2]) * static_cast<size_t>(n.rope.n_rot / 2) * 2;
 }
 
+bool same_view(const Tensor& a, const Tensor& b) {
+    if (a.buffer != b.buffer || a.offset != b.offset || a.type != b.type) return false;
+    for (int d = 0; d < 4; ++d)
+        if (a.ne[d] != b.ne[d] || a.nb[d] != b.nb[d]) return false;
+    return true;
+}
+
+bool overlap(const Tensor& a, const Tensor& b) {
+    if (a.buffer != b.buffer) return false;
+    const size_t a1 = a.offset + a.span_bytes(), b1 = b.offset + b.span_bytes();
+    return a.offset < b1 && b.offset < a1;
+}
+
 bool Scratch::Prepared::serves(const Prepared& want) const {
-    return src && src == want.src && bytes == want.bytes && stride == want.stride && k == want.k &&
-           tokens == want.tokens && cpu::same_activation_rows(wt, want.wt);
+    return rows.valid() && same_view(rows, want.rows) && cpu::same_activation_rows(wt, want.wt);
 }
 
 void Scratch::forget_prepared_if_written(const Tensor& dst) {
-    if (!prepared.src || !dst.valid()) return;
-    const std::byte* d = row_ptr(dst, 0);
-    if (d < prepared.src + prepared.bytes && prepared.src < d + dst.span_bytes()) forget_prepared();
+    if (prepared.rows.valid() && overlap(dst, prepared.rows)) forget_prepared();
 }
 
 Status run_node(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {

@@ -56,20 +56,24 @@ struct Scratch {
         RopeParams p;
     } rope_for;
     uint64_t graph = 0;
-    // What activation_rows() holds: a MatMul's tokens prepared for its weight type, kept for
-    // the next MatMul of the same rows and a type that takes the same preparation (a
-    // prefill's K and V after Q, up after gate) until a node writes over those rows or another
-    // user of activation_rows() runs (forget_prepared_if_written, forget_prepared).
+    // What activation_rows() holds: a MatMul's input rows prepared for its weight type, kept
+    // for the next MatMul of the same rows and a type that takes the same preparation (a
+    // prefill's K and V after Q, up after gate) until a node writes over those rows
+    // (forget_prepared_if_written, after every node) or another user of activation_rows()
+    // writes there (a fused run, an MoE product: forget_prepared).
     struct Prepared {
-        const std::byte* src = nullptr;
-        size_t bytes = 0, stride = 0, k = 0;
-        int64_t tokens = 0;
+        Tensor rows;  // invalid: nothing is kept
         quant::Type wt = quant::Type::F32;
         bool serves(const Prepared& want) const;
     } prepared;
     void forget_prepared() { prepared = Prepared{}; }
     void forget_prepared_if_written(const Tensor& dst);
 };
+
+// Whether two tensors are the same view (buffer, offset, type, shape, strides), and whether
+// their bytes overlap (tensors of different buffers never do).
+bool same_view(const Tensor& a, const Tensor& b);
+bool overlap(const Tensor& a, const Tensor& b);
 
 // Bytes/floats the scratch needs for one node (the stream takes the max over a graph).
 size_t activation_bytes(const Node& node);

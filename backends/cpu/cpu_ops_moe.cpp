@@ -138,6 +138,7 @@ Status moe_mat_mul(const Node& n, cpu::ThreadPool& pool, Scratch& scratch) {
         }
     }
 
+    scratch.forget_prepared();  // (what a MatMul left in the activation rows is overwritten)
     MoeArgs args{&n,
                  wt,
                  static_cast<size_t>(W.ne[0]),
