@@ -11,7 +11,9 @@
 //   cpu_kernel_bench --stream [--types Q4_0,...] [--k 896,2048]: a decode step's matrix
 //   products (one token, packed weights, 2 threads) one matrix of ~5 MB after another from
 //   memory, for rows of each --k (default 896, 2048, 5632): wall-clock GB/s of weights and
-//   their share of the read bandwidth measured next to each row (stream_main)
+//   their share of the read bandwidth measured next to each row (stream_main), and the same
+//   kernel on one thread over a matrix that stays in L2 (its compute ceiling: a core streams
+//   half the read bandwidth in a 2-thread decode)
 // Prints the measured read bandwidth (2 threads), then per ISA path and weight type:
 // gemv GB/s of weights streamed for a 2048 x 5632 matrix (1 and 2 threads; enough copies are
 // cycled to defeat the caches) and gemm GFLOP/s for 512 tokens on 2 threads.
@@ -346,15 +348,38 @@ int attn_main(const std::string& only_isa, const std::string& only_kv, const std
     return 0;
 }
 
+// GB/s of one thread's one-token products over a packed matrix of about 600 KB, read again and
+// again from L2: the best of 5 rounds of 400 passes.
+double stream_in_l2_gbs(quant::Type t, size_t k, const uint8_t* xq, size_t stride,
+                        std::mt19937& rng) {
+    const size_t row_bytes = quant::row_bytes(t, k);
+    const size_t rows =
+        std::max<size_t>(kPackRows, (size_t{600} << 10) / row_bytes / kPackRows * kPackRows);
+    const auto w = test::random_weights(t, rows, k, rng);
+    const auto pw = make_packed(t, w.data(), k, rows);
+    if (!pw) return 0.0;
+    pack_groups(*pw, 0, pw->groups());
+    std::vector<float> y(rows);
+    constexpr int kPasses = 400;
+    double best = 1e30;
+    for (int round = 0; round < 5; ++round) {
+        const auto t0 = Clock::now();
+        for (int i = 0; i < kPasses; ++i) gemm_packed(*pw, 0, rows, xq, stride, 1, y.data(), rows);
+        best = std::min(best, seconds_since(t0) / kPasses);
+    }
+    return static_cast<double>(rows * row_bytes) / best / 1e9;
+}
+
 // --stream: per packable weight type and row length k, a matrix of about 5 MB (whole 16-row
 // groups), packed, in enough copies to fill 256 MiB; each pass multiplies one token by the
 // next copy on 2 threads, cut into 4 chunks a thread as a decode step's large products are
-// (cpu_ops.cpp short_step_chunks). Reports the best of 3 rounds of passes over every copy.
+// (cpu_ops.cpp short_step_chunks). Reports the best of 3 rounds of passes over every copy,
+// then stream_in_l2_gbs.
 int stream_main(const std::string& only_types, const std::vector<size_t>& ks) {
     ThreadPool pool(2);
     std::mt19937 rng(7);
-    std::printf("%-7s %6s %6s %9s %10s %10s %6s\n", "type", "k", "rows", "us/pass", "GB/s",
-                "read GB/s", "share");
+    std::printf("%-7s %6s %6s %9s %10s %10s %6s %14s\n", "type", "k", "rows", "us/pass", "GB/s",
+                "read GB/s", "share", "1 thread, L2");
     for (quant::Type t : {quant::Type::Q4_0, quant::Type::Q5_0, quant::Type::Q8_0,
                           quant::Type::Q4_K, quant::Type::Q6_K, quant::Type::F16}) {
         const std::string tname(quant::traits(t).name);
@@ -395,8 +420,10 @@ int stream_main(const std::string& only_types, const std::vector<size_t>& ks) {
                 best = std::min(best, seconds_since(t0) / static_cast<double>(copies.size()));
             }
             const double gbs = static_cast<double>(rows * row_bytes) / best / 1e9;
-            std::printf("%-7s %6zu %6zu %9.1f %10.1f %10.1f %5.0f%%\n", tname.c_str(), k, rows,
-                        best * 1e6, gbs, bw, 100.0 * gbs / bw);
+            copies.clear();
+            const double l2 = stream_in_l2_gbs(t, k, xq.data(), stride, rng);
+            std::printf("%-7s %6zu %6zu %9.1f %10.1f %10.1f %5.0f%% %9.1f GB/s\n", tname.c_str(), k,
+                        rows, best * 1e6, gbs, bw, 100.0 * gbs / bw, l2);
             std::fflush(stdout);
         }
     }
