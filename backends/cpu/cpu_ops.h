@@ -106,8 +106,8 @@ size_t grain_for(size_t work_per_item);
 // matrices from memory once, and are cut by weight bytes (short_step_chunks).
 constexpr size_t kShortStepTokens = 8;
 // Parallel chunks for a short step's product over `weight_bytes` of weights: four per thread
-// (a descheduled thread then holds up little), but none under kMinStreamBytes, and at least
-// one per thread.
+// (a descheduled thread then holds up little), but none under kMinStreamBytes, at least one per
+// thread, and the same number for every thread.
 size_t short_step_chunks(size_t weight_bytes, size_t threads);
 
 }  // namespace hearth::backend::cpu_ops

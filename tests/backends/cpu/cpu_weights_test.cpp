@@ -2,7 +2,7 @@
 // with import_host are packed on first use and multiply like the same bytes in an ordinary
 // buffer (the file-format kernels), for single rows, rows not a multiple of 16, 1..9 tokens and
 // more than one token chunk; packing follows the switch and the ISA, and several matrices of
-// one file pack separately.
+// one file pack separately. Also how a short step's products are cut across threads.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/cpu_device.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_weights.h"
 #include "cpu/kernels/kernels.h"
 #include "hearth/backend/graph.h"
@@ -335,6 +336,28 @@ INSTANTIATE_TEST_SUITE_P(Types, CpuWeights, ::testing::Values(quant::Type::Q4_0,
                          [](const auto& info) {
                              return std::string(quant::traits(info.param).name);
                          });
+
+// Every thread gets the same number of a short step's chunks (an odd one left one thread
+// streaming alone), at least one and at most four, and beyond one a thread none is under
+// 512 KiB of weights.
+TEST(CpuShortSteps, ChunksComeInWholeRoundsOfTheThreads) {
+    constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
+    for (size_t threads = 1; threads <= 8; ++threads)
+        for (size_t bytes : {size_t{0}, 100 * kKiB, 512 * kKiB, 1 * kMiB, 2450 * kKiB, 2990 * kKiB,
+                             5 * kMiB, 50 * kMiB, 1024 * kMiB}) {
+            const size_t c = cpu_ops::short_step_chunks(bytes, threads);
+            SCOPED_TRACE(std::to_string(bytes) + " bytes, " + std::to_string(threads) + " threads");
+            EXPECT_EQ(c % threads, 0u);
+            EXPECT_GE(c, threads);
+            EXPECT_LE(c, 4 * threads);
+            if (c > threads) {
+                EXPECT_GE(bytes / c, 512 * kKiB);
+            }
+        }
+    // qwen2.5-0.5b's Q5_0 ffn_gate (2.99 MB) on 2 threads: 4 chunks, not 5.
+    EXPECT_EQ(cpu_ops::short_step_chunks(2990 * kKiB, 2), 4u);
+    EXPECT_EQ(cpu_ops::short_step_chunks(0, 0), 1u);
+}
 
 }  // namespace
 }  // namespace hearth::backend
