@@ -89,6 +89,8 @@ SubmitResult Scheduler::submit(GenerationRequest request) try {
                        " tokens long; the context holds " + std::to_string(s.n_ctx) +
                        " (prompt and reply)");
     if (request.max_tokens <= 0) return invalid("max_tokens must be at least 1");
+    if (request.logprobs < -1 || request.logprobs > kMaxTopLogprobs)
+        return invalid("logprobs must be between 0 and " + std::to_string(kMaxTopLogprobs));
     auto seq = std::make_unique<SchedSeq>(std::move(request), *s.m->tokenizer);
     seq->tokens = seq->req.prompt;
     seq->n_prompt = seq->tokens.size();

@@ -115,7 +115,7 @@ struct Scheduler::Impl {
     void sample(SchedSeq& s, std::span<const float> logits, int32_t picked = -1);
     // Adds a generated token to the sequence and streams it; says why the sequence ends with
     // it, if it does (the caller finishes it).
-    std::optional<StopReason> emit(SchedSeq& s, int32_t tok);
+    std::optional<StopReason> emit(SchedSeq& s, int32_t tok, std::span<const float> logits = {});
     // Speculative decoding (scheduler_spec.cpp). The draft for the pending token (made now
     // unless kept from before); false when the drafter failed (the sequence was finished).
     bool prepare_draft(SchedSeq& s);

@@ -93,8 +93,8 @@ void Scheduler::Impl::verify_draft(SchedSeq& s, std::span<const float> rows) {
     // unpublished, to be overwritten by the next step).
     cache->commit(s.kv, std::span<const int32_t>(s.verify).first(n_real + kept));
     cache->truncate(s.kv, kv_size(s));
-    for (int32_t tok : out)
-        if (const auto end = emit(s, tok)) {
+    for (size_t i = 0; i < out.size(); ++i)  // token i was chosen from the logits of row i
+        if (const auto end = emit(s, out[i], row(i))) {
             finish(s, *end);
             return;
         }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "runtime/logprobs.h"
 #include "runtime/scheduler_impl.h"
 
 namespace hearth {
@@ -197,7 +198,8 @@ Status Scheduler::Impl::execute(const std::vector<Planned>& plan) {
         b.n_past = past;
         // Plain greedy without a drafter: the device picks the token (the verifier of a
         // speculating sequence judges whole rows, so it reads them).
-        b.greedy = b.want_logits && b.n_logits == 1 && p.s->greedy && !p.s->verifier;
+        b.greedy = b.want_logits && b.n_logits == 1 && p.s->greedy && !p.s->verifier &&
+                   p.s->req.logprobs < 0;
         batch.push_back(b);
     }
     const kv::KvMemory& mem = cache->memory();
@@ -236,10 +238,11 @@ void Scheduler::Impl::sample(SchedSeq& s, std::span<const float> logits, int32_t
         if (tok < 0) tok = s.chain.sample(logits);
         s.chain.accept(tok);
     }
-    if (const auto end = emit(s, tok)) finish(s, *end);
+    if (const auto end = emit(s, tok, logits)) finish(s, *end);
 }
 
-std::optional<StopReason> Scheduler::Impl::emit(SchedSeq& s, int32_t tok) {
+std::optional<StopReason> Scheduler::Impl::emit(SchedSeq& s, int32_t tok,
+                                                std::span<const float> logits) {
     if (s.n_generated == 0 && s.usage.ttft_seconds == 0)
         s.usage.ttft_seconds = seconds_between(s.submitted, Clock::now());
     if (s.req.stop_at_end_of_generation && m->tokenizer->is_end_of_generation(tok))
@@ -252,6 +255,10 @@ std::optional<StopReason> Scheduler::Impl::emit(SchedSeq& s, int32_t tok) {
     ev.request = s.id;
     ev.token = tok;
     ev.text = s.stop.push(s.decoder.push(tok), hit);
+    if (s.req.logprobs >= 0 && !logits.empty()) {
+        ev.has_logprob = true;
+        ev.logprob = runtime::token_logprob(logits, tok, s.req.logprobs, ev.top_logprobs);
+    }
     events.emplace_back(&s, std::move(ev));
     if (hit) return StopReason::StopString;
     if (s.n_generated >= s.req.max_tokens) return StopReason::MaxTokens;

@@ -78,6 +78,13 @@ struct RequestUsage {
     int64_t draft_steps = 0;
 };
 
+// A token and its log-probability under the model.
+struct TokenLogprob {
+    int32_t token = -1;
+    float logprob = 0.f;
+};
+inline constexpr int32_t kMaxTopLogprobs = 20;  // OpenAI's limit for top_logprobs
+
 // What a request's callback receives: one event per generated token (with the text it
 // completes, possibly empty while a UTF-8 character or a possible stop string is incomplete),
 // then one last event with done = true.
@@ -85,6 +92,11 @@ struct StreamEvent {
     uint64_t request = 0;
     int32_t token = -1;  // -1: the event carries only text (the held-back tail) or only done
     std::string text;
+    // Token events of a request with logprobs >= 0: the token's log-probability and the
+    // request's number of most likely tokens, most likely first (equal logits: lower id first).
+    bool has_logprob = false;
+    float logprob = 0.f;
+    std::vector<TokenLogprob> top_logprobs;
     bool done = false;
     StopReason reason = StopReason::MaxTokens;  // when done
     std::string error;                          // when done: why the request failed, if it did
@@ -98,6 +110,11 @@ struct GenerationRequest {
     std::vector<std::string> stop_strings;  // text is cut before the first match
     bool stop_at_end_of_generation = true;
     CancelToken cancel;  // may be null; cancel(id) works too
+    // OpenAI's logprobs: -1 none; 0 to kMaxTopLogprobs: each token event carries the token's
+    // log-probability and this many most likely tokens with theirs. They are the model's own
+    // distribution (log-softmax of its logits, before temperature, penalties or any other sampling
+    // step), and the request then reads its logits back every step (no on-device greedy pick).
+    int32_t logprobs = -1;
     std::function<void(const StreamEvent&)> on_event;
     // Speculative decoding for this request (null: off). One drafter per request: it keeps the
     // request's adaptation state; only the stepping thread calls it.

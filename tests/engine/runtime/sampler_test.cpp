@@ -7,6 +7,7 @@
 #include <set>
 
 #include "hearth/engine.h"
+#include "runtime/logprobs.h"
 #include "runtime/sampler.h"
 #include "runtime/stop_matcher.h"
 
@@ -28,6 +29,38 @@ std::vector<float> log_probs() {
     std::vector<float> l;
     for (float p : kProbs) l.push_back(std::log(p));
     return l;
+}
+
+// OpenAI's logprobs: log-softmax against a double reference, the n best with ties to the
+// lower id, n past the vocabulary, a token outside it.
+TEST(Logprobs, LogSoftmaxAndTheBestWithLowIdsWinningTies) {
+    const std::vector<float> logits = {1.f, 3.f, -2.f, 3.f, 0.5f, -INFINITY};
+    double z = 0;
+    for (float x : logits) z += std::exp(double(x));
+    std::vector<TokenLogprob> top;
+    const float lp = token_logprob(logits, 4, 3, top);
+    EXPECT_NEAR(lp, 0.5 - std::log(z), 1e-6);
+    ASSERT_EQ(top.size(), 3u);
+    EXPECT_EQ(top[0].token, 1);  // 3.0 twice: the lower id first
+    EXPECT_EQ(top[1].token, 3);
+    EXPECT_EQ(top[2].token, 0);
+    EXPECT_NEAR(top[0].logprob, 3.0 - std::log(z), 1e-6);
+    EXPECT_EQ(top[0].logprob, top[1].logprob);
+    EXPECT_EQ(token_logprob(logits, 5, 0, top), -INFINITY);  // a logit of -inf
+    EXPECT_TRUE(top.empty());
+    token_logprob(logits, 0, 50, top);  // more than the vocabulary: all of it, in order
+    ASSERT_EQ(top.size(), logits.size());
+    EXPECT_EQ(top.back().token, 5);
+    EXPECT_EQ(token_logprob(logits, 6, 1, top), -INFINITY);  // outside the vocabulary
+    // A large vocabulary with one clear winner: its probability is what is left of the rest.
+    std::vector<float> big(151936, 0.f);
+    big[77] = 20.f;
+    const double zb = std::exp(20.0) + double(big.size() - 1);
+    EXPECT_NEAR(token_logprob(big, 77, 2, top), 20.0 - std::log(zb), 1e-6);
+    EXPECT_NEAR(token_logprob(big, 5, 2, top), -std::log(zb), 1e-4);
+    ASSERT_EQ(top.size(), 2u);
+    EXPECT_EQ(top[0].token, 77);
+    EXPECT_EQ(top[1].token, 0);
 }
 
 TEST(Samplers, TopKKeepsTheKBestWithLowIdsWinningTies) {

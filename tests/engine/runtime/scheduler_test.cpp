@@ -5,11 +5,14 @@
 // per-request limits apply, and the stepping thread serves concurrent submitters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
 #include "hearth/scheduler.h"
+#include "hearth/speculative.h"
 #include "stories_scheduler_test.h"
 #include "test_data.h"
 
@@ -308,6 +311,95 @@ TEST_F(SchedulerTest, StopEndsOpenRequestsWithAnError) {
     EXPECT_TRUE(a.done && b.done);
     EXPECT_FALSE(a.error.empty());
     EXPECT_EQ(s->stats().kv_blocks_free, s->stats().kv_blocks);
+}
+
+// OpenAI's logprobs: every token event of a request that asks carries log_softmax of the
+// model's logits (a contiguous Context fed the same tokens gives the reference), the chosen
+// token's and the n most likely ones', greedy, sampled and with a drafter alike; others carry
+// none; out-of-range counts are refused.
+struct LoggedToken {
+    int32_t token = -1;
+    bool has = false;
+    float logprob = 0.f;
+    std::vector<TokenLogprob> top;
+};
+
+std::vector<double> log_softmax(std::span<const float> logits) {
+    double mx = -INFINITY, sum = 0;
+    for (float x : logits) mx = std::max(mx, double(x));
+    for (float x : logits) sum += std::exp(double(x) - mx);
+    std::vector<double> out;
+    for (float x : logits) out.push_back(double(x) - mx - std::log(sum));
+    return out;
+}
+
+TEST_F(SchedulerTest, LogprobsAreTheModelsLogSoftmax) {
+    const auto p = prompt(20, 3);
+    const int32_t n_gen = 12, n_top = 5;
+    auto request = [&](std::vector<LoggedToken>& log, int32_t logprobs, float temperature,
+                       bool lookup) {
+        GenerationRequest r;
+        r.prompt = p;
+        r.max_tokens = n_gen;
+        r.sampling.temperature = temperature;
+        r.sampling.seed = 11;
+        r.stop_at_end_of_generation = false;
+        r.logprobs = logprobs;
+        if (lookup) r.drafter = make_lookup_drafter({.ngram_min = 1, .ngram_max = 3});
+        r.on_event = [&log](const StreamEvent& e) {
+            if (e.token >= 0) log.push_back({e.token, e.has_logprob, e.logprob, e.top_logprobs});
+        };
+        return r;
+    };
+    std::vector<LoggedToken> greedy_log, sampled_log, draft_log, none_log, zero_log;
+    auto s = scheduler({.max_running = 8, .step_tokens = 32});
+    ASSERT_TRUE(s->submit(request(greedy_log, n_top, 0.f, false)).ok());
+    ASSERT_TRUE(s->submit(request(sampled_log, n_top, 0.9f, false)).ok());
+    ASSERT_TRUE(s->submit(request(draft_log, n_top, 0.f, true)).ok());
+    ASSERT_TRUE(s->submit(request(none_log, -1, 0.f, false)).ok());
+    ASSERT_TRUE(s->submit(request(zero_log, 0, 0.f, false)).ok());
+    drain(*s);
+    const auto check = [&](const std::vector<LoggedToken>& log, size_t want_top, const char* what) {
+        ASSERT_EQ(log.size(), size_t(n_gen)) << what;
+        auto ctx = Context::create(model_, {.n_ctx = 512, .n_threads = 2});
+        ASSERT_TRUE(ctx.is_ok());
+        ASSERT_TRUE((*ctx)->feed(p).is_ok());
+        for (size_t i = 0; i < log.size(); ++i) {
+            const auto logits = (*ctx)->logits();
+            const std::vector<double> ref = log_softmax(logits);
+            const LoggedToken& t = log[i];
+            ASSERT_TRUE(t.has) << what << ", token " << i;
+            EXPECT_NEAR(t.logprob, ref[size_t(t.token)], 1e-4) << what << ", token " << i;
+            // The reference's most likely tokens, equal logits by id.
+            std::vector<int32_t> ids(logits.size());
+            for (size_t k = 0; k < ids.size(); ++k) ids[k] = int32_t(k);
+            std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
+                return logits[size_t(a)] > logits[size_t(b)];
+            });
+            ASSERT_EQ(t.top.size(), want_top) << what;
+            for (size_t k = 0; k < want_top; ++k) {
+                EXPECT_EQ(t.top[k].token, ids[k]) << what << ", token " << i << ", rank " << k;
+                EXPECT_NEAR(t.top[k].logprob, ref[size_t(ids[k])], 1e-4) << what;
+            }
+            ASSERT_TRUE((*ctx)->feed(std::vector<int32_t>{t.token}).is_ok());
+        }
+    };
+    check(greedy_log, n_top, "greedy");
+    check(sampled_log, n_top, "sampled");
+    check(draft_log, n_top, "lookup drafter");
+    check(zero_log, 0, "logprobs 0");
+    for (size_t i = 0; i < greedy_log.size(); ++i) {
+        EXPECT_EQ(greedy_log[i].token, greedy_log[i].top[0].token);  // greedy takes the best
+        EXPECT_EQ(draft_log[i].token, greedy_log[i].token);
+        EXPECT_EQ(none_log[i].token, greedy_log[i].token);  // on-device argmax, same token
+        EXPECT_FALSE(none_log[i].has);
+    }
+    for (int32_t bad : {-2, kMaxTopLogprobs + 1}) {
+        Outcome o;
+        GenerationRequest r = greedy(p, 4, o);
+        r.logprobs = bad;
+        EXPECT_EQ(s->submit(std::move(r)).error, SubmitError::Invalid) << bad;
+    }
 }
 
 }  // namespace
