@@ -14,6 +14,7 @@
 
 #include "api_error.h"
 #include "auth.h"
+#include "openai_logprobs.h"
 #include "openai_request.h"
 #include "openai_response.h"
 #include "request_stream.h"
@@ -270,6 +271,8 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
                       : parse_completion_request(*body, model, limits, pr))
         return send_error(res, *e);
 
+    const bool with_logprobs = pr.gen.logprobs >= 0;
+    const Model* mp = &model;
     auto stream = std::make_shared<RequestStream>();
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     pr.gen.cancel = cancel;
@@ -319,7 +322,8 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
         res.set_chunked_content_provider(
             "text/event-stream",
             [head, wait_events, usage, cancel, text = TextChunkWriter(head), out = std::string(),
-             first = true](size_t, httplib::DataSink& sink) mutable {
+             first = true, with_logprobs, mp,
+             legacy = CompletionLogprobs()](size_t, httplib::DataSink& sink) mutable {
                 auto evs = wait_events(sink);
                 if (!evs) {
                     cancel->store(true);
@@ -330,7 +334,20 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
                 for (const StreamEvent& ev : *evs) {
                     if (first && head.chat) out += sse_event(stream_chunk(head, "", true, nullptr));
                     first = false;
-                    if (!ev.text.empty()) text.append(out, ev.text);
+                    if (with_logprobs && (ev.has_logprob || !ev.text.empty())) {
+                        // The chunk of a token carries its entry; one of held-back text none.
+                        nlohmann::json lp;
+                        if (head.chat)
+                            lp = {{"content", ev.has_logprob ? nlohmann::json::array(
+                                                                   {chat_logprob_entry(*mp, ev)})
+                                                             : nlohmann::json::array()}};
+                        else if (ev.has_logprob)
+                            lp = legacy.add(*mp, ev);
+                        out += sse_event(stream_chunk(head, ev.text, false, nullptr,
+                                                      lp.is_null() ? nullptr : &lp));
+                    } else if (!ev.text.empty()) {
+                        text.append(out, ev.text);
+                    }
                     if (!ev.done) continue;
                     if (!ev.error.empty()) {
                         out += sse_event(ApiError{500, ev.error, "server_error", {}, {}}.to_json());
@@ -356,7 +373,9 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     // that waiting notices a client that disconnected and cancels its sequence.
     res.set_chunked_content_provider(
         "application/json",
-        [head, wait_event, cancel, text = std::string()](size_t, httplib::DataSink& sink) mutable {
+        [head, wait_event, cancel, text = std::string(), with_logprobs, mp,
+         chat_lp = nlohmann::json::array(),
+         legacy = CompletionLogprobs()](size_t, httplib::DataSink& sink) mutable {
             for (;;) {
                 auto ev = wait_event(sink);
                 if (!ev) {
@@ -364,9 +383,20 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
                     return false;
                 }
                 text += ev->text;
+                if (ev->has_logprob) {
+                    if (head.chat)
+                        chat_lp.push_back(chat_logprob_entry(*mp, *ev));
+                    else
+                        legacy.add(*mp, *ev);
+                }
                 if (!ev->done) continue;
+                const nlohmann::json lp =
+                    !with_logprobs ? nlohmann::json()
+                    : head.chat    ? nlohmann::json{{"content", chat_lp}, {"refusal", nullptr}}
+                                   : legacy.object();
                 const std::string out =
-                    ev->error.empty() ? completion_body(head, text, ev->reason, ev->usage)
+                    ev->error.empty() ? completion_body(head, text, ev->reason, ev->usage,
+                                                        with_logprobs ? &lp : nullptr)
                                       : ApiError{500, ev->error, "server_error", {}, {}}.to_json();
                 if (!sink.write(out.data(), out.size())) return false;
                 sink.done();

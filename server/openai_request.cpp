@@ -125,8 +125,6 @@ std::optional<ApiError> parse_common(const json& b, const RequestLimits& limits,
     std::optional<int64_t> draft_max;
     if (auto e = integer(b, "draft_max", 1, 32, draft_max)) return e;
     if (draft_max) out.draft_max = static_cast<int32_t>(*draft_max);
-    if (const auto it = b.find("logprobs"); it != b.end() && it->is_boolean() && it->get<bool>())
-        return bad_request("'logprobs' is not supported", "logprobs");
     if (static_cast<int64_t>(g.prompt.size()) > limits.max_prompt_tokens)
         return bad_request("This model's maximum context length is " +
                                std::to_string(limits.max_prompt_tokens) +
@@ -206,6 +204,14 @@ std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
     }
     out.gen.prompt = std::move(prompt->tokens);
     out.gen.stop_strings = std::move(prompt->stop_strings);
+    // logprobs: true, with top_logprobs alternatives (0 to 20) a token.
+    bool logprobs = false;
+    std::optional<int64_t> top;
+    if (auto e = boolean(b, "logprobs", logprobs)) return e;
+    if (auto e = integer(b, "top_logprobs", 0, kMaxTopLogprobs, top)) return e;
+    if (top && !logprobs)
+        return bad_request("'top_logprobs' needs 'logprobs': true", "top_logprobs");
+    if (logprobs) out.gen.logprobs = static_cast<int32_t>(top.value_or(0));
     return parse_common(b, limits, "messages", out);
 }
 
@@ -240,6 +246,10 @@ std::optional<ApiError> parse_completion_request(const json& b, const Model& mod
         return bad_request("'echo' is not supported", "echo");
     if (const auto s = b.find("suffix"); s != b.end() && !s->is_null())
         return bad_request("'suffix' is not supported", "suffix");
+    // The legacy endpoint's logprobs: how many alternatives a token (0 to 5), null for none.
+    std::optional<int64_t> logprobs;
+    if (auto e = integer(b, "logprobs", 0, kMaxCompletionLogprobs, logprobs)) return e;
+    if (logprobs) out.gen.logprobs = static_cast<int32_t>(*logprobs);
     return parse_common(b, limits, "prompt", out);
 }
 

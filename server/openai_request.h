@@ -22,6 +22,9 @@ struct ParsedRequest {
     std::optional<int32_t> draft_max;
 };
 
+// /v1/completions' logprobs: at most this many alternatives a token (OpenAI's limit).
+inline constexpr int32_t kMaxCompletionLogprobs = 5;
+
 struct RequestLimits {
     int64_t n_ctx = 0;              // the context of every sequence
     int64_t max_prompt_tokens = 0;  // longer prompts are refused (400)

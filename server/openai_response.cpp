@@ -52,9 +52,11 @@ const char* finish_reason(StopReason r) {
 }
 
 std::string completion_body(const ResponseHeader& h, const std::string& text, StopReason reason,
-                            const RequestUsage& usage) {
+                            const RequestUsage& usage, const json* logprobs) {
     json j = base(h, h.chat ? "chat.completion" : "text_completion");
-    json choice{{"index", 0}, {"finish_reason", finish_reason(reason)}, {"logprobs", nullptr}};
+    json choice{{"index", 0},
+                {"finish_reason", finish_reason(reason)},
+                {"logprobs", logprobs ? *logprobs : json(nullptr)}};
     if (h.chat)
         choice["message"] = {{"role", "assistant"}, {"content", text}};
     else
@@ -65,9 +67,9 @@ std::string completion_body(const ResponseHeader& h, const std::string& text, St
 }
 
 std::string stream_chunk(const ResponseHeader& h, const std::string& text, bool first,
-                         const char* finish) {
+                         const char* finish, const json* logprobs) {
     json j = base(h, h.chat ? "chat.completion.chunk" : "text_completion");
-    json choice{{"index", 0}, {"logprobs", nullptr}};
+    json choice{{"index", 0}, {"logprobs", logprobs ? *logprobs : json(nullptr)}};
     choice["finish_reason"] = finish ? json(finish) : json(nullptr);
     if (h.chat) {
         json delta = json::object();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -20,12 +21,14 @@ struct ResponseHeader {
 // "stop" (end of generation, a stop string) or "length" (max tokens, context end).
 const char* finish_reason(StopReason r);
 
+// logprobs: the choice's logprobs object (openai_logprobs.h), or null when not asked for.
 std::string completion_body(const ResponseHeader& h, const std::string& text, StopReason reason,
-                            const RequestUsage& usage);
+                            const RequestUsage& usage, const nlohmann::json* logprobs = nullptr);
 // One chunk: a text delta (the first chat chunk also carries the role), or the last chunk
-// with the finish reason (finish != nullptr).
+// with the finish reason (finish != nullptr); logprobs as in completion_body, for this
+// chunk's tokens.
 std::string stream_chunk(const ResponseHeader& h, const std::string& text, bool first,
-                         const char* finish);
+                         const char* finish, const nlohmann::json* logprobs = nullptr);
 // The chunk after the last one when stream_options.include_usage is set: no choices, usage.
 std::string usage_chunk(const ResponseHeader& h, const RequestUsage& usage);
 

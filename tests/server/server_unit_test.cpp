@@ -1,11 +1,14 @@
 // The server's pieces without HTTP: key comparison and parsing, loopback detection, request
-// parameters to scheduler requests (stories260K), response and chunk shapes, error shapes.
+// parameters to scheduler requests (stories260K), response and chunk shapes, error shapes,
+// logprobs objects.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "api_error.h"
 #include "auth.h"
+#include "openai_logprobs.h"
 #include "openai_request.h"
 #include "openai_response.h"
 #include "test_data.h"
@@ -254,6 +257,99 @@ TEST_F(ServerRequests, CompletionPrompts) {
         ASSERT_TRUE(e.has_value()) << bad.dump();
         EXPECT_EQ(e->status, 400);
     }
+}
+
+TEST_F(ServerRequests, LogprobsParameters) {
+    const json msgs = {{{"role", "user"}, {"content", "Hi"}}};
+    ParsedRequest none, plain, top;
+    ASSERT_FALSE(chat({{"messages", msgs}}, none).has_value());
+    EXPECT_EQ(none.gen.logprobs, -1);
+    ASSERT_FALSE(chat({{"messages", msgs}, {"logprobs", true}}, plain).has_value());
+    EXPECT_EQ(plain.gen.logprobs, 0);
+    ASSERT_FALSE(
+        chat({{"messages", msgs}, {"logprobs", true}, {"top_logprobs", 20}}, top).has_value());
+    EXPECT_EQ(top.gen.logprobs, 20);
+    ParsedRequest off;
+    ASSERT_FALSE(chat({{"messages", msgs}, {"logprobs", false}}, off).has_value());
+    EXPECT_EQ(off.gen.logprobs, -1);
+    const std::pair<json, const char*> bad_chat[] = {
+        {{{"messages", msgs}, {"top_logprobs", 2}}, "top_logprobs"},  // without logprobs
+        {{{"messages", msgs}, {"logprobs", true}, {"top_logprobs", 21}}, "top_logprobs"},
+        {{{"messages", msgs}, {"logprobs", true}, {"top_logprobs", -1}}, "top_logprobs"},
+        {{{"messages", msgs}, {"logprobs", 3}}, "logprobs"},
+    };
+    for (const auto& [body, param] : bad_chat) {
+        ParsedRequest r;
+        const auto e = chat(body, r);
+        ASSERT_TRUE(e.has_value()) << body.dump();
+        EXPECT_EQ(e->status, 400);
+        EXPECT_EQ(e->param, param) << body.dump();
+    }
+    // The legacy endpoint: an integer count (0 to 5) or null.
+    ParsedRequest three, null_lp;
+    ASSERT_FALSE(
+        parse_completion_request({{"prompt", "Once"}, {"logprobs", 3}}, *model_, limits_, three));
+    EXPECT_EQ(three.gen.logprobs, 3);
+    ASSERT_FALSE(parse_completion_request({{"prompt", "Once"}, {"logprobs", nullptr}}, *model_,
+                                          limits_, null_lp));
+    EXPECT_EQ(null_lp.gen.logprobs, -1);
+    for (const json& lp : {json(6), json(-1), json(true), json(1.5)}) {
+        ParsedRequest r;
+        const auto e =
+            parse_completion_request({{"prompt", "Once"}, {"logprobs", lp}}, *model_, limits_, r);
+        ASSERT_TRUE(e.has_value()) << lp.dump();
+        EXPECT_EQ(e->param, "logprobs");
+    }
+}
+
+// The entries' shapes: the token's text and bytes, its log-probability, alternatives in the
+// event's order; the legacy lists side by side with character offsets; -inf as OpenAI's floor.
+TEST_F(ServerRequests, LogprobsObjects) {
+    auto toks = model_->tokenize("Once upon a time", false, false);
+    ASSERT_TRUE(toks.is_ok());
+    ASSERT_GE(toks->size(), 3u);
+    StreamEvent ev;
+    ev.token = (*toks)[0];
+    ev.has_logprob = true;
+    ev.logprob = -0.25f;
+    ev.top_logprobs = {{(*toks)[0], -0.25f}, {(*toks)[1], -2.5f}};
+    const std::string piece = model_->token_piece(ev.token);
+    const json e = chat_logprob_entry(*model_, ev);
+    EXPECT_EQ(e["token"], piece);
+    EXPECT_DOUBLE_EQ(e["logprob"].get<double>(), -0.25);
+    ASSERT_EQ(e["bytes"].size(), piece.size());
+    for (size_t i = 0; i < piece.size(); ++i)
+        EXPECT_EQ(e["bytes"][i].get<int>(), int(static_cast<unsigned char>(piece[i])));
+    ASSERT_EQ(e["top_logprobs"].size(), 2u);
+    EXPECT_EQ(e["top_logprobs"][1]["token"], model_->token_piece((*toks)[1]));
+    EXPECT_DOUBLE_EQ(e["top_logprobs"][1]["logprob"].get<double>(), -2.5);
+
+    CompletionLogprobs legacy;
+    const json one = legacy.add(*model_, ev);
+    StreamEvent ev2 = ev;
+    ev2.token = (*toks)[1];
+    ev2.logprob = -INFINITY;  // no probability at all
+    ev2.top_logprobs.clear();
+    const json two = legacy.add(*model_, ev2);
+    EXPECT_EQ(one["tokens"][0], piece);
+    EXPECT_EQ(one["text_offset"][0], 0);
+    EXPECT_EQ(two["text_offset"][0], static_cast<int64_t>(piece.size()));  // ASCII pieces
+    EXPECT_DOUBLE_EQ(two["token_logprobs"][0].get<double>(), -9999.0);
+    EXPECT_TRUE(two["top_logprobs"][0].empty());
+    const json& all = legacy.object();
+    ASSERT_EQ(all["tokens"].size(), 2u);
+    EXPECT_EQ(all["tokens"][1], model_->token_piece((*toks)[1]));
+    EXPECT_DOUBLE_EQ(all["top_logprobs"][0][model_->token_piece((*toks)[1])].get<double>(), -2.5);
+
+    // In a body and a chunk, under the choice.
+    const ResponseHeader h{"chatcmpl-1", 1700000000, "m", true};
+    const json lp = {{"content", {e}}, {"refusal", nullptr}};
+    const json body = json::parse(completion_body(h, "x", StopReason::MaxTokens, {}, &lp));
+    EXPECT_EQ(body["choices"][0]["logprobs"], lp);
+    const json plain = json::parse(completion_body(h, "x", StopReason::MaxTokens, {}));
+    EXPECT_TRUE(plain["choices"][0]["logprobs"].is_null());
+    const json chunk = json::parse(stream_chunk(h, "x", false, nullptr, &lp));
+    EXPECT_EQ(chunk["choices"][0]["logprobs"], lp);
 }
 
 }  // namespace

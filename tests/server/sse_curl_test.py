@@ -163,6 +163,40 @@ def main():
           and json.loads(body)["choices"][0]["text"] == cref["choices"][0]["text"][:4],
           "completion: stop string cuts the text, finish_reason stop")
 
+    # logprobs: one entry per completion token; greedy picks the most likely one; streamed
+    # chunks carry the same entries as the body; the legacy endpoint's parallel lists.
+    st, _, body = curl(srv.base + "/chat/completions",
+                       dict(chat, logprobs=True, top_logprobs=3))
+    lref = json.loads(body)
+    content = lref["choices"][0]["logprobs"]["content"] if st == 200 else []
+    check(st == 200 and lref["choices"][0]["message"]["content"]
+          == ref["choices"][0]["message"]["content"], "logprobs: the same greedy reply")
+    check(len(content) == 24, "logprobs: an entry per completion token")
+    check(all(e["logprob"] <= 0 and len(e["top_logprobs"]) == 3
+              and e["top_logprobs"][0]["token"] == e["token"]
+              and abs(e["top_logprobs"][0]["logprob"] - e["logprob"]) < 1e-6
+              and all(a["logprob"] >= b["logprob"]
+                      for a, b in zip(e["top_logprobs"], e["top_logprobs"][1:]))
+              and bytes(e["bytes"]).decode("utf-8", "replace") == e["token"]
+              for e in content), "logprobs: greedy token first, alternatives in order, bytes")
+    st, _, body = curl(srv.base + "/chat/completions",
+                       dict(chat, logprobs=True, top_logprobs=3, stream=True))
+    sev = [json.loads(e) for e in parse_sse(body)[:-1]]
+    streamed = [x for c in sev if c["choices"] and c["choices"][0]["logprobs"]
+                for x in c["choices"][0]["logprobs"]["content"]]
+    check(st == 200 and streamed == content, "logprobs stream: the same entries as the body")
+    st, _, body = curl(srv.base + "/completions", dict(comp, logprobs=2))
+    leg = json.loads(body)["choices"][0]["logprobs"] if st == 200 else {}
+    check(st == 200 and len(leg.get("tokens", [])) == 16
+          and len(leg["token_logprobs"]) == 16 and len(leg["text_offset"]) == 16
+          and all(len(t) <= 2 for t in leg["top_logprobs"])
+          and leg["text_offset"][0] == 0 and leg["text_offset"] == sorted(leg["text_offset"]),
+          "completion logprobs: parallel lists, offsets from 0 upwards")
+    check(error_shape(*curl(srv.base + "/completions", dict(comp, logprobs=6))[::2], 400, None,
+                      "logprobs"), "completion logprobs 6: 400")
+    check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, top_logprobs=2))[::2], 400,
+                      None, "top_logprobs"), "top_logprobs without logprobs: 400")
+
     models = json.loads(curl(srv.base + "/models")[2])
     check(models["object"] == "list" and models["data"][0]["id"] == M, "/v1/models lists the model")
     check(error_shape(*curl(srv.base + "/models/nope")[::2], 404, "model_not_found"),

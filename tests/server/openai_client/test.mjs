@@ -1,4 +1,5 @@
-// The official `openai` npm client against `hearth-cli serve`: lists models, completes, streams,
+// The official `openai` npm client against `hearth-cli serve`: lists models, completes (with
+// logprobs too), streams,
 // runs 8 concurrent streams (each must equal its request run alone: greedy decoding is the
 // same batched), disconnects mid-stream (the sequence is cancelled), and checks the errors the
 // client raises (no key, wrong key, bad JSON, unknown model, huge body).
@@ -57,6 +58,15 @@ try {
   });
   check(comp.choices[0].text.length > 0 && comp.choices[0].finish_reason === 'length',
     'completions.create');
+
+  // logprobs: an entry per token, the greedy token the most likely of its alternatives.
+  const lp = await client.chat.completions.create(
+    ask('Tell me about a dog.', { logprobs: true, top_logprobs: 2 }));
+  const entries = lp.choices[0].logprobs?.content ?? [];
+  check(lp.choices[0].message.content === reply && entries.length === 20 &&
+    entries.every((e) => e.logprob <= 0 && e.top_logprobs.length === 2 &&
+      e.top_logprobs[0].token === e.token && e.top_logprobs[0].logprob >= e.top_logprobs[1].logprob),
+  'chat logprobs: 20 entries, greedy token first');
 
   // Streaming: the deltas add up to the non-streamed reply.
   const stream = await client.chat.completions.create(
