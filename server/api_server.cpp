@@ -14,10 +14,10 @@
 
 #include "api_error.h"
 #include "auth.h"
-#include "openai_logprobs.h"
 #include "openai_request.h"
 #include "openai_response.h"
 #include "request_stream.h"
+#include "response_choices.h"
 
 namespace hearth::server {
 
@@ -271,45 +271,46 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
                       : parse_completion_request(*body, model, limits, pr))
         return send_error(res, *e);
 
-    const bool with_logprobs = pr.gen.logprobs >= 0;
-    const Model* mp = &model;
     auto stream = std::make_shared<RequestStream>();
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     pr.gen.cancel = cancel;
     pr.gen.on_event = [stream](const StreamEvent& e) { stream->push(e); };
-    if (pr.lookup.value_or(opt.lookup))
-        pr.gen.drafter = make_lookup_drafter({.draft_max = pr.draft_max.value_or(opt.draft_max)});
-    const SubmitResult sub = scheduler->submit(std::move(pr.gen));
-    switch (sub.error) {
-        case SubmitError::None:
-            break;
-        case SubmitError::QueueFull:
-            return send_error(res, queue_full(sub.message));
-        case SubmitError::Stopped:
-            return send_error(res, unavailable(sub.message));
-        case SubmitError::Invalid:
-            return send_error(res, bad_request(sub.message, chat ? "messages" : "prompt"));
+    const bool lookup = pr.lookup.value_or(opt.lookup);
+    const bool with_logprobs = pr.gen.logprobs >= 0;
+    // n choices: n requests, seeds seed, seed + 1, ... (the prompt's blocks are shared).
+    std::vector<uint64_t> ids;
+    for (int32_t i = 0; i < pr.n; ++i) {
+        GenerationRequest g = i + 1 < pr.n ? pr.gen : std::move(pr.gen);
+        g.sampling.seed += static_cast<uint64_t>(i);
+        if (lookup)  // a drafter keeps one request's state
+            g.drafter = make_lookup_drafter({.draft_max = pr.draft_max.value_or(opt.draft_max)});
+        const SubmitResult sub = scheduler->submit(std::move(g));
+        if (!sub.ok()) {
+            cancel->store(true);  // the choices already queued go
+            switch (sub.error) {
+                case SubmitError::QueueFull:
+                    return send_error(res, queue_full(sub.message));
+                case SubmitError::Stopped:
+                    return send_error(res, unavailable(sub.message));
+                default:
+                    return send_error(res, bad_request(sub.message, chat ? "messages" : "prompt"));
+            }
+        }
+        ids.push_back(sub.id);
     }
     ++active;
     ResponseHeader head{new_response_id(chat ? "chatcmpl-" : "cmpl-"), unix_now(), model_id, chat};
-    // Whatever ends the response (done, client gone, server stopping) cancels the sequence,
-    // so its KV blocks are freed; cancelling a finished request does nothing.
+    auto choices = std::make_shared<ResponseChoices>(head, model, std::move(ids), with_logprobs,
+                                                     pr.include_usage);
+    // Whatever ends the response (done, client gone, server stopping) cancels the sequences,
+    // so their KV blocks are freed; cancelling a finished request does nothing.
     const auto release = [this, cancel](bool) {
         cancel->store(true);
         --active;
     };
-    // Waits for the next event; false when the client went away or the server stops.
-    const auto wait_event = [this, stream](httplib::DataSink& sink) -> std::optional<StreamEvent> {
-        for (;;) {
-            if (stopping) return std::nullopt;
-            if (auto ev = stream->next(100ms)) return ev;
-            if (!sink.is_writable()) return std::nullopt;
-        }
-    };
     res.set_header("Cache-Control", "no-cache");
     if (pr.stream) {
-        const bool usage = pr.include_usage;
-        // Every event queued when the writer wakes goes out in one write; false when the
+        // Every event queued when the writer wakes goes out in one write; nullopt when the
         // client went away or the server stops.
         const auto wait_events =
             [this, stream](httplib::DataSink& sink) -> std::optional<std::deque<StreamEvent>> {
@@ -321,9 +322,8 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
         };
         res.set_chunked_content_provider(
             "text/event-stream",
-            [head, wait_events, usage, cancel, text = TextChunkWriter(head), out = std::string(),
-             first = true, with_logprobs, mp,
-             legacy = CompletionLogprobs()](size_t, httplib::DataSink& sink) mutable {
+            [wait_events, cancel, choices, out = std::string()](size_t,
+                                                                httplib::DataSink& sink) mutable {
                 auto evs = wait_events(sink);
                 if (!evs) {
                     cancel->store(true);
@@ -331,34 +331,8 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
                 }
                 out.clear();  // keeps its capacity from one write to the next
                 bool done = false;
-                for (const StreamEvent& ev : *evs) {
-                    if (first && head.chat) out += sse_event(stream_chunk(head, "", true, nullptr));
-                    first = false;
-                    if (with_logprobs && (ev.has_logprob || !ev.text.empty())) {
-                        // The chunk of a token carries its entry; one of held-back text none.
-                        nlohmann::json lp;
-                        if (head.chat)
-                            lp = {{"content", ev.has_logprob ? nlohmann::json::array(
-                                                                   {chat_logprob_entry(*mp, ev)})
-                                                             : nlohmann::json::array()}};
-                        else if (ev.has_logprob)
-                            lp = legacy.add(*mp, ev);
-                        out += sse_event(stream_chunk(head, ev.text, false, nullptr,
-                                                      lp.is_null() ? nullptr : &lp));
-                    } else if (!ev.text.empty()) {
-                        text.append(out, ev.text);
-                    }
-                    if (!ev.done) continue;
-                    if (!ev.error.empty()) {
-                        out += sse_event(ApiError{500, ev.error, "server_error", {}, {}}.to_json());
-                    } else {
-                        out += sse_event(stream_chunk(head, "", false, finish_reason(ev.reason)));
-                        if (usage) out += sse_event(usage_chunk(head, ev.usage));
-                    }
-                    out += kSseDone;
-                    done = true;
-                    break;  // nothing follows a request's last event
-                }
+                for (const StreamEvent& ev : *evs)
+                    if ((done = choices->stream(ev, out))) break;  // nothing follows the end
                 if (!out.empty() && !sink.write(out.data(), out.size())) {
                     cancel->store(true);
                     return false;
@@ -370,35 +344,26 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
         return;
     }
     // Not streamed: the body is written once the reply is complete. It is still sent chunked so
-    // that waiting notices a client that disconnected and cancels its sequence.
+    // that waiting notices a client that disconnected and cancels its sequences.
+    const auto wait_event = [this, stream](httplib::DataSink& sink) -> std::optional<StreamEvent> {
+        for (;;) {
+            if (stopping) return std::nullopt;
+            if (auto ev = stream->next(100ms)) return ev;
+            if (!sink.is_writable()) return std::nullopt;
+        }
+    };
     res.set_chunked_content_provider(
         "application/json",
-        [head, wait_event, cancel, text = std::string(), with_logprobs, mp,
-         chat_lp = nlohmann::json::array(),
-         legacy = CompletionLogprobs()](size_t, httplib::DataSink& sink) mutable {
+        [wait_event, cancel, choices](size_t, httplib::DataSink& sink) {
             for (;;) {
                 auto ev = wait_event(sink);
                 if (!ev) {
                     cancel->store(true);
                     return false;
                 }
-                text += ev->text;
-                if (ev->has_logprob) {
-                    if (head.chat)
-                        chat_lp.push_back(chat_logprob_entry(*mp, *ev));
-                    else
-                        legacy.add(*mp, *ev);
-                }
-                if (!ev->done) continue;
-                const nlohmann::json lp =
-                    !with_logprobs ? nlohmann::json()
-                    : head.chat    ? nlohmann::json{{"content", chat_lp}, {"refusal", nullptr}}
-                                   : legacy.object();
-                const std::string out =
-                    ev->error.empty() ? completion_body(head, text, ev->reason, ev->usage,
-                                                        with_logprobs ? &lp : nullptr)
-                                      : ApiError{500, ev->error, "server_error", {}, {}}.to_json();
-                if (!sink.write(out.data(), out.size())) return false;
+                const auto out = choices->collect(*ev);
+                if (!out) continue;
+                if (!sink.write(out->data(), out->size())) return false;
                 sink.done();
                 return true;
             }

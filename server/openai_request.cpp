@@ -74,10 +74,8 @@ std::optional<ApiError> parse_common(const json& b, const RequestLimits& limits,
     std::optional<int64_t> top_k, n, seed, max_tokens, max_completion;
     if (auto e = integer(b, "top_k", 0, 1 << 20, top_k)) return e;
     if (top_k) g.sampling.top_k = static_cast<int32_t>(*top_k);
-    if (auto e = integer(b, "n", 1, 1, n)) {
-        e->message = "only n = 1 is supported";
-        return e;
-    }
+    if (auto e = integer(b, "n", 1, kMaxChoices, n)) return e;
+    out.n = static_cast<int32_t>(n.value_or(1));
     if (auto e = integer(b, "seed", INT64_MIN, INT64_MAX, seed)) return e;
     g.sampling.seed = seed ? static_cast<uint64_t>(*seed) : std::random_device{}();
     if (auto e = integer(b, "max_tokens", 1, 1 << 30, max_tokens)) return e;

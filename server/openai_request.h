@@ -12,8 +12,12 @@
 
 namespace hearth::server {
 
+// Choices a request may ask for (n): each runs as a request of its own.
+inline constexpr int32_t kMaxChoices = 16;
+
 struct ParsedRequest {
     GenerationRequest gen;  // prompt, sampling, stop strings, max_tokens (no callback)
+    int32_t n = 1;          // choices: gen n times, with seeds gen's seed, seed + 1, ...
     bool stream = false;
     bool include_usage = false;  // stream_options.include_usage
     // Hearth's extension: "speculative": "lookup" | "off" and "draft_max": K (absent: the

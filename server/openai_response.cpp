@@ -51,25 +51,35 @@ const char* finish_reason(StopReason r) {
     return "stop";
 }
 
-std::string completion_body(const ResponseHeader& h, const std::string& text, StopReason reason,
-                            const RequestUsage& usage, const json* logprobs) {
+std::string completion_body(const ResponseHeader& h, const std::vector<ChoiceBody>& choices,
+                            const RequestUsage& usage) {
     json j = base(h, h.chat ? "chat.completion" : "text_completion");
-    json choice{{"index", 0},
-                {"finish_reason", finish_reason(reason)},
-                {"logprobs", logprobs ? *logprobs : json(nullptr)}};
-    if (h.chat)
-        choice["message"] = {{"role", "assistant"}, {"content", text}};
-    else
-        choice["text"] = text;
-    j["choices"] = json::array({choice});
+    json list = json::array();
+    for (size_t i = 0; i < choices.size(); ++i) {
+        const ChoiceBody& c = choices[i];
+        json choice{{"index", i},
+                    {"finish_reason", finish_reason(c.reason)},
+                    {"logprobs", c.logprobs ? *c.logprobs : json(nullptr)}};
+        if (h.chat)
+            choice["message"] = {{"role", "assistant"}, {"content", c.text}};
+        else
+            choice["text"] = c.text;
+        list.push_back(std::move(choice));
+    }
+    j["choices"] = std::move(list);
     j["usage"] = usage_json(usage);
     return dump(j);
 }
 
+std::string completion_body(const ResponseHeader& h, const std::string& text, StopReason reason,
+                            const RequestUsage& usage, const json* logprobs) {
+    return completion_body(h, {ChoiceBody{text, reason, logprobs}}, usage);
+}
+
 std::string stream_chunk(const ResponseHeader& h, const std::string& text, bool first,
-                         const char* finish, const json* logprobs) {
+                         const char* finish, const json* logprobs, int index) {
     json j = base(h, h.chat ? "chat.completion.chunk" : "text_completion");
-    json choice{{"index", 0}, {"logprobs", logprobs ? *logprobs : json(nullptr)}};
+    json choice{{"index", index}, {"logprobs", logprobs ? *logprobs : json(nullptr)}};
     choice["finish_reason"] = finish ? json(finish) : json(nullptr);
     if (h.chat) {
         json delta = json::object();

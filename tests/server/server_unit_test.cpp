@@ -11,6 +11,7 @@
 #include "openai_logprobs.h"
 #include "openai_request.h"
 #include "openai_response.h"
+#include "response_choices.h"
 #include "test_data.h"
 
 namespace hearth::server {
@@ -167,6 +168,11 @@ TEST_F(ServerRequests, ChatParametersReachTheRequest) {
     ParsedRequest d;
     ASSERT_FALSE(chat({{"messages", {{{"role", "user"}, {"content", "Hi"}}}}}, d).has_value());
     EXPECT_EQ(d.gen.max_tokens, 512 - static_cast<int32_t>(d.gen.prompt.size()));
+    EXPECT_EQ(d.n, 1);
+    ParsedRequest three;
+    ASSERT_FALSE(
+        chat({{"messages", {{{"role", "user"}, {"content", "Hi"}}}}, {"n", 3}}, three).has_value());
+    EXPECT_EQ(three.n, 3);
     EXPECT_FALSE(d.lookup.has_value());  // the server's default applies
     EXPECT_FALSE(d.draft_max.has_value());
 }
@@ -209,7 +215,8 @@ TEST_F(ServerRequests, BadParametersNameThemselves) {
         {{{"messages", msgs}, {"top_p", -0.1}}, "top_p"},
         {{{"messages", msgs}, {"max_tokens", 0}}, "max_tokens"},
         {{{"messages", msgs}, {"max_tokens", 1.5}}, "max_tokens"},
-        {{{"messages", msgs}, {"n", 3}}, "n"},
+        {{{"messages", msgs}, {"n", 0}}, "n"},
+        {{{"messages", msgs}, {"n", 17}}, "n"},
         {{{"messages", msgs}, {"stop", {1, 2}}}, "stop"},
         {{{"messages", msgs}, {"stop", {"a", "b", "c", "d", "e"}}}, "stop"},
         {{{"messages", msgs}, {"stream", "yes"}}, "stream"},
@@ -350,6 +357,78 @@ TEST_F(ServerRequests, LogprobsObjects) {
     EXPECT_TRUE(plain["choices"][0]["logprobs"].is_null());
     const json chunk = json::parse(stream_chunk(h, "x", false, nullptr, &lp));
     EXPECT_EQ(chunk["choices"][0]["logprobs"], lp);
+}
+
+// n choices: events of the choices' requests arrive interleaved; the body lists them in choice
+// order, the stream tags each chunk with its index, and one failed choice fails the response.
+TEST_F(ServerRequests, ChoicesFromInterleavedEvents) {
+    const ResponseHeader h{"chatcmpl-1", 1700000000, "m", true};
+    const auto event = [](uint64_t id, std::string text, bool done = false,
+                          StopReason why = StopReason::MaxTokens, std::string error = {}) {
+        StreamEvent e;
+        e.request = id;
+        e.token = done ? -1 : 5;
+        e.text = std::move(text);
+        e.done = done;
+        e.reason = why;
+        e.error = std::move(error);
+        e.usage.prompt_tokens = 4;
+        e.usage.completion_tokens = done ? 2 : 0;
+        return e;
+    };
+    const std::vector<StreamEvent> evs = {
+        event(9, "b"),      event(7, "a"), event(7, "a"),
+        event(7, "", true), event(9, "b"), event(9, "", true, StopReason::StopString)};
+    ResponseChoices body_side(h, *model_, {7, 9}, false, false);
+    std::optional<std::string> body;
+    for (size_t i = 0; i < evs.size(); ++i) {
+        body = body_side.collect(evs[i]);
+        EXPECT_EQ(body.has_value(), i + 1 == evs.size()) << i;
+    }
+    const json b = json::parse(*body);
+    ASSERT_EQ(b["choices"].size(), 2u);
+    EXPECT_EQ(b["choices"][0]["message"]["content"], "aa");
+    EXPECT_EQ(b["choices"][0]["finish_reason"], "length");
+    EXPECT_EQ(b["choices"][1]["index"], 1);
+    EXPECT_EQ(b["choices"][1]["message"]["content"], "bb");
+    EXPECT_EQ(b["choices"][1]["finish_reason"], "stop");
+    EXPECT_EQ(b["usage"]["prompt_tokens"], 4);      // once
+    EXPECT_EQ(b["usage"]["completion_tokens"], 4);  // both
+
+    ResponseChoices stream_side(h, *model_, {7, 9}, false, true);
+    std::string out;
+    bool ended = false;
+    for (const StreamEvent& e : evs) ended = stream_side.stream(e, out);
+    EXPECT_TRUE(ended);
+    std::string text[2];
+    int roles = 0, finishes = 0;
+    size_t at = 0;
+    std::vector<json> chunks;
+    while ((at = out.find("data: {", at)) != std::string::npos) {
+        const size_t end = out.find("\n\n", at);
+        chunks.push_back(json::parse(out.substr(at + 6, end - at - 6)));
+        at = end;
+    }
+    for (const json& c : chunks)
+        for (const json& ch : c["choices"]) {
+            const int i = ch["index"].get<int>();
+            text[i] += ch["delta"].value("content", "");
+            roles += ch["delta"].contains("role");
+            finishes += !ch["finish_reason"].is_null();
+        }
+    EXPECT_EQ(text[0], "aa");
+    EXPECT_EQ(text[1], "bb");
+    EXPECT_EQ(roles, 2);
+    EXPECT_EQ(finishes, 2);
+    ASSERT_FALSE(chunks.empty());
+    EXPECT_EQ(chunks.back()["usage"]["completion_tokens"], 4);  // include_usage, last
+    EXPECT_TRUE(out.ends_with(kSseDone));
+
+    ResponseChoices failing(h, *model_, {7, 9}, false, false);
+    EXPECT_FALSE(failing.collect(event(9, "b")).has_value());
+    const auto err = failing.collect(event(7, "", true, StopReason::Cancelled, "boom"));
+    ASSERT_TRUE(err.has_value());
+    EXPECT_EQ(json::parse(*err)["error"]["message"], "boom");
 }
 
 }  // namespace

@@ -197,6 +197,41 @@ def main():
     check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, top_logprobs=2))[::2], 400,
                       None, "top_logprobs"), "top_logprobs without logprobs: 400")
 
+    # n choices: each a request of its own (seeds seed, seed + 1, ...), the prompt counted once.
+    st, _, body = curl(srv.base + "/chat/completions", dict(chat, n=3))
+    three = json.loads(body)
+    check(st == 200 and [c["index"] for c in three["choices"]] == [0, 1, 2]
+          and all(c["message"]["content"] == ref["choices"][0]["message"]["content"]
+                  for c in three["choices"]),
+          "n=3 greedy: three choices, each the greedy reply")
+    check(three["usage"]["completion_tokens"] == 72
+          and three["usage"]["prompt_tokens"] == ref["usage"]["prompt_tokens"],
+          "n=3: completion tokens add up, the prompt counts once")
+    sampled = dict(chat, temperature=1.0, seed=5, n=2)
+    st, _, body = curl(srv.base + "/chat/completions", sampled)
+    two = json.loads(body)
+    st2, _, body = curl(srv.base + "/chat/completions", dict(sampled, n=1, seed=6))
+    single = json.loads(body)
+    check(st == 200 and st2 == 200 and two["choices"][1]["message"]["content"]
+          == single["choices"][0]["message"]["content"],
+          "n=2, seed 5: the second choice is the reply with seed 6")
+    st, _, body = curl(srv.base + "/chat/completions", dict(sampled, stream=True))
+    sc = [json.loads(e) for e in parse_sse(body)[:-1]]
+    per = {0: "", 1: ""}
+    for c in sc:
+        for ch in c["choices"]:
+            per[ch["index"]] += ch["delta"].get("content", "")
+    roles = sorted(ch["index"] for c in sc for ch in c["choices"] if ch["delta"].get("role"))
+    ends = sorted(ch["index"] for c in sc for ch in c["choices"] if ch["finish_reason"])
+    check(st == 200 and per[0] == two["choices"][0]["message"]["content"]
+          and per[1] == two["choices"][1]["message"]["content"] and roles == [0, 1]
+          and ends == [0, 1], "n=2 stream: per-index deltas equal the body's choices")
+    st, _, body = curl(srv.base + "/completions", dict(comp, n=2, logprobs=1))
+    cc = json.loads(body)["choices"] if st == 200 else []
+    check(len(cc) == 2 and all(c["text"] == cref["choices"][0]["text"]
+                               and len(c["logprobs"]["tokens"]) == 16 for c in cc),
+          "completion n=2 with logprobs: both greedy, each with its lists")
+
     models = json.loads(curl(srv.base + "/models")[2])
     check(models["object"] == "list" and models["data"][0]["id"] == M, "/v1/models lists the model")
     check(error_shape(*curl(srv.base + "/models/nope")[::2], 404, "model_not_found"),
@@ -210,8 +245,8 @@ def main():
                       "model_not_found", "model"), "unknown model: 404")
     check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, temperature=3))[::2], 400,
                       None, "temperature"), "temperature 3: 400 naming the parameter")
-    check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, n=2))[::2], 400, None, "n"),
-          "n=2: 400")
+    check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, n=17))[::2], 400, None,
+                      "n"), "n=17: 400")
     check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, messages=[]))[::2], 400,
                       None, "messages"), "no messages: 400")
     check(error_shape(*curl(srv.base + "/chat/completions",

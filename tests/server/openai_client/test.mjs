@@ -1,5 +1,5 @@
 // The official `openai` npm client against `hearth-cli serve`: lists models, completes (with
-// logprobs too), streams,
+// logprobs and n = 2 too), streams,
 // runs 8 concurrent streams (each must equal its request run alone: greedy decoding is the
 // same batched), disconnects mid-stream (the sequence is cancelled), and checks the errors the
 // client raises (no key, wrong key, bad JSON, unknown model, huge body).
@@ -67,6 +67,11 @@ try {
     entries.every((e) => e.logprob <= 0 && e.top_logprobs.length === 2 &&
       e.top_logprobs[0].token === e.token && e.top_logprobs[0].logprob >= e.top_logprobs[1].logprob),
   'chat logprobs: 20 entries, greedy token first');
+
+  // n choices: greedy, so each is the reply.
+  const two = await client.chat.completions.create(ask('Tell me about a dog.', { n: 2 }));
+  check(two.choices.length === 2 && two.choices.every((c, i) => c.index === i &&
+    c.message.content === reply) && two.usage.completion_tokens === 40, 'chat n=2: two replies');
 
   // Streaming: the deltas add up to the non-streamed reply.
   const stream = await client.chat.completions.create(
