@@ -51,6 +51,8 @@ std::unique_ptr<Sampler> make_temperature(float t);  // t <= 0 keeps only the be
 std::unique_ptr<Sampler> make_top_k(int32_t k);      // k <= 0: off
 std::unique_ptr<Sampler> make_top_p(float p);        // p >= 1: off
 std::unique_ptr<Sampler> make_min_p(float p);        // p <= 0: off
+// Adds each pair's bias to its token's logit (ids outside the candidates are ignored).
+std::unique_ptr<Sampler> make_logit_bias(std::vector<std::pair<int32_t, float>> bias);
 // Over the last `window` accepted tokens: repeat divides positive logits (multiplies
 // negative ones); frequency subtracts count * f; presence subtracts pr once.
 std::unique_ptr<Sampler> make_penalties(int32_t window, float repeat, float frequency,
@@ -87,12 +89,12 @@ private:
 int32_t greedy_argmax(std::span<const float> logits);
 
 // Whether make_sampler_chain(params) is the greedy picker alone (temperature <= 0, no
-// penalties): the token is then the index of the largest raw logit, which the device can pick
-// (Forward::step_argmax) without the logits being read back.
+// penalties, no logit bias): the token is then the index of the largest raw logit, which the device
+// can pick (Forward::step_argmax) without the logits being read back.
 bool is_plain_greedy(const SamplingParams& params);
 
-// The standard chain for a set of parameters: penalties, top-k, top-p, min-p, temperature,
-// then a seeded draw (or greedy when temperature <= 0).
+// The standard chain for a set of parameters: logit bias, penalties, top-k, top-p, min-p,
+// temperature, then a seeded draw (or greedy when temperature <= 0).
 SamplerChain make_sampler_chain(const SamplingParams& params);
 
 }  // namespace hearth::runtime

@@ -96,11 +96,12 @@ namespace hearth::runtime {
 
 bool is_plain_greedy(const SamplingParams& p) {
     return p.temperature <= 0.f && p.repeat_penalty == 1.f && p.frequency_penalty == 0.f &&
-           p.presence_penalty == 0.f;
+           p.presence_penalty == 0.f && p.logit_bias.empty();
 }
 
 SamplerChain make_sampler_chain(const SamplingParams& p) {
     SamplerChain chain;
+    if (!p.logit_bias.empty()) chain.add(make_logit_bias(p.logit_bias));
     if (p.repeat_penalty != 1.f || p.frequency_penalty != 0.f || p.presence_penalty != 0.f)
         chain.add(make_penalties(p.penalty_last_n, p.repeat_penalty, p.frequency_penalty,
                                  p.presence_penalty));

@@ -142,6 +142,28 @@ private:
     float p_;
 };
 
+class LogitBias final : public Cloneable<LogitBias> {
+public:
+    explicit LogitBias(std::vector<std::pair<int32_t, float>> bias) : bias_(std::move(bias)) {}
+    const char* name() const override { return "logit-bias"; }
+    void apply(Candidates& c) override {
+        for (const auto& [id, b] : bias_) {
+            // Candidates start in id order; after a reordering step, look the token up.
+            const auto i = static_cast<size_t>(id);
+            if (id >= 0 && i < c.data.size() && c.data[i].id == id) {
+                c.data[i].logit += b;
+                continue;
+            }
+            for (auto& t : c.data)
+                if (t.id == id) t.logit += b;
+        }
+        c.sorted = false;
+    }
+
+private:
+    std::vector<std::pair<int32_t, float>> bias_;
+};
+
 class Penalties final : public Cloneable<Penalties> {
 public:
     Penalties(int32_t window, float repeat, float freq, float presence)
@@ -199,6 +221,9 @@ std::unique_ptr<Sampler> make_top_p(float p) {
 }
 std::unique_ptr<Sampler> make_min_p(float p) {
     return std::make_unique<MinP>(p);
+}
+std::unique_ptr<Sampler> make_logit_bias(std::vector<std::pair<int32_t, float>> bias) {
+    return std::make_unique<LogitBias>(std::move(bias));
 }
 std::unique_ptr<Sampler> make_penalties(int32_t window, float repeat, float frequency,
                                         float presence) {

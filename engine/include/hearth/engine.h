@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hearth/result.h"
@@ -157,6 +158,9 @@ struct SamplingParams {
     float presence_penalty = 0.0f;
     int32_t penalty_last_n = 64;  // window of the penalties; -1: whole context
     uint64_t seed = 0;
+    // OpenAI's logit_bias: (token, bias) pairs added to those tokens' logits before any other
+    // step (-100 all but bans a token, +100 all but forces it).
+    std::vector<std::pair<int32_t, float>> logit_bias = {};
 };
 
 // One request's stop signal: whoever starts a request makes a new one and may set it from any

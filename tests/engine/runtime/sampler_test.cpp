@@ -31,6 +31,36 @@ std::vector<float> log_probs() {
     return l;
 }
 
+// OpenAI's logit_bias: added before any other step, greedy or sampled; the chain is then no
+// longer plain greedy (the device's argmax would skip it); unknown ids change nothing.
+TEST(Samplers, LogitBiasShiftsTokensBeforeEveryOtherStep) {
+    const std::vector<float> logits = {1.f, 3.f, -2.f, 2.5f};
+    SamplingParams greedy;
+    greedy.temperature = 0.f;
+    EXPECT_TRUE(is_plain_greedy(greedy));
+    greedy.logit_bias = {{1, -100.f}, {7, 50.f}, {-3, 50.f}};  // ban the best; ids outside
+    EXPECT_FALSE(is_plain_greedy(greedy));
+    EXPECT_EQ(make_sampler_chain(greedy).sample(logits), 3);
+    greedy.logit_bias = {{2, 100.f}};  // force the worst
+    EXPECT_EQ(make_sampler_chain(greedy).sample(logits), 2);
+    SamplingParams sampled;
+    sampled.temperature = 1.f;
+    sampled.top_k = 2;  // keeps the two best after the bias: 2 and 0
+    sampled.logit_bias = {{2, 10.f}, {0, 5.f}};
+    for (uint64_t seed = 0; seed < 50; ++seed) {
+        sampled.seed = seed;
+        const int32_t t = make_sampler_chain(sampled).sample(logits);
+        EXPECT_TRUE(t == 2 || t == 0) << seed;
+    }
+    sampled.penalty_last_n = 4;
+    sampled.frequency_penalty = 1.f;  // a penalty after the bias: the chain still biases
+    auto chain = make_sampler_chain(sampled);
+    chain.accept(1);
+    const Candidates& d = chain.distribution(logits);
+    ASSERT_EQ(d.data.size(), 2u);
+    EXPECT_EQ(d.data[0].id, 2);
+}
+
 // OpenAI's logprobs: log-softmax against a double reference, the n best with ties to the
 // lower id, n past the vocabulary, a token outside it.
 TEST(Logprobs, LogSoftmaxAndTheBestWithLowIdsWinningTies) {
