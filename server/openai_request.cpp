@@ -1,5 +1,6 @@
 #include "openai_request.h"
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -132,6 +133,28 @@ std::optional<ApiError> parse_common(const json& b, const RequestLimits& limits,
     return std::nullopt;
 }
 
+// OpenAI's logit_bias: {"token id": bias from -100 to 100}, at most 300 tokens.
+std::optional<ApiError> parse_logit_bias(const json& b, const Model& model, SamplingParams& s) {
+    const auto it = b.find("logit_bias");
+    if (it == b.end() || it->is_null()) return std::nullopt;
+    if (!it->is_object() || it->size() > 300)
+        return bad_request("'logit_bias' must be an object of at most 300 token ids", "logit_bias");
+    const int64_t n_vocab = model.info().n_vocab;
+    for (const auto& [key, value] : it->items()) {
+        char* end = nullptr;
+        const long long id = std::strtoll(key.c_str(), &end, 10);
+        if (key.empty() || *end != '\0' || id < 0 || id >= n_vocab)
+            return bad_request("'logit_bias' keys must be token ids from 0 to " +
+                                   std::to_string(n_vocab - 1) + " ('" + key + "' is not)",
+                               "logit_bias", "invalid_value");
+        if (!value.is_number() || value.get<double>() < -100 || value.get<double>() > 100)
+            return bad_request("'logit_bias' values must be numbers between -100 and 100",
+                               "logit_bias", "invalid_value");
+        s.logit_bias.emplace_back(static_cast<int32_t>(id), value.get<float>());
+    }
+    return std::nullopt;
+}
+
 // A message's content: a string, or an array of {"type": "text", "text": ...} parts.
 std::optional<ApiError> content_text(const json& m, size_t i, std::string& out) {
     const std::string param = "messages[" + std::to_string(i) + "].content";
@@ -210,7 +233,8 @@ std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
     if (top && !logprobs)
         return bad_request("'top_logprobs' needs 'logprobs': true", "top_logprobs");
     if (logprobs) out.gen.logprobs = static_cast<int32_t>(top.value_or(0));
-    return parse_common(b, limits, "messages", out);
+    if (auto e = parse_common(b, limits, "messages", out)) return e;
+    return parse_logit_bias(b, model, out.gen.sampling);
 }
 
 std::optional<ApiError> parse_completion_request(const json& b, const Model& model,
@@ -248,7 +272,8 @@ std::optional<ApiError> parse_completion_request(const json& b, const Model& mod
     std::optional<int64_t> logprobs;
     if (auto e = integer(b, "logprobs", 0, kMaxCompletionLogprobs, logprobs)) return e;
     if (logprobs) out.gen.logprobs = static_cast<int32_t>(*logprobs);
-    return parse_common(b, limits, "prompt", out);
+    if (auto e = parse_common(b, limits, "prompt", out)) return e;
+    return parse_logit_bias(b, model, out.gen.sampling);
 }
 
 }  // namespace hearth::server

@@ -309,6 +309,27 @@ TEST_F(ServerRequests, LogprobsParameters) {
     }
 }
 
+TEST_F(ServerRequests, LogitBias) {
+    const json msgs = {{{"role", "user"}, {"content", "Hi"}}};
+    ParsedRequest r;
+    ASSERT_FALSE(
+        chat({{"messages", msgs}, {"logit_bias", {{"5", -100}, {"7", 3.5}}}}, r).has_value());
+    ASSERT_EQ(r.gen.sampling.logit_bias.size(), 2u);
+    EXPECT_EQ(r.gen.sampling.logit_bias[0], (std::pair<int32_t, float>{5, -100.f}));
+    EXPECT_EQ(r.gen.sampling.logit_bias[1], (std::pair<int32_t, float>{7, 3.5f}));
+    ParsedRequest c;
+    ASSERT_FALSE(parse_completion_request({{"prompt", "Once"}, {"logit_bias", {{"9", 100}}}},
+                                          *model_, limits_, c));
+    ASSERT_EQ(c.gen.sampling.logit_bias.size(), 1u);
+    for (const json& bad : {json{{"x", 1}}, json{{"99999", 1}}, json{{"-1", 1}}, json{{"5", 101}},
+                            json{{"5", "a"}}, json{{"5x", 1}}, json("5"), json::array({5})}) {
+        ParsedRequest e;
+        const auto err = chat({{"messages", msgs}, {"logit_bias", bad}}, e);
+        ASSERT_TRUE(err.has_value()) << bad.dump();
+        EXPECT_EQ(err->param, "logit_bias") << bad.dump();
+    }
+}
+
 // The entries' shapes: the token's text and bytes, its log-probability, alternatives in the
 // event's order; the legacy lists side by side with character offsets; -inf as OpenAI's floor.
 TEST_F(ServerRequests, LogprobsObjects) {

@@ -232,6 +232,16 @@ def main():
                                and len(c["logprobs"]["tokens"]) == 16 for c in cc),
           "completion n=2 with logprobs: both greedy, each with its lists")
 
+    # logit_bias: +100 on one token makes a greedy reply that token over and over.
+    tid = json.loads(curl(srv.root + "/tokenize", {"content": " the"})[2])["tokens"][-1]
+    st, _, body = curl(srv.base + "/completions",
+                       dict(comp, max_tokens=5, logprobs=0, logit_bias={str(tid): 100}))
+    forced = json.loads(body)["choices"][0]["logprobs"]["tokens"] if st == 200 else []
+    check(len(forced) == 5 and len(set(forced)) == 1, "logit_bias +100: one token, five times")
+    check(error_shape(*curl(srv.base + "/chat/completions",
+                            dict(chat, logit_bias={"abc": 1}))[::2], 400, None, "logit_bias"),
+          "logit_bias with a non-id key: 400")
+
     models = json.loads(curl(srv.base + "/models")[2])
     check(models["object"] == "list" and models["data"][0]["id"] == M, "/v1/models lists the model")
     check(error_shape(*curl(srv.base + "/models/nope")[::2], 404, "model_not_found"),
