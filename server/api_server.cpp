@@ -277,11 +277,14 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     pr.gen.on_event = [stream](const StreamEvent& e) { stream->push(e); };
     const bool lookup = pr.lookup.value_or(opt.lookup);
     const bool with_logprobs = pr.gen.logprobs >= 0;
-    // n choices: n requests, seeds seed, seed + 1, ... (the prompt's blocks are shared).
+    // n choices a prompt: n requests, seeds seed, seed + 1, ... (the prompt's blocks are
+    // shared); a batch of prompts repeats that for each.
     std::vector<uint64_t> ids;
-    for (int32_t i = 0; i < pr.n; ++i) {
-        GenerationRequest g = i + 1 < pr.n ? pr.gen : std::move(pr.gen);
-        g.sampling.seed += static_cast<uint64_t>(i);
+    const size_t n_prompts = 1 + pr.more_prompts.size();
+    for (int32_t i = 0; i < pr.n * static_cast<int32_t>(n_prompts); ++i) {
+        GenerationRequest g = pr.gen;
+        if (const auto k = static_cast<size_t>(i / pr.n); k > 0) g.prompt = pr.more_prompts[k - 1];
+        g.sampling.seed += static_cast<uint64_t>(i % pr.n);
         if (lookup)  // a drafter keeps one request's state
             g.drafter = make_lookup_drafter({.draft_max = pr.draft_max.value_or(opt.draft_max)});
         const SubmitResult sub = scheduler->submit(std::move(g));
@@ -301,7 +304,7 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
     ++active;
     ResponseHeader head{new_response_id(chat ? "chatcmpl-" : "cmpl-"), unix_now(), model_id, chat};
     auto choices = std::make_shared<ResponseChoices>(head, model, std::move(ids), with_logprobs,
-                                                     pr.include_usage);
+                                                     pr.include_usage, pr.n);
     // Whatever ends the response (done, client gone, server stopping) cancels the sequences,
     // so their KV blocks are freed; cancelling a finished request does nothing.
     const auto release = [this, cancel](bool) {

@@ -1,5 +1,6 @@
 #include "openai_request.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -241,29 +242,55 @@ std::optional<ApiError> parse_completion_request(const json& b, const Model& mod
                                                  const RequestLimits& limits, ParsedRequest& out) {
     const auto it = b.find("prompt");
     if (it == b.end() || it->is_null()) return bad_request("'prompt' is required", "prompt");
-    const json* p = &*it;
-    // A one-element batch is the same request; larger batches would need n choices.
-    if (p->is_array() && p->size() == 1 && ((*p)[0].is_string() || (*p)[0].is_array()))
-        p = &(*p)[0];
-    if (p->is_string()) {
-        auto toks = model.tokenize(p->get<std::string>(), true, true);
-        if (!toks)
-            return bad_request("the prompt could not be tokenized: " + toks.error_message(),
-                               "prompt");
-        out.gen.prompt = std::move(toks.value());
-    } else if (p->is_array() && !p->empty()) {
-        const int64_t n_vocab = model.info().n_vocab;
-        for (const auto& t : *p) {
-            if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= n_vocab)
-                return bad_request(
-                    "'prompt' token ids must be integers from 0 to " + std::to_string(n_vocab - 1),
-                    "prompt");
-            out.gen.prompt.push_back(t.get<int32_t>());
+    // One prompt (a string or token ids), or a batch of them (an array of strings or of
+    // token-id arrays): each prompt of a batch gets its own n choices.
+    const auto one_prompt = [&](const json& p,
+                                std::vector<int32_t>& toks) -> std::optional<ApiError> {
+        if (p.is_string()) {
+            auto t = model.tokenize(p.get<std::string>(), true, true);
+            if (!t)
+                return bad_request("the prompt could not be tokenized: " + t.error_message(),
+                                   "prompt");
+            toks = std::move(t.value());
+        } else if (p.is_array() && !p.empty()) {
+            const int64_t n_vocab = model.info().n_vocab;
+            for (const auto& t : p) {
+                if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= n_vocab)
+                    return bad_request("'prompt' token ids must be integers from 0 to " +
+                                           std::to_string(n_vocab - 1),
+                                       "prompt");
+                toks.push_back(t.get<int32_t>());
+            }
+        } else {
+            return bad_request(
+                "'prompt' must be a string, an array of token ids, or an array of "
+                "either",
+                "prompt");
         }
-    } else {
-        return bad_request("'prompt' must be a string or an array of token ids", "prompt");
+        if (toks.empty()) return bad_request("'prompt' is empty", "prompt");
+        return std::nullopt;
+    };
+    const json& p = *it;
+    const bool batch = p.is_array() && !p.empty() &&
+                       std::all_of(p.begin(), p.end(), [](const json& x) { return x.is_string(); });
+    const bool token_batch =
+        p.is_array() && !p.empty() &&
+        std::all_of(p.begin(), p.end(), [](const json& x) { return x.is_array(); });
+    if (batch || token_batch) {
+        if (p.size() > static_cast<size_t>(kMaxChoices))
+            return bad_request(
+                "'prompt' may hold at most " + std::to_string(kMaxChoices) + " prompts", "prompt");
+        for (size_t i = 0; i < p.size(); ++i) {
+            std::vector<int32_t> toks;
+            if (auto e = one_prompt(p[i], toks)) return e;
+            if (i == 0)
+                out.gen.prompt = std::move(toks);
+            else
+                out.more_prompts.push_back(std::move(toks));
+        }
+    } else if (auto e = one_prompt(p, out.gen.prompt)) {
+        return e;
     }
-    if (out.gen.prompt.empty()) return bad_request("'prompt' is empty", "prompt");
     if (const auto e = b.find("echo"); e != b.end() && e->is_boolean() && e->get<bool>())
         return bad_request("'echo' is not supported", "echo");
     if (const auto s = b.find("suffix"); s != b.end() && !s->is_null())
@@ -273,6 +300,21 @@ std::optional<ApiError> parse_completion_request(const json& b, const Model& mod
     if (auto e = integer(b, "logprobs", 0, kMaxCompletionLogprobs, logprobs)) return e;
     if (logprobs) out.gen.logprobs = static_cast<int32_t>(*logprobs);
     if (auto e = parse_common(b, limits, "prompt", out)) return e;
+    // A batch: every prompt within the limit, max_tokens within the longest one's room.
+    for (const auto& extra : out.more_prompts) {
+        if (static_cast<int64_t>(extra.size()) > limits.max_prompt_tokens)
+            return bad_request("This model's maximum context length is " +
+                                   std::to_string(limits.max_prompt_tokens) +
+                                   " tokens for the prompt. However, a prompt of the batch is " +
+                                   std::to_string(extra.size()) + " tokens.",
+                               "prompt", "context_length_exceeded");
+        const int64_t room = limits.n_ctx - static_cast<int64_t>(extra.size());
+        out.gen.max_tokens =
+            static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(out.gen.max_tokens, room)));
+    }
+    if ((1 + out.more_prompts.size()) * static_cast<size_t>(out.n) >
+        static_cast<size_t>(kMaxChoices))
+        return bad_request("prompts x n may be at most " + std::to_string(kMaxChoices), "n");
     return parse_logit_bias(b, model, out.gen.sampling);
 }
 

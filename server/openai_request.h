@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "api_error.h"
 #include "hearth/scheduler.h"
@@ -18,6 +19,9 @@ inline constexpr int32_t kMaxChoices = 16;
 struct ParsedRequest {
     GenerationRequest gen;  // prompt, sampling, stop strings, max_tokens (no callback)
     int32_t n = 1;          // choices: gen n times, with seeds gen's seed, seed + 1, ...
+    // /v1/completions with a batch of prompts: the prompts after gen.prompt, each run as gen
+    // is (n choices each); the response lists prompt 0's choices, then prompt 1's, ...
+    std::vector<std::vector<int32_t>> more_prompts;
     bool stream = false;
     bool include_usage = false;  // stream_options.include_usage
     // Hearth's extension: "speculative": "lookup" | "off" and "draft_max": K (absent: the

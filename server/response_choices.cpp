@@ -9,11 +9,13 @@ namespace hearth::server {
 using nlohmann::json;
 
 ResponseChoices::ResponseChoices(const ResponseHeader& head, const Model& model,
-                                 std::vector<uint64_t> ids, bool logprobs, bool include_usage)
+                                 std::vector<uint64_t> ids, bool logprobs, bool include_usage,
+                                 int32_t per_prompt)
     : head_(head),
       model_(model),
       logprobs_(logprobs),
       include_usage_(include_usage),
+      per_prompt_(static_cast<size_t>(std::max(1, per_prompt))),
       text_(head),
       choices_(ids.size()) {
     for (size_t i = 0; i < ids.size(); ++i) choices_[i].id = ids[i];
@@ -29,11 +31,15 @@ ResponseChoices::Choice* ResponseChoices::choice_of(uint64_t id, int& index) {
 }
 
 RequestUsage ResponseChoices::total_usage() const {
-    // The prompt counts once (the other choices read its blocks from the prefix cache); what
+    // A prompt counts once (its other choices read its blocks from the prefix cache); what
     // was generated and drafted adds up.
     RequestUsage u = choices_.front().usage;
     for (size_t i = 1; i < choices_.size(); ++i) {
         const RequestUsage& c = choices_[i].usage;
+        if (i % per_prompt_ == 0) {
+            u.prompt_tokens += c.prompt_tokens;
+            u.cached_tokens += c.cached_tokens;
+        }
         u.completion_tokens += c.completion_tokens;
         u.preemptions += c.preemptions;
         u.draft_tokens += c.draft_tokens;

@@ -19,9 +19,10 @@ namespace hearth::server {
 
 class ResponseChoices {
 public:
-    // ids: the scheduler request of each choice, in choice order.
+    // ids: the scheduler request of each choice, in choice order; per_prompt: choices a prompt
+    // (a batch of prompts lists each prompt's choices in turn; each prompt counts once).
     ResponseChoices(const ResponseHeader& head, const Model& model, std::vector<uint64_t> ids,
-                    bool logprobs, bool include_usage);
+                    bool logprobs, bool include_usage, int32_t per_prompt = 1);
 
     // Streamed: appends ev's SSE events to out; true once the response has ended ([DONE]
     // written, or the error event of a failed choice).
@@ -46,6 +47,7 @@ private:
     ResponseHeader head_;
     const Model& model_;
     bool logprobs_, include_usage_;
+    size_t per_prompt_;
     TextChunkWriter text_;  // choice 0's plain text chunks (the common case)
     std::vector<Choice> choices_;
     size_t n_done_ = 0;

@@ -256,9 +256,24 @@ TEST_F(ServerRequests, CompletionPrompts) {
     EXPECT_EQ(a.gen.prompt, b.gen.prompt);
     ASSERT_FALSE(parse_completion_request({{"prompt", a.gen.prompt}}, *model_, limits_, c));
     EXPECT_EQ(c.gen.prompt, a.gen.prompt);
+    // A batch: strings or token-id arrays, each prompt n choices, at most 16 choices in all.
+    ParsedRequest batch, ids_batch;
+    ASSERT_FALSE(parse_completion_request({{"prompt", {"Once upon", "The dog"}}, {"n", 2}}, *model_,
+                                          limits_, batch));
+    EXPECT_EQ(batch.gen.prompt, a.gen.prompt);
+    ASSERT_EQ(batch.more_prompts.size(), 1u);
+    EXPECT_EQ(batch.n, 2);
+    ASSERT_FALSE(
+        parse_completion_request({{"prompt", {{1, 2}, {3}}}}, *model_, limits_, ids_batch));
+    EXPECT_EQ(ids_batch.gen.prompt, (std::vector<int32_t>{1, 2}));
+    ASSERT_EQ(ids_batch.more_prompts.size(), 1u);
+    EXPECT_EQ(ids_batch.more_prompts[0], (std::vector<int32_t>{3}));
     for (const json& bad :
-         {json{{"prompt", {1, -1}}}, json{{"prompt", {1, 100000}}}, json{{"prompt", json::array()}},
-          json{{"prompt", 5}}, json::object(), json{{"prompt", "a"}, {"echo", true}}}) {
+         {json{{"prompt", {"a", "b", "c"}}, {"n", 6}}, json{{"prompt", json(17, json("a"))}},
+          json{{"prompt", {"a", json::array({1})}}},
+          json{{"prompt", {json::array({1}), json::array()}}}, json{{"prompt", {1, -1}}},
+          json{{"prompt", {1, 100000}}}, json{{"prompt", json::array()}}, json{{"prompt", 5}},
+          json::object(), json{{"prompt", "a"}, {"echo", true}}}) {
         ParsedRequest r;
         const auto e = parse_completion_request(bad, *model_, limits_, r);
         ASSERT_TRUE(e.has_value()) << bad.dump();
@@ -400,7 +415,7 @@ TEST_F(ServerRequests, ChoicesFromInterleavedEvents) {
     const std::vector<StreamEvent> evs = {
         event(9, "b"),      event(7, "a"), event(7, "a"),
         event(7, "", true), event(9, "b"), event(9, "", true, StopReason::StopString)};
-    ResponseChoices body_side(h, *model_, {7, 9}, false, false);
+    ResponseChoices body_side(h, *model_, {7, 9}, false, false, 2);  // n = 2
     std::optional<std::string> body;
     for (size_t i = 0; i < evs.size(); ++i) {
         body = body_side.collect(evs[i]);
@@ -416,7 +431,7 @@ TEST_F(ServerRequests, ChoicesFromInterleavedEvents) {
     EXPECT_EQ(b["usage"]["prompt_tokens"], 4);      // once
     EXPECT_EQ(b["usage"]["completion_tokens"], 4);  // both
 
-    ResponseChoices stream_side(h, *model_, {7, 9}, false, true);
+    ResponseChoices stream_side(h, *model_, {7, 9}, false, true, 2);
     std::string out;
     bool ended = false;
     for (const StreamEvent& e : evs) ended = stream_side.stream(e, out);
@@ -444,6 +459,13 @@ TEST_F(ServerRequests, ChoicesFromInterleavedEvents) {
     ASSERT_FALSE(chunks.empty());
     EXPECT_EQ(chunks.back()["usage"]["completion_tokens"], 4);  // include_usage, last
     EXPECT_TRUE(out.ends_with(kSseDone));
+
+    // Two prompts of one choice each (a completions batch): both prompts count.
+    ResponseChoices two_prompts(h, *model_, {7, 9}, false, false, 1);
+    std::optional<std::string> tb;
+    for (const StreamEvent& e : evs) tb = two_prompts.collect(e);
+    ASSERT_TRUE(tb.has_value());
+    EXPECT_EQ(json::parse(*tb)["usage"]["prompt_tokens"], 8);
 
     ResponseChoices failing(h, *model_, {7, 9}, false, false);
     EXPECT_FALSE(failing.collect(event(9, "b")).has_value());

@@ -232,6 +232,20 @@ def main():
                                and len(c["logprobs"]["tokens"]) == 16 for c in cc),
           "completion n=2 with logprobs: both greedy, each with its lists")
 
+    # A batch of prompts: each prompt's n choices in turn, every prompt counted in usage.
+    st, _, body = curl(srv.base + "/completions", dict(comp, prompt=["Once upon a time", "The dog"],
+                                                       n=2))
+    bat = json.loads(body)
+    st2, _, body = curl(srv.base + "/completions", dict(comp, prompt="The dog"))
+    dog = json.loads(body)
+    texts = [c["text"] for c in bat["choices"]] if st == 200 else []
+    check(st2 == 200 and texts == [cref["choices"][0]["text"]] * 2 + [dog["choices"][0]["text"]] * 2
+          and [c["index"] for c in bat["choices"]] == [0, 1, 2, 3],
+          "completion batch of 2 prompts, n=2: each prompt's greedy reply twice, in order")
+    check(bat["usage"]["prompt_tokens"] == cref["usage"]["prompt_tokens"]
+          + dog["usage"]["prompt_tokens"] and bat["usage"]["completion_tokens"] == 64,
+          "completion batch: both prompts counted once, four completions")
+
     # logit_bias: +100 on one token makes a greedy reply that token over and over.
     tid = json.loads(curl(srv.root + "/tokenize", {"content": " the"})[2])["tokens"][-1]
     st, _, body = curl(srv.base + "/completions",
