@@ -177,8 +177,34 @@ std::optional<ApiError> content_text(const json& m, size_t i, std::string& out) 
 
 }  // namespace
 
+// Features this server does not have are refused rather than ignored: a client that asked
+// for tool calls or JSON output would otherwise take free text for them.
+std::optional<ApiError> refuse_unsupported_chat(const json& b) {
+    for (const char* key : {"tools", "functions"})
+        if (const auto it = b.find(key);
+            it != b.end() && !it->is_null() && !(it->is_array() && it->empty()))
+            return bad_request(
+                std::string("'") + key + "' (tool calls) are not supported by this server", key,
+                "unsupported_parameter");
+    for (const char* key : {"tool_choice", "function_call"})
+        if (const auto it = b.find(key); it != b.end() && !it->is_null() && *it != "none")
+            return bad_request(std::string("'") + key + "' is not supported by this server", key,
+                               "unsupported_parameter");
+    if (const auto it = b.find("response_format"); it != b.end() && !it->is_null()) {
+        if (!it->is_object() || !it->contains("type") || !(*it)["type"].is_string())
+            return bad_request("'response_format' must be an object with a 'type'",
+                               "response_format");
+        if ((*it)["type"] != "text")
+            return bad_request("'response_format' of type '" + (*it)["type"].get<std::string>() +
+                                   "' is not supported by this server (only 'text')",
+                               "response_format", "unsupported_parameter");
+    }
+    return std::nullopt;
+}
+
 std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
                                            const RequestLimits& limits, ParsedRequest& out) {
+    if (auto e = refuse_unsupported_chat(b)) return e;
     const auto it = b.find("messages");
     if (it == b.end() || !it->is_array() || it->empty())
         return bad_request("'messages' must be a non-empty array", "messages");

@@ -169,6 +169,14 @@ TEST_F(ServerRequests, ChatParametersReachTheRequest) {
     ASSERT_FALSE(chat({{"messages", {{{"role", "user"}, {"content", "Hi"}}}}}, d).has_value());
     EXPECT_EQ(d.gen.max_tokens, 512 - static_cast<int32_t>(d.gen.prompt.size()));
     EXPECT_EQ(d.n, 1);
+    // What asks for nothing this server lacks passes: no tools, tool_choice none, plain text.
+    ParsedRequest plain;
+    EXPECT_FALSE(chat({{"messages", {{{"role", "user"}, {"content", "Hi"}}}},
+                       {"tools", json::array()},
+                       {"tool_choice", "none"},
+                       {"response_format", {{"type", "text"}}}},
+                      plain)
+                     .has_value());
     ParsedRequest three;
     ASSERT_FALSE(
         chat({{"messages", {{{"role", "user"}, {"content", "Hi"}}}}, {"n", 3}}, three).has_value());
@@ -215,6 +223,12 @@ TEST_F(ServerRequests, BadParametersNameThemselves) {
         {{{"messages", msgs}, {"top_p", -0.1}}, "top_p"},
         {{{"messages", msgs}, {"max_tokens", 0}}, "max_tokens"},
         {{{"messages", msgs}, {"max_tokens", 1.5}}, "max_tokens"},
+        {{{"messages", msgs}, {"tools", {{{"type", "function"}}}}}, "tools"},
+        {{{"messages", msgs}, {"functions", {{{"name", "f"}}}}}, "functions"},
+        {{{"messages", msgs}, {"tool_choice", "auto"}}, "tool_choice"},
+        {{{"messages", msgs}, {"response_format", {{"type", "json_object"}}}}, "response_format"},
+        {{{"messages", msgs}, {"response_format", {{"type", "json_schema"}}}}, "response_format"},
+        {{{"messages", msgs}, {"response_format", "json"}}, "response_format"},
         {{{"messages", msgs}, {"n", 0}}, "n"},
         {{{"messages", msgs}, {"n", 17}}, "n"},
         {{{"messages", msgs}, {"stop", {1, 2}}}, "stop"},

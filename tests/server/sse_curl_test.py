@@ -276,6 +276,14 @@ def main():
     check(error_shape(*curl(srv.base + "/chat/completions",
                             dict(chat, messages=[{"role": "tool", "content": "x"}]))[::2], 400),
           "tool role: 400")
+    check(error_shape(*curl(srv.base + "/chat/completions",
+                            dict(chat, tools=[{"type": "function",
+                                               "function": {"name": "f"}}]))[::2],
+                      400, "unsupported_parameter", "tools"), "tools: 400, not ignored")
+    check(error_shape(*curl(srv.base + "/chat/completions",
+                            dict(chat, response_format={"type": "json_object"}))[::2],
+                      400, "unsupported_parameter", "response_format"),
+          "response_format json_object: 400, not ignored")
     check(error_shape(*curl(srv.base + "/completions", dict(comp, prompt=[1, 10 ** 9]))[::2], 400,
                       None, "prompt"), "token id outside the vocabulary: 400")
     check(error_shape(*curl(srv.base + "/completions", dict(comp, prompt="word " * 600))[::2], 400,
