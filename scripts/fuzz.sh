@@ -5,7 +5,8 @@
 # scripts/test.sh as a smoke; a long campaign is e.g. `nice -n 19 scripts/fuzz.sh 3600`.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
-#     targets: gguf tokenizer chat kv_file model_file chat_import (chat_import needs Qt6 Core)
+#     targets: gguf tokenizer chat kv_file model_file chat_import openai_request (chat_import
+#     needs Qt6 Core; openai_request reads stories260K from ../shared)
 #
 # Working corpora grow in build/fuzz/corpus/TARGET (kept between runs); the committed seeds in
 # tests/fuzz/TARGET/seeds are read on every run, so a crashing input copied there becomes a
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(gguf tokenizer chat kv_file model_file chat_import)
+[ ${#targets[@]} -eq 0 ] && targets=(gguf tokenizer chat kv_file model_file chat_import openai_request)
 jobs=$(nproc 2>/dev/null || echo 2)
 build=build/fuzz
 shared=${HEARTH_SHARED_DIR:-$(cd .. && pwd)/shared}
@@ -85,12 +86,13 @@ for t in "${targets[@]}"; do
           extra+=(-max_len=65536) ;;
     chat) extra+=(-dict=tests/fuzz/chat/jinja.dict) ;;
     chat_import) extra+=(-dict=tests/fuzz/chat_import/json.dict) ;;
+    openai_request) extra+=(-dict=tests/fuzz/openai_request/request.dict) ;;
     model_file) dirs+=("$model_seeds"); extra+=(-max_len=262144 -rss_limit_mb=4096) ;;
   esac
   log=$build/fuzz-$t.log
   echo "fuzz: $t for ${seconds}s"
   set +e
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 HEARTH_SHARED_DIR="$shared" \
     "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=30 \
     -artifact_prefix="$artifacts/" "${extra[@]}" "${dirs[@]}" >"$log" 2>&1
   rc=$?
