@@ -2,6 +2,7 @@
 // lists make a reply repeat stretches of its context; the token after the last earlier
 // occurrence of the sequence's tail is a good guess, and costs nothing to find.
 #include <algorithm>
+#include <optional>
 
 #include "hearth/speculative.h"
 #include "runtime/drafter_adapt.h"
@@ -54,7 +55,19 @@ public:
                         const SamplingParams&) override {
         Draft d;
         const size_t len = ctx.size();
-        if (max_tokens <= 0 || len < 2) return d;
+        if (max_tokens <= 0) return d;
+        if (!opt_.reference.empty()) {
+            if (start_ == 0) start_ = len;  // the first draft comes right after the prompt
+            if (auto from = reference_match(ctx)) {
+                const auto& ref = opt_.reference;
+                const size_t n_take = std::min(ref.size() - *from, static_cast<size_t>(max_tokens));
+                if (n_take > 0) {
+                    d.tokens.assign(ref.begin() + long(*from), ref.begin() + long(*from + n_take));
+                    return d;
+                }
+            }
+        }
+        if (len < 2) return d;
         // One backward pass: for each earlier position e (a token follows it), how many of the
         // tokens before e equal the sequence's tail (up to ngram_max). The longest match wins,
         // the most recent among equals: what trying n = ngram_max .. ngram_min in turn finds,
@@ -80,8 +93,25 @@ protected:
     void adapt(int32_t drafted, int32_t accepted) override { k_.update(drafted, accepted); }
 
 private:
+    // Where in the reference the draft goes on: its start before anything was generated, else
+    // after the earliest occurrence of the sequence's longest tail (ngram_max down to
+    // ngram_min tokens; the reply follows the prediction in order, so the earliest fits best).
+    std::optional<size_t> reference_match(std::span<const int32_t> ctx) const {
+        const auto& ref = opt_.reference;
+        if (ctx.size() <= start_) return size_t{0};
+        const size_t generated = ctx.size() - start_;
+        for (auto n = static_cast<size_t>(opt_.ngram_max); n >= size_t(opt_.ngram_min); --n) {
+            if (n > generated || n > ref.size()) continue;
+            const auto tail = ctx.last(n);
+            for (size_t e = n; e < ref.size(); ++e)
+                if (std::equal(tail.begin(), tail.end(), ref.begin() + long(e - n))) return e;
+        }
+        return std::nullopt;
+    }
+
     LookupOptions opt_;
     runtime::AdaptiveK k_;
+    size_t start_ = 0;  // the sequence's length at the first draft (the prompt's)
 };
 
 }  // namespace

@@ -107,9 +107,13 @@ struct LookupOptions {
     int32_t draft_max = 8;  // most tokens per draft
     bool adaptive = true;   // fewer tokens (down to none, with a probe now and then) when few
                             // drafts are accepted
+    // A predicted reply (OpenAI's predicted outputs): looked up before the sequence itself, and
+    // drafted from its start while nothing has been generated yet.
+    std::vector<int32_t> reference = {};
 };
 // Prompt lookup: finds the most recent earlier occurrence of the sequence's last n tokens
-// (n from ngram_max down to ngram_min) and proposes the tokens that followed it.
+// (n from ngram_max down to ngram_min) and proposes the tokens that followed it; with a
+// reference, its earliest occurrence there first.
 std::unique_ptr<Drafter> make_lookup_drafter(const LookupOptions& options = {});
 
 struct DraftModelOptions {

@@ -520,5 +520,42 @@ TEST(SchedulerSpecDistribution, SampledTokensFollowTheModelsDistribution) {
     fs::remove_all(dir, ec);
 }
 
+// OpenAI's predicted outputs: a lookup drafter with the reply as its reference drafts it from
+// the start, so nearly every token comes from accepted drafts; a wrong prediction is rejected
+// and changes nothing; a prediction that is right only after its first tokens is picked up
+// once the reply reaches the part it has right.
+TEST_F(SchedulerSpec, PredictedOutputsDraftFromTheReference) {
+    const auto p = prompt(20, 5);
+    const int32_t n_gen = 40;
+    const auto ref = reference(p, n_gen);
+    const SchedulerOptions opt{.max_running = 4, .step_tokens = 64};
+    auto run = [&](std::vector<int32_t> prediction, Outcome& o) {
+        auto s = scheduler(opt);
+        ASSERT_TRUE(s->submit(request(p, n_gen, o,
+                                      make_lookup_drafter(
+                                          {.draft_max = 7, .reference = std::move(prediction)})))
+                        .ok());
+        drain(*s);
+        ASSERT_TRUE(o.done && o.error.empty()) << o.error;
+    };
+    Outcome right, wrong, late, none;
+    run(ref, right);
+    EXPECT_EQ(right.tokens, ref);
+    EXPECT_GE(right.usage.draft_accepted, n_gen - 8) << "drafted " << right.usage.draft_tokens;
+    EXPECT_LE(right.usage.draft_steps, 10);
+    std::vector<int32_t> reversed(ref.rbegin(), ref.rend());
+    run(reversed, wrong);
+    EXPECT_EQ(wrong.tokens, ref);
+    // The prediction's first 4 tokens wrong: after the model's own first tokens, lookup finds
+    // the reply's tail in the rest of the prediction.
+    std::vector<int32_t> off = ref;
+    for (size_t i = 0; i < 4; ++i) off[i] = (off[i] + 1) % 512;
+    run(off, late);
+    EXPECT_EQ(late.tokens, ref);
+    run({}, none);  // no reference: plain prompt lookup
+    EXPECT_EQ(none.tokens, ref);
+    EXPECT_GT(late.usage.draft_accepted, none.usage.draft_accepted);
+}
+
 }  // namespace
 }  // namespace hearth
