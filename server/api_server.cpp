@@ -285,8 +285,9 @@ void ApiServer::Impl::generate(const httplib::Request& req, httplib::Response& r
         GenerationRequest g = pr.gen;
         if (const auto k = static_cast<size_t>(i / pr.n); k > 0) g.prompt = pr.more_prompts[k - 1];
         g.sampling.seed += static_cast<uint64_t>(i % pr.n);
-        if (lookup)  // a drafter keeps one request's state
-            g.drafter = make_lookup_drafter({.draft_max = pr.draft_max.value_or(opt.draft_max)});
+        if (lookup || !pr.prediction.empty())  // a drafter keeps one request's state
+            g.drafter = make_lookup_drafter(
+                {.draft_max = pr.draft_max.value_or(opt.draft_max), .reference = pr.prediction});
         const SubmitResult sub = scheduler->submit(std::move(g));
         if (!sub.ok()) {
             cancel->store(true);  // the choices already queued go

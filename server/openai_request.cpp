@@ -56,8 +56,40 @@ std::optional<ApiError> boolean(const json& b, const char* key, bool& v) {
     return std::nullopt;
 }
 
+// OpenAI's predicted outputs: {"type": "content", "content": text or text parts}; drafting
+// from it needs speculative decoding, so "speculative": "off" with a prediction is refused.
+std::optional<ApiError> parse_prediction(const json& b, const Model& model, ParsedRequest& out) {
+    const auto it = b.find("prediction");
+    if (it == b.end() || it->is_null()) return std::nullopt;
+    if (!it->is_object() || it->value("type", "") != "content" || !it->contains("content"))
+        return bad_request("'prediction' must be {\"type\": \"content\", \"content\": ...}",
+                           "prediction");
+    const json& c = (*it)["content"];
+    std::string text;
+    if (c.is_string()) {
+        text = c.get<std::string>();
+    } else if (c.is_array()) {
+        for (const auto& part : c) {
+            if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+                !part["text"].is_string())
+                return bad_request("'prediction.content' parts must be text", "prediction");
+            text += part["text"].get<std::string>();
+        }
+    } else {
+        return bad_request("'prediction.content' must be a string or text parts", "prediction");
+    }
+    if (out.lookup == std::optional<bool>(false))
+        return bad_request("'prediction' needs speculative decoding; it is \"off\"", "prediction");
+    auto toks = model.tokenize(text, /*add_special=*/false, /*parse_special=*/false);
+    if (!toks)
+        return bad_request("the prediction could not be tokenized: " + toks.error_message(),
+                           "prediction");
+    out.prediction = std::move(toks.value());
+    return std::nullopt;
+}
+
 // The parameters both endpoints share.
-std::optional<ApiError> parse_common(const json& b, const RequestLimits& limits,
+std::optional<ApiError> parse_common(const json& b, const Model& model, const RequestLimits& limits,
                                      const char* prompt_param, ParsedRequest& out) {
     GenerationRequest& g = out.gen;
     // OpenAI's defaults: temperature 1, top_p 1, nothing else narrowing the distribution.
@@ -125,6 +157,7 @@ std::optional<ApiError> parse_common(const json& b, const RequestLimits& limits,
     std::optional<int64_t> draft_max;
     if (auto e = integer(b, "draft_max", 1, 32, draft_max)) return e;
     if (draft_max) out.draft_max = static_cast<int32_t>(*draft_max);
+    if (auto e = parse_prediction(b, model, out)) return e;
     if (static_cast<int64_t>(g.prompt.size()) > limits.max_prompt_tokens)
         return bad_request("This model's maximum context length is " +
                                std::to_string(limits.max_prompt_tokens) +
@@ -260,7 +293,7 @@ std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
     if (top && !logprobs)
         return bad_request("'top_logprobs' needs 'logprobs': true", "top_logprobs");
     if (logprobs) out.gen.logprobs = static_cast<int32_t>(top.value_or(0));
-    if (auto e = parse_common(b, limits, "messages", out)) return e;
+    if (auto e = parse_common(b, model, limits, "messages", out)) return e;
     return parse_logit_bias(b, model, out.gen.sampling);
 }
 
@@ -325,7 +358,7 @@ std::optional<ApiError> parse_completion_request(const json& b, const Model& mod
     std::optional<int64_t> logprobs;
     if (auto e = integer(b, "logprobs", 0, kMaxCompletionLogprobs, logprobs)) return e;
     if (logprobs) out.gen.logprobs = static_cast<int32_t>(*logprobs);
-    if (auto e = parse_common(b, limits, "prompt", out)) return e;
+    if (auto e = parse_common(b, model, limits, "prompt", out)) return e;
     // A batch: every prompt within the limit, max_tokens within the longest one's room.
     for (const auto& extra : out.more_prompts) {
         if (static_cast<int64_t>(extra.size()) > limits.max_prompt_tokens)

@@ -28,6 +28,9 @@ struct ParsedRequest {
     // server's default, hearth-cli serve --lookup / --draft-max).
     std::optional<bool> lookup;
     std::optional<int32_t> draft_max;
+    // OpenAI's predicted outputs ("prediction": {"type": "content", "content": ...}): the
+    // predicted reply's tokens, drafted from (a lookup drafter with it as reference).
+    std::vector<int32_t> prediction;
 };
 
 // /v1/completions' logprobs: at most this many alternatives a token (OpenAI's limit).

@@ -359,6 +359,46 @@ TEST_F(ServerRequests, LogitBias) {
     }
 }
 
+// OpenAI's predicted outputs: the prediction's tokens (text or text parts), refused when it is
+// malformed or speculative decoding is switched off for the request.
+TEST_F(ServerRequests, Prediction) {
+    const json msgs = {{{"role", "user"}, {"content", "Hi"}}};
+    const auto want = model_->tokenize("Once upon a time", false, false);
+    ASSERT_TRUE(want.is_ok());
+    ParsedRequest text, parts, none;
+    ASSERT_FALSE(chat({{"messages", msgs},
+                       {"prediction", {{"type", "content"}, {"content", "Once upon a time"}}}},
+                      text)
+                     .has_value());
+    EXPECT_EQ(text.prediction, *want);
+    ASSERT_FALSE(chat({{"messages", msgs},
+                       {"prediction",
+                        {{"type", "content"},
+                         {"content",
+                          {{{"type", "text"}, {"text", "Once upon"}},
+                           {{"type", "text"}, {"text", " a time"}}}}}}},
+                      parts)
+                     .has_value());
+    EXPECT_EQ(parts.prediction, *want);
+    ASSERT_FALSE(chat({{"messages", msgs}}, none).has_value());
+    EXPECT_TRUE(none.prediction.empty());
+    for (const json& bad : {json{{"type", "text"}, {"content", "x"}}, json{{"type", "content"}},
+                            json("x"), json{{"type", "content"}, {"content", 5}},
+                            json{{"type", "content"}, {"content", {{{"type", "image_url"}}}}}}) {
+        ParsedRequest r;
+        const auto e = chat({{"messages", msgs}, {"prediction", bad}}, r);
+        ASSERT_TRUE(e.has_value()) << bad.dump();
+        EXPECT_EQ(e->param, "prediction") << bad.dump();
+    }
+    ParsedRequest off;
+    const auto e = chat({{"messages", msgs},
+                         {"speculative", "off"},
+                         {"prediction", {{"type", "content"}, {"content", "x"}}}},
+                        off);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->param, "prediction");
+}
+
 // The entries' shapes: the token's text and bytes, its log-probability, alternatives in the
 // event's order; the legacy lists side by side with character offsets; -inf as OpenAI's floor.
 TEST_F(ServerRequests, LogprobsObjects) {

@@ -246,6 +246,23 @@ def main():
           + dog["usage"]["prompt_tokens"] and bat["usage"]["completion_tokens"] == 64,
           "completion batch: both prompts counted once, four completions")
 
+    # Predicted outputs: the reply drafted from the prediction, the same greedy text either way;
+    # a right prediction is mostly accepted, a wrong one rejected.
+    reply = ref["choices"][0]["message"]["content"]
+    st, _, body = curl(srv.base + "/chat/completions",
+                       dict(chat, prediction={"type": "content", "content": reply}))
+    good = json.loads(body)
+    gd = good.get("usage", {}).get("completion_tokens_details", {})
+    check(st == 200 and good["choices"][0]["message"]["content"] == reply
+          and gd.get("accepted_prediction_tokens", 0) >= 12,
+          "prediction = the reply: same text, %s of 24 tokens accepted"
+          % gd.get("accepted_prediction_tokens"))
+    st, _, body = curl(srv.base + "/chat/completions",
+                       dict(chat, prediction={"type": "content", "content": "zzz qqq " * 8}))
+    bad = json.loads(body)
+    check(st == 200 and bad["choices"][0]["message"]["content"] == reply,
+          "a wrong prediction: the same text")
+
     # logit_bias: +100 on one token makes a greedy reply that token over and over.
     tid = json.loads(curl(srv.root + "/tokenize", {"content": " the"})[2])["tokens"][-1]
     st, _, body = curl(srv.base + "/completions",
