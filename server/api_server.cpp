@@ -238,7 +238,10 @@ void ApiServer::Impl::routes() {
         const auto it = body->find("content");
         if (it == body->end() || !it->is_string())
             return send_error(res, bad_request("'content' must be a string", "content"));
-        const bool special = body->value("add_special", false);
+        const auto sp = body->find("add_special");
+        if (sp != body->end() && !sp->is_null() && !sp->is_boolean())
+            return send_error(res, bad_request("'add_special' must be a boolean", "add_special"));
+        const bool special = sp != body->end() && sp->is_boolean() && sp->get<bool>();
         auto toks = scheduler->model().tokenize(it->get<std::string>(), special, special);
         if (!toks) return send_error(res, bad_request(toks.error_message(), "content"));
         send_json(res, {{"tokens", *toks}});

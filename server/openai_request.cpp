@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <string_view>
 
 #include "hearth/chat_prompt.h"
 
@@ -56,12 +57,19 @@ std::optional<ApiError> boolean(const json& b, const char* key, bool& v) {
     return std::nullopt;
 }
 
+// Whether obj[key] is the string `want`. (json::value(key, default) throws when the member is
+// there with another type: a part with "type": 5 was a 500.)
+bool string_is(const json& obj, const char* key, std::string_view want) {
+    const auto it = obj.find(key);
+    return it != obj.end() && it->is_string() && it->get_ref<const std::string&>() == want;
+}
+
 // OpenAI's predicted outputs: {"type": "content", "content": text or text parts}; drafting
 // from it needs speculative decoding, so "speculative": "off" with a prediction is refused.
 std::optional<ApiError> parse_prediction(const json& b, const Model& model, ParsedRequest& out) {
     const auto it = b.find("prediction");
     if (it == b.end() || it->is_null()) return std::nullopt;
-    if (!it->is_object() || it->value("type", "") != "content" || !it->contains("content"))
+    if (!it->is_object() || !string_is(*it, "type", "content") || !it->contains("content"))
         return bad_request("'prediction' must be {\"type\": \"content\", \"content\": ...}",
                            "prediction");
     const json& c = (*it)["content"];
@@ -70,7 +78,7 @@ std::optional<ApiError> parse_prediction(const json& b, const Model& model, Pars
         text = c.get<std::string>();
     } else if (c.is_array()) {
         for (const auto& part : c) {
-            if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+            if (!part.is_object() || !string_is(part, "type", "text") || !part.contains("text") ||
                 !part["text"].is_string())
                 return bad_request("'prediction.content' parts must be text", "prediction");
             text += part["text"].get<std::string>();
@@ -200,15 +208,13 @@ std::optional<ApiError> content_text(const json& m, size_t i, std::string& out) 
     }
     if (!it->is_array()) return bad_request("'" + param + "' must be a string or an array", param);
     for (const auto& part : *it) {
-        if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+        if (!part.is_object() || !string_is(part, "type", "text") || !part.contains("text") ||
             !part["text"].is_string())
             return bad_request("only text content parts are supported in '" + param + "'", param);
         out += part["text"].get<std::string>();
     }
     return std::nullopt;
 }
-
-}  // namespace
 
 // Features this server does not have are refused rather than ignored: a client that asked
 // for tool calls or JSON output would otherwise take free text for them.
@@ -234,6 +240,8 @@ std::optional<ApiError> refuse_unsupported_chat(const json& b) {
     }
     return std::nullopt;
 }
+
+}  // namespace
 
 std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
                                            const RequestLimits& limits, ParsedRequest& out) {

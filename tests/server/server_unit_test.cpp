@@ -246,6 +246,10 @@ TEST_F(ServerRequests, BadParametersNameThemselves) {
         {{{"messages", {{{"role", "user"}, {"content", 5}}}}}, "messages[0].content"},
         {{{"messages", {{{"role", "user"}, {"content", {{{"type", "image_url"}}}}}}}},
          "messages[0].content"},
+        // A member of another type where a string is read: a 400, not a thrown type error.
+        {{{"messages", {{{"role", "user"}, {"content", {{{"type", 5}, {"text", "x"}}}}}}}},
+         "messages[0].content"},
+        {{{"messages", msgs}, {"prediction", {{"type", 5}, {"content", "x"}}}}, "prediction"},
     };
     for (const auto& [body, param] : cases) {
         ParsedRequest r;

@@ -288,6 +288,16 @@ def main():
                       None, "temperature"), "temperature 3: 400 naming the parameter")
     check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, n=17))[::2], 400, None,
                       "n"), "n=17: 400")
+    # Members of the wrong type inside objects: 400s, not the 500 of a thrown type error.
+    check(error_shape(*curl(srv.base + "/chat/completions",
+                            dict(chat, messages=[{"role": "user",
+                                                  "content": [{"type": 5, "text": "x"}]}]))[::2],
+                      400, None, "messages[0].content"), "a content part with type 5: 400")
+    check(error_shape(*curl(srv.base + "/chat/completions",
+                            dict(chat, prediction={"type": 5, "content": "x"}))[::2], 400, None,
+                      "prediction"), "a prediction with type 5: 400")
+    check(error_shape(*curl(srv.root + "/tokenize", {"content": "x", "add_special": "yes"})[::2],
+                      400, None, "add_special"), "/tokenize with add_special \"yes\": 400")
     check(error_shape(*curl(srv.base + "/chat/completions", dict(chat, messages=[]))[::2], 400,
                       None, "messages"), "no messages: 400")
     check(error_shape(*curl(srv.base + "/chat/completions",
