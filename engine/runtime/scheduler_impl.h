@@ -31,7 +31,7 @@ struct SchedSeq {
     SchedSeq(GenerationRequest r, const tokenizer::Tokenizer& tok)
         : req(std::move(r)),
           chain(runtime::make_sampler_chain(req.sampling)),
-          greedy(runtime::is_plain_greedy(req.sampling)),
+          greedy(runtime::is_plain_greedy(req.sampling) && req.logprobs < 0),
           decoder(tok),
           stop(req.stop_strings) {
         // With a drafter every token is picked or judged by the verifier (its own seeded
@@ -48,7 +48,9 @@ struct SchedSeq {
     int32_t n_generated = 0;
     kv::PagedKvCache::SeqId kv = -1;  // -1 while waiting (new or preempted)
     runtime::SamplerChain chain;
-    bool greedy = false;  // the device picks the token (ArgMax); no logits come back
+    // The device picks the token (ArgMax) and no logits come back: plain greedy sampling and
+    // no logprobs asked for (they need the logits).
+    bool greedy = false;
     tokenizer::StreamingDecoder decoder;
     runtime::StopMatcher stop;
     RequestUsage usage;

@@ -198,8 +198,7 @@ Status Scheduler::Impl::execute(const std::vector<Planned>& plan) {
         b.n_past = past;
         // Plain greedy without a drafter: the device picks the token (the verifier of a
         // speculating sequence judges whole rows, so it reads them).
-        b.greedy = b.want_logits && b.n_logits == 1 && p.s->greedy && !p.s->verifier &&
-                   p.s->req.logprobs < 0;
+        b.greedy = b.want_logits && b.n_logits == 1 && p.s->greedy && !p.s->verifier;
         batch.push_back(b);
     }
     const kv::KvMemory& mem = cache->memory();
