@@ -118,11 +118,17 @@ std::optional<ApiError> parse_common(const json& b, const Model& model, const Re
     if (top_k) g.sampling.top_k = static_cast<int32_t>(*top_k);
     if (auto e = integer(b, "n", 1, kMaxChoices, n)) return e;
     out.n = static_cast<int32_t>(n.value_or(1));
+    if ((1 + out.more_prompts.size()) * static_cast<size_t>(out.n) >
+        static_cast<size_t>(kMaxChoices))
+        return bad_request("prompts x n may be at most " + std::to_string(kMaxChoices), "n");
     if (auto e = integer(b, "seed", INT64_MIN, INT64_MAX, seed)) return e;
     g.sampling.seed = seed ? static_cast<uint64_t>(*seed) : std::random_device{}();
     if (auto e = integer(b, "max_tokens", 1, 1 << 30, max_tokens)) return e;
     if (auto e = integer(b, "max_completion_tokens", 1, 1 << 30, max_completion)) return e;
-    const int64_t room = limits.n_ctx - static_cast<int64_t>(g.prompt.size());
+    // A batch of prompts (completions): the longest one bounds the reply and the limit.
+    size_t longest = g.prompt.size();
+    for (const auto& p : out.more_prompts) longest = std::max(longest, p.size());
+    const int64_t room = limits.n_ctx - static_cast<int64_t>(longest);
     const int64_t want = max_completion ? *max_completion : max_tokens ? *max_tokens : room;
     g.max_tokens = static_cast<int32_t>(std::max<int64_t>(1, std::min(want, room)));
     if (auto e = boolean(b, "stream", out.stream)) return e;
@@ -166,11 +172,12 @@ std::optional<ApiError> parse_common(const json& b, const Model& model, const Re
     if (auto e = integer(b, "draft_max", 1, 32, draft_max)) return e;
     if (draft_max) out.draft_max = static_cast<int32_t>(*draft_max);
     if (auto e = parse_prediction(b, model, out)) return e;
-    if (static_cast<int64_t>(g.prompt.size()) > limits.max_prompt_tokens)
+    if (static_cast<int64_t>(longest) > limits.max_prompt_tokens)
         return bad_request("This model's maximum context length is " +
                                std::to_string(limits.max_prompt_tokens) +
-                               " tokens for the prompt. However, your prompt is " +
-                               std::to_string(g.prompt.size()) + " tokens.",
+                               " tokens for the prompt. However, your " +
+                               (out.more_prompts.empty() ? "prompt" : "longest prompt") + " is " +
+                               std::to_string(longest) + " tokens.",
                            prompt_param, "context_length_exceeded");
     return std::nullopt;
 }
@@ -367,21 +374,6 @@ std::optional<ApiError> parse_completion_request(const json& b, const Model& mod
     if (auto e = integer(b, "logprobs", 0, kMaxCompletionLogprobs, logprobs)) return e;
     if (logprobs) out.gen.logprobs = static_cast<int32_t>(*logprobs);
     if (auto e = parse_common(b, model, limits, "prompt", out)) return e;
-    // A batch: every prompt within the limit, max_tokens within the longest one's room.
-    for (const auto& extra : out.more_prompts) {
-        if (static_cast<int64_t>(extra.size()) > limits.max_prompt_tokens)
-            return bad_request("This model's maximum context length is " +
-                                   std::to_string(limits.max_prompt_tokens) +
-                                   " tokens for the prompt. However, a prompt of the batch is " +
-                                   std::to_string(extra.size()) + " tokens.",
-                               "prompt", "context_length_exceeded");
-        const int64_t room = limits.n_ctx - static_cast<int64_t>(extra.size());
-        out.gen.max_tokens =
-            static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(out.gen.max_tokens, room)));
-    }
-    if ((1 + out.more_prompts.size()) * static_cast<size_t>(out.n) >
-        static_cast<size_t>(kMaxChoices))
-        return bad_request("prompts x n may be at most " + std::to_string(kMaxChoices), "n");
     return parse_logit_bias(b, model, out.gen.sampling);
 }
 

@@ -281,6 +281,18 @@ TEST_F(ServerRequests, CompletionPrompts) {
     EXPECT_EQ(batch.gen.prompt, a.gen.prompt);
     ASSERT_EQ(batch.more_prompts.size(), 1u);
     EXPECT_EQ(batch.n, 2);
+    // The longest prompt of a batch bounds the reply, and one over the limit refuses it.
+    ParsedRequest bounded, too_long;
+    ASSERT_FALSE(
+        parse_completion_request({{"prompt", {json::array({1}), json(std::vector<int>(500, 5))}}},
+                                 *model_, limits_, bounded));
+    EXPECT_EQ(bounded.gen.max_tokens, 512 - 500);
+    const auto long_err =
+        parse_completion_request({{"prompt", {json::array({1}), json(std::vector<int>(600, 5))}}},
+                                 *model_, limits_, too_long);
+    ASSERT_TRUE(long_err.has_value());
+    EXPECT_EQ(long_err->code, "context_length_exceeded");
+    EXPECT_EQ(long_err->param, "prompt");
     ASSERT_FALSE(
         parse_completion_request({{"prompt", {{1, 2}, {3}}}}, *model_, limits_, ids_batch));
     EXPECT_EQ(ids_batch.gen.prompt, (std::vector<int32_t>{1, 2}));
