@@ -224,7 +224,7 @@ std::optional<ApiError> content_text(const json& m, size_t i, std::string& out) 
 }
 
 // Features this server does not have are refused rather than ignored: a client that asked
-// for tool calls or JSON output would otherwise take free text for them.
+// for tool calls or a JSON schema would otherwise take free text for them.
 std::optional<ApiError> refuse_unsupported_chat(const json& b) {
     for (const char* key : {"tools", "functions"})
         if (const auto it = b.find(key);
@@ -236,16 +236,24 @@ std::optional<ApiError> refuse_unsupported_chat(const json& b) {
         if (const auto it = b.find(key); it != b.end() && !it->is_null() && *it != "none")
             return bad_request(std::string("'") + key + "' is not supported by this server", key,
                                "unsupported_parameter");
-    if (const auto it = b.find("response_format"); it != b.end() && !it->is_null()) {
-        if (!it->is_object() || !it->contains("type") || !(*it)["type"].is_string())
-            return bad_request("'response_format' must be an object with a 'type'",
-                               "response_format");
-        if ((*it)["type"] != "text")
-            return bad_request("'response_format' of type '" + (*it)["type"].get<std::string>() +
-                                   "' is not supported by this server (only 'text')",
-                               "response_format", "unsupported_parameter");
-    }
     return std::nullopt;
+}
+
+// response_format: {"type": "text"} (the default) or {"type": "json_object"} (the reply is
+// one JSON object, by constrained decoding); "json_schema" is refused.
+std::optional<ApiError> parse_response_format(const json& b, OutputFormat& format) {
+    format = OutputFormat::Text;
+    const auto it = b.find("response_format");
+    if (it == b.end() || it->is_null()) return std::nullopt;
+    const auto type_it = it->is_object() ? it->find("type") : it->end();
+    if (!it->is_object() || type_it == it->end() || !type_it->is_string())
+        return bad_request("'response_format' must be an object with a 'type'", "response_format");
+    const std::string type = type_it->get<std::string>();
+    if (type == "json_object") format = OutputFormat::JsonObject;
+    if (type == "text" || type == "json_object") return std::nullopt;
+    return bad_request("'response_format' of type '" + type +
+                           "' is not supported by this server (only 'text' and 'json_object')",
+                       "response_format", "unsupported_parameter");
 }
 
 }  // namespace
@@ -253,6 +261,7 @@ std::optional<ApiError> refuse_unsupported_chat(const json& b) {
 std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
                                            const RequestLimits& limits, ParsedRequest& out) {
     if (auto e = refuse_unsupported_chat(b)) return e;
+    if (auto e = parse_response_format(b, out.gen.format)) return e;
     const auto it = b.find("messages");
     if (it == b.end() || !it->is_array() || it->empty())
         return bad_request("'messages' must be a non-empty array", "messages");
@@ -297,6 +306,9 @@ std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
             return bad_request("the final message could not be tokenized: " + more.error_message(),
                                "messages");
         prompt->tokens.insert(prompt->tokens.end(), more->begin(), more->end());
+        // A JSON reply continues the object the final message starts (the scheduler refuses
+        // one that does not start an object).
+        if (out.gen.format != OutputFormat::Text) out.gen.reply_prefix = std::move(continued);
     }
     out.gen.prompt = std::move(prompt->tokens);
     out.gen.stop_strings = std::move(prompt->stop_strings);

@@ -59,7 +59,14 @@ public:
                 return;
             }
         }
-        c.selected = c.data.back().id;  // rounding left r just above the total
+        // Rounding left r just above the total: the last token with any weight (never one
+        // whose logit is -inf, e.g. masked by constrained decoding).
+        for (auto it = c.data.rbegin(); it != c.data.rend(); ++it)
+            if (it->p > 0) {
+                c.selected = it->id;
+                return;
+            }
+        c.selected = c.data.front().id;
     }
     void reset() override { rng_.seed(seed_); }
 

@@ -91,7 +91,15 @@ SubmitResult Scheduler::submit(GenerationRequest request) try {
     if (request.max_tokens <= 0) return invalid("max_tokens must be at least 1");
     if (request.logprobs < -1 || request.logprobs > kMaxTopLogprobs)
         return invalid("logprobs must be between 0 and " + std::to_string(kMaxTopLogprobs));
+    std::optional<runtime::JsonRecognizer> json;
+    if (request.format == OutputFormat::JsonObject) {
+        json.emplace();
+        if (!json->feed(request.reply_prefix) || json->complete())
+            return invalid("the reply's start is not the start of a JSON object");
+        request.drafter.reset();  // constrained requests decode one token a step
+    }
     auto seq = std::make_unique<SchedSeq>(std::move(request), *s.m->tokenizer);
+    seq->json = json;
     seq->tokens = seq->req.prompt;
     seq->n_prompt = seq->tokens.size();
     for (int32_t t : seq->tokens) seq->chain.accept(t);  // penalties see the prompt

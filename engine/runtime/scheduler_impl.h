@@ -16,6 +16,7 @@
 #include "hearth/scheduler.h"
 #include "kv/paged_kv_cache.h"
 #include "runtime/forward.h"
+#include "runtime/json_mask.h"
 #include "runtime/model_impl.h"
 #include "runtime/sampler.h"
 #include "runtime/spec_verify.h"
@@ -31,7 +32,8 @@ struct SchedSeq {
     SchedSeq(GenerationRequest r, const tokenizer::Tokenizer& tok)
         : req(std::move(r)),
           chain(runtime::make_sampler_chain(req.sampling)),
-          greedy(runtime::is_plain_greedy(req.sampling) && req.logprobs < 0),
+          greedy(runtime::is_plain_greedy(req.sampling) && req.logprobs < 0 &&
+                 req.format == OutputFormat::Text),
           decoder(tok),
           stop(req.stop_strings) {
         // With a drafter every token is picked or judged by the verifier (its own seeded
@@ -48,9 +50,11 @@ struct SchedSeq {
     int32_t n_generated = 0;
     kv::PagedKvCache::SeqId kv = -1;  // -1 while waiting (new or preempted)
     runtime::SamplerChain chain;
-    // The device picks the token (ArgMax) and no logits come back: plain greedy sampling and
-    // no logprobs asked for (they need the logits).
+    // The device picks the token (ArgMax) and no logits come back: plain greedy sampling, no
+    // logprobs asked for and no format (they need the logits).
     bool greedy = false;
+    // OutputFormat::JsonObject: the reply so far (prefix and generated tokens) as recognized.
+    std::optional<runtime::JsonRecognizer> json;
     tokenizer::StreamingDecoder decoder;
     runtime::StopMatcher stop;
     RequestUsage usage;
@@ -126,6 +130,10 @@ struct Scheduler::Impl {
     // the kept drafts and the model's own token.
     void verify_draft(SchedSeq& s, std::span<const float> rows);
     int32_t max_draft = 0;  // drafted tokens one sequence may add to a step
+    // JSON-constrained requests: the vocabulary's masks (made at the first such request) and
+    // a row of logits to mask.
+    std::optional<runtime::JsonTokenMask> json_mask;
+    std::vector<float> masked;
     void finish(SchedSeq& s, StopReason reason, std::string error = {});
     void remove(uint64_t id);
     int64_t kv_size(const SchedSeq& s) const {

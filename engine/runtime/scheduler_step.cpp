@@ -230,6 +230,29 @@ Status Scheduler::Impl::execute(const std::vector<Planned>& plan) {
 
 void Scheduler::Impl::sample(SchedSeq& s, std::span<const float> logits, int32_t picked) {
     int32_t tok = picked;
+    if (s.json) {
+        // The chain draws among the tokens that keep the object valid; logprobs still report
+        // the model's own distribution (the raw row).
+        if (!json_mask) json_mask.emplace(runtime::JsonTokenMask::for_tokenizer(*m->tokenizer));
+        masked.assign(logits.begin(), logits.end());
+        if (!json_mask->apply(*s.json, masked)) {
+            finish(s, StopReason::Cancelled,
+                   "no token of the model's vocabulary continues the JSON object");
+            return;
+        }
+        tok = s.chain.sample(masked);
+        if (!json_mask->advance(*s.json, tok)) {  // not expected: the chain drew a masked token
+            finish(s, StopReason::Cancelled, "the sampler chose a token outside the JSON mask");
+            return;
+        }
+        s.chain.accept(tok);
+        auto end = emit(s, tok, logits);
+        if (s.json->complete() &&
+            (!end || *end == StopReason::MaxTokens || *end == StopReason::ContextFull))
+            end = StopReason::EndOfGeneration;
+        if (end) finish(s, *end);
+        return;
+    }
     if (s.verifier) {
         tok = s.verifier->pick(logits);
         s.verifier->accept(tok);

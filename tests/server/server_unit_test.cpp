@@ -177,6 +177,15 @@ TEST_F(ServerRequests, ChatParametersReachTheRequest) {
                        {"response_format", {{"type", "text"}}}},
                       plain)
                      .has_value());
+    EXPECT_EQ(plain.gen.format, OutputFormat::Text);
+    // json_object: the reply is one JSON object (constrained decoding in the scheduler).
+    ParsedRequest json_reply;
+    ASSERT_FALSE(chat({{"messages", {{{"role", "user"}, {"content", "Hi"}}}},
+                       {"response_format", {{"type", "json_object"}}}},
+                      json_reply)
+                     .has_value());
+    EXPECT_EQ(json_reply.gen.format, OutputFormat::JsonObject);
+    EXPECT_TRUE(json_reply.gen.reply_prefix.empty());
     ParsedRequest three;
     ASSERT_FALSE(
         chat({{"messages", {{{"role", "user"}, {"content", "Hi"}}}}, {"n", 3}}, three).has_value());
@@ -203,6 +212,15 @@ TEST_F(ServerRequests, ContinueFinalMessageWritesOnFromTheReply) {
     std::vector<int32_t> expected = before.gen.prompt;
     expected.insert(expected.end(), text->begin(), text->end());
     EXPECT_EQ(continued.gen.prompt, expected);
+    EXPECT_TRUE(continued.gen.reply_prefix.empty());  // plain text needs none
+    // With json_object the continued text is where the object starts.
+    ParsedRequest json_continued;
+    ASSERT_FALSE(chat({{"messages", {user, {{"role", "assistant"}, {"content", "{\"a\": "}}}},
+                       {"continue_final_message", true},
+                       {"response_format", {{"type", "json_object"}}}},
+                      json_continued)
+                     .has_value());
+    EXPECT_EQ(json_continued.gen.reply_prefix, "{\"a\": ");
     // Without it the assistant message is a closed turn followed by a new generation prompt.
     ASSERT_FALSE(chat({{"messages", {user, partial}}}, closed).has_value());
     EXPECT_NE(closed.gen.prompt, expected);
@@ -226,9 +244,9 @@ TEST_F(ServerRequests, BadParametersNameThemselves) {
         {{{"messages", msgs}, {"tools", {{{"type", "function"}}}}}, "tools"},
         {{{"messages", msgs}, {"functions", {{{"name", "f"}}}}}, "functions"},
         {{{"messages", msgs}, {"tool_choice", "auto"}}, "tool_choice"},
-        {{{"messages", msgs}, {"response_format", {{"type", "json_object"}}}}, "response_format"},
         {{{"messages", msgs}, {"response_format", {{"type", "json_schema"}}}}, "response_format"},
         {{{"messages", msgs}, {"response_format", "json"}}, "response_format"},
+        {{{"messages", msgs}, {"response_format", {{"type", 5}}}}, "response_format"},
         {{{"messages", msgs}, {"n", 0}}, "n"},
         {{{"messages", msgs}, {"n", 17}}, "n"},
         {{{"messages", msgs}, {"stop", {1, 2}}}, "stop"},

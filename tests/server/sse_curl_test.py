@@ -273,6 +273,30 @@ def main():
                             dict(chat, logit_bias={"abc": 1}))[::2], 400, None, "logit_bias"),
           "logit_bias with a non-id key: 400")
 
+    # response_format json_object: the reply is one JSON object (or, cut by max_tokens, the
+    # start of one), streamed or not; a bias toward "}" closes it at once with finish "stop".
+    jchat = dict(chat, max_tokens=120, temperature=1.0, seed=3,
+                 response_format={"type": "json_object"})
+    st, _, body = curl(srv.base + "/chat/completions", jchat)
+    jr = json.loads(body)["choices"][0] if st == 200 else {}
+    content, finish = jr.get("message", {}).get("content", ""), jr.get("finish_reason")
+    if finish == "stop":
+        check(isinstance(json.loads(content), dict), "json_object: a complete object")
+    else:
+        check(finish == "length" and content.startswith("{"),
+              "json_object: the start of an object, cut by max_tokens (%r)" % content[:40])
+    st, _, body = curl(srv.base + "/chat/completions", dict(jchat, stream=True))
+    chunks = [json.loads(e) for e in parse_sse(body) if e != "[DONE]"]
+    streamed = "".join((c["choices"][0]["delta"].get("content") or "")
+                       for c in chunks if c.get("choices"))
+    check(st == 200 and streamed == content, "json_object streamed: the same text")
+    close = json.loads(curl(srv.root + "/tokenize", {"content": "{}"})[2])["tokens"][-1]
+    st, _, body = curl(srv.base + "/chat/completions",
+                       dict(jchat, logit_bias={str(close): 100}))
+    jr = json.loads(body)["choices"][0] if st == 200 else {}
+    check(jr.get("message", {}).get("content") == "{}" and jr.get("finish_reason") == "stop",
+          "json_object with a bias toward '}': {} and finish_reason stop")
+
     models = json.loads(curl(srv.base + "/models")[2])
     check(models["object"] == "list" and models["data"][0]["id"] == M, "/v1/models lists the model")
     check(error_shape(*curl(srv.base + "/models/nope")[::2], 404, "model_not_found"),
@@ -308,9 +332,9 @@ def main():
                                                "function": {"name": "f"}}]))[::2],
                       400, "unsupported_parameter", "tools"), "tools: 400, not ignored")
     check(error_shape(*curl(srv.base + "/chat/completions",
-                            dict(chat, response_format={"type": "json_object"}))[::2],
+                            dict(chat, response_format={"type": "json_schema"}))[::2],
                       400, "unsupported_parameter", "response_format"),
-          "response_format json_object: 400, not ignored")
+          "response_format json_schema: 400, not ignored")
     check(error_shape(*curl(srv.base + "/completions", dict(comp, prompt=[1, 10 ** 9]))[::2], 400,
                       None, "prompt"), "token id outside the vocabulary: 400")
     check(error_shape(*curl(srv.base + "/completions", dict(comp, prompt="word " * 600))[::2], 400,

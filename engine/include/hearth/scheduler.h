@@ -85,6 +85,17 @@ struct TokenLogprob {
 };
 inline constexpr int32_t kMaxTopLogprobs = 20;  // OpenAI's limit for top_logprobs
 
+// What a request's reply must be.
+enum class OutputFormat {
+    Text,
+    // One JSON object (OpenAI's response_format "json_object"): each token is drawn among those
+    // that keep the reply the start of a valid object (strict RFC 8259, valid UTF-8 strings;
+    // '{' first, at most 64 levels deep and 32 bytes of whitespace in a row), and the request
+    // ends with EndOfGeneration when the object closes. A reply cut short by max_tokens, a stop
+    // string or cancellation is an unfinished object.
+    JsonObject,
+};
+
 // What a request's callback receives: one event per generated token (with the text it
 // completes, possibly empty while a UTF-8 character or a possible stop string is incomplete),
 // then one last event with done = true.
@@ -117,8 +128,13 @@ struct GenerationRequest {
     int32_t logprobs = -1;
     std::function<void(const StreamEvent&)> on_event;
     // Speculative decoding for this request (null: off). One drafter per request: it keeps the
-    // request's adaptation state; only the stepping thread calls it.
+    // request's adaptation state; only the stepping thread calls it. Not used with a format
+    // other than Text (the request decodes one token a step).
     std::shared_ptr<Drafter> drafter;
+    OutputFormat format = OutputFormat::Text;
+    // The reply's text before the generated tokens (a continued message): with JsonObject, the
+    // object starts there, so it must be the start of one (submit refuses it otherwise).
+    std::string reply_prefix;
 };
 
 enum class SubmitError { None, Invalid, QueueFull, Stopped };

@@ -1,5 +1,5 @@
 // The official `openai` npm client against `hearth-cli serve`: lists models, completes (with
-// logprobs and n = 2 too), streams,
+// logprobs, n = 2 and JSON mode too), streams,
 // runs 8 concurrent streams (each must equal its request run alone: greedy decoding is the
 // same batched), disconnects mid-stream (the sequence is cancelled), and checks the errors the
 // client raises (no key, wrong key, bad JSON, unknown model, huge body).
@@ -67,6 +67,15 @@ try {
     entries.every((e) => e.logprob <= 0 && e.top_logprobs.length === 2 &&
       e.top_logprobs[0].token === e.token && e.top_logprobs[0].logprob >= e.top_logprobs[1].logprob),
   'chat logprobs: 20 entries, greedy token first');
+
+  // JSON mode: the reply is an object, or (cut by max_tokens) the start of one.
+  const js = await client.chat.completions.create(
+    ask('Tell me about a dog.', { response_format: { type: 'json_object' }, max_tokens: 60 }));
+  const jc = js.choices[0];
+  let isObject = false;
+  try { isObject = jc.finish_reason === 'stop' && typeof JSON.parse(jc.message.content) === 'object'; } catch { }
+  check(isObject || (jc.finish_reason === 'length' && jc.message.content.startsWith('{')),
+    `chat response_format json_object (${jc.finish_reason})`);
 
   // n choices: greedy, so each is the reply.
   const two = await client.chat.completions.create(ask('Tell me about a dog.', { n: 2 }));

@@ -1,0 +1,56 @@
+// JSON-constrained decoding over a model's vocabulary: which tokens keep the reply a prefix of
+// a valid JSON object (JsonRecognizer) from a given state. Control tokens and those that end
+// generation are never offered; the caller ends the reply when the object is complete.
+//
+// A mask costs one scan of the vocabulary's trie (every node while inside a string, where
+// almost every byte is allowed); a reply revisits few states (inside a string at the same
+// depth, after a value, ...), so masks are cached by state. Not thread-safe: one per stepping
+// thread.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/json_recognizer.h"
+#include "runtime/token_trie.h"
+
+namespace hearth::tokenizer {
+class Tokenizer;
+}
+
+namespace hearth::runtime {
+
+class JsonTokenMask {
+public:
+    // pieces[id]: the bytes of token id (empty: never allowed).
+    explicit JsonTokenMask(std::vector<std::string> pieces);
+    // Every token that is text: not control, unknown or unused, and not an end of generation.
+    static JsonTokenMask for_tokenizer(const tokenizer::Tokenizer& tok);
+
+    // One bit per token id: set when the token's bytes are accepted from `state`.
+    std::span<const uint64_t> allowed(const JsonRecognizer& state);
+    // Sets the logits of the tokens not allowed from `state` to -infinity; false when no
+    // token is allowed (the vocabulary cannot continue the document).
+    bool apply(const JsonRecognizer& state, std::span<float> logits);
+    // Advances state by token's bytes; false when they are not accepted.
+    bool advance(JsonRecognizer& state, int32_t token) const;
+
+    size_t n_vocab() const { return pieces_.size(); }
+    const TokenTrie& trie() const { return trie_; }
+    size_t cache_size() const { return cache_.size(); }
+
+private:
+    struct StateHash {
+        size_t operator()(const JsonRecognizer& r) const { return static_cast<size_t>(r.hash()); }
+    };
+    static constexpr size_t kMaxCached = 64;
+
+    std::vector<std::string> pieces_;
+    TokenTrie trie_;
+    std::unordered_map<JsonRecognizer, std::vector<uint64_t>, StateHash> cache_;
+};
+
+}  // namespace hearth::runtime

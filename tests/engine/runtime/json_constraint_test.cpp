@@ -1,0 +1,411 @@
+// JSON-constrained decoding: the byte recognizer against nlohmann::json (documents it must
+// accept and refuse, random walks that never reach a dead end and end in documents the parser
+// accepts), the vocabulary trie's masks against feeding every token's bytes one by one on real
+// vocabularies, and the scheduler's JsonObject requests on stories260K (every reply a valid
+// object or its unfinished start, the same tokens alone and batched, a reply_prefix, refusals).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gguf/gguf_file.h"
+#include "hearth/scheduler.h"
+#include "runtime/json_mask.h"
+#include "runtime/json_recognizer.h"
+#include "runtime/token_trie.h"
+#include "stories_scheduler_test.h"
+#include "test_data.h"
+#include "tokenizer/tokenizer.h"
+
+namespace hearth {
+namespace {
+
+using runtime::JsonRecognizer;
+using runtime::JsonTokenMask;
+using runtime::TokenTrie;
+
+// Whether the whole text is accepted, and whether it ends a document.
+struct Fed {
+    bool accepted;
+    bool complete;
+};
+Fed feed_all(std::string_view text) {
+    JsonRecognizer r;
+    const bool ok = r.feed(text);
+    return {ok, ok && r.complete()};
+}
+
+TEST(JsonRecognizer, AcceptsObjects) {
+    for (const char* doc : {
+             "{}", "{ \n\t} ", R"({"a":1})",
+             R"({"a": -0.5e+10, "b": [1, 2.25, -3E-2, 0], "c": {"d": null}})",
+             R"({"t": true, "f": false, "n": null, "e": [], "o": {}})",
+             R"({"s": "esc \" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE00 end"})",
+             "{\"utf8\": \"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xEF\xBF\xBF\"}",
+             R"({"nested": [[[{"x": [{}]}]]]})",
+             R"({"k": 0, "k": 1})",  // duplicate keys are valid JSON
+         }) {
+        const Fed f = feed_all(doc);
+        EXPECT_TRUE(f.accepted && f.complete) << doc;
+        EXPECT_TRUE(nlohmann::json::accept(doc)) << doc;  // the reference agrees
+    }
+}
+
+TEST(JsonRecognizer, RefusesWhatIsNotAnObject) {
+    // Refused at some byte (not merely unfinished).
+    for (const char* doc : {
+             "[]",
+             "1",
+             "\"s\"",
+             "null",
+             " {}",
+             "\n{}",
+             "{]",
+             "{\"a\"}",
+             "{\"a\":}",
+             "{\"a\":1,}",
+             "{,}",
+             "{\"a\":[1,]}",
+             "{\"a\":01}",
+             "{\"a\":-}",
+             "{\"a\":1.}",
+             "{\"a\":1.e5}",
+             "{\"a\":1e}",
+             "{\"a\":+1}",
+             "{\"a\":.5}",
+             "{\"a\":tru}",
+             "{\"a\":nul1}",
+             "{\"a\":True}",
+             "{a:1}",
+             "{'a':1}",
+             "{\"a\":1}}",
+             "{} {}",
+             "{\"a\":1]",
+             "{\"a\":[1}",
+             "{\"\\x\":1}",
+             "{\"\\u12G4\":1}",
+             "{\"a\":\"\\uDE00\"}",           // a lone low surrogate
+             "{\"a\":\"\\uD83D\"}",           // a high surrogate alone
+             "{\"a\":\"\\uD83Dx\"}",          // ... followed by something else
+             "{\"a\":\"\\uD83D\\u0041\"}",    // ... followed by a non-surrogate escape
+             "{\"a\":\"\\uD83D\\uD83D\"}",    // ... by another high surrogate
+             "{\"a\":\"tab\tin\"}",           // control characters must be escaped
+             "{\"a\":\"\xC0\x80\"}",          // overlong
+             "{\"a\":\"\xE0\x80\xAF\"}",      // overlong
+             "{\"a\":\"\xED\xA0\x80\"}",      // an encoded surrogate
+             "{\"a\":\"\xF4\x90\x80\x80\"}",  // past U+10FFFF
+             "{\"a\":\"\xF5\x80\x80\x80\"}",
+             "{\"a\":\"\x80\"}",
+             "{\"a\":\"\xC3\x28\"}",
+         }) {
+        const Fed f = feed_all(doc);
+        EXPECT_FALSE(f.accepted) << doc;
+        const std::string_view d = doc;
+        // JSON but not an object, or an object after whitespace (valid, refused by design).
+        if (d != "[]" && d != "1" && d != "\"s\"" && d != "null" && d != " {}" && d != "\n{}") {
+            EXPECT_FALSE(nlohmann::json::accept(doc)) << doc;
+        }
+    }
+    // Unfinished: accepted so far, not complete.
+    for (const char* doc : {"{", "{\"a", "{\"a\":", "{\"a\":1", "{\"a\":[", "{\"a\":\"\\u00",
+                            "{\"a\":\"\xE2\x82", "{\"a\":t"}) {
+        const Fed f = feed_all(doc);
+        EXPECT_TRUE(f.accepted && !f.complete) << doc;
+    }
+}
+
+TEST(JsonRecognizer, LimitsDepthAndWhitespace) {
+    std::string deep = "{\"a\":";
+    for (int i = 1; i < JsonRecognizer::kMaxDepth; ++i) deep += "[";
+    EXPECT_TRUE(feed_all(deep).accepted);
+    EXPECT_TRUE(feed_all(deep + "1").accepted);
+    EXPECT_FALSE(feed_all(deep + "[").accepted);
+    EXPECT_FALSE(feed_all(deep + "{").accepted);
+
+    const std::string ws(JsonRecognizer::kMaxWhitespace, ' ');
+    EXPECT_TRUE(feed_all("{" + ws + "}").complete);
+    EXPECT_FALSE(feed_all("{" + ws + " }").accepted);
+    EXPECT_TRUE(feed_all("{\"a\":1" + ws + ",\"b\":" + ws + "2}").complete);  // runs restart
+    // Inside strings spaces are text, not whitespace between tokens.
+    EXPECT_TRUE(feed_all("{\"a\":\"" + ws + ws + "\"}").complete);
+    // After the object only whitespace may follow.
+    EXPECT_TRUE(feed_all("{}" + ws).accepted);
+    EXPECT_FALSE(feed_all("{} x").accepted);
+}
+
+// Random walks over the bytes the recognizer accepts: it never reaches a state that accepts no
+// byte before the object is complete (a constrained reply could not go on), and every finished
+// walk is a document nlohmann parses as an object.
+TEST(JsonRecognizer, RandomWalksNeverDeadEndAndParse) {
+    std::mt19937 rng(7);
+    // Weights toward closing brackets, so walks finish.
+    int completed = 0;
+    for (int walk = 0; walk < 3000; ++walk) {
+        JsonRecognizer r;
+        std::string doc;
+        for (int step = 0; step < 400 && !r.complete(); ++step) {
+            std::vector<uint8_t> ok;
+            for (int c = 0; c < 256; ++c) {
+                JsonRecognizer probe = r;
+                if (probe.feed(uint8_t(c))) ok.push_back(uint8_t(c));
+            }
+            ASSERT_FALSE(ok.empty()) << "dead end after: " << doc;
+            uint8_t pick = ok[rng() % ok.size()];
+            // Prefer structure now and then so that walks close their containers.
+            for (uint8_t c : {uint8_t('}'), uint8_t(']'), uint8_t('"')})
+                if (std::find(ok.begin(), ok.end(), c) != ok.end() && rng() % 4 == 0) pick = c;
+            ASSERT_TRUE(r.feed(pick));
+            doc += char(pick);
+        }
+        if (!r.complete()) continue;
+        ++completed;
+        try {
+            EXPECT_TRUE(nlohmann::json::parse(doc).is_object()) << doc;
+        } catch (const nlohmann::json::out_of_range&) {
+            // A number past a double's range (1e999): valid JSON that this parser will not
+            // convert; the syntax is what the recognizer checks.
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << e.what() << "\n" << doc;
+        }
+    }
+    EXPECT_GT(completed, 1000);
+}
+
+TEST(JsonRecognizer, EqualStatesHashEqual) {
+    JsonRecognizer a, b;
+    ASSERT_TRUE(a.feed(R"({"x": "ab)"));
+    ASSERT_TRUE(b.feed(R"({"y": "c)"));
+    EXPECT_TRUE(a == b);
+    EXPECT_EQ(a.hash(), b.hash());
+    ASSERT_TRUE(b.feed("\\"));
+    EXPECT_FALSE(a == b);
+}
+
+TEST(TokenTrie, WalkFindsExactlyTheAcceptedPieces) {
+    // Shared prefixes, a repeated piece, empty pieces (never offered) and a piece that is a
+    // prefix of others.
+    const std::vector<std::string> pieces = {"{",   "{\"", "",   "\"a", "\"ab", "}",
+                                             "{\"", "a",   " {", "{}",  "\"",   "x{"};
+    TokenTrie trie(pieces);
+    EXPECT_EQ(trie.n_vocab(), pieces.size());
+    EXPECT_EQ(trie.max_depth(), 3u);
+    for (const char* prefix : {"", "{", "{\"", "{\"a\":1", "{\"a\":\""}) {
+        JsonRecognizer start;
+        ASSERT_TRUE(start.feed(prefix));
+        std::vector<int32_t> walked;
+        trie.walk(start, [&](int32_t id) { walked.push_back(id); });
+        std::sort(walked.begin(), walked.end());
+        std::vector<int32_t> brute;
+        for (size_t id = 0; id < pieces.size(); ++id) {
+            JsonRecognizer r = start;
+            if (!pieces[id].empty() && r.feed(pieces[id])) brute.push_back(int32_t(id));
+        }
+        EXPECT_EQ(walked, brute) << "after '" << prefix << "'";
+    }
+}
+
+// The masks on real vocabularies (byte-level BPE and SentencePiece with byte fallback) equal
+// feeding each token's bytes, from states along a document.
+class JsonMaskVocab : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(JsonMaskVocab, MaskIsFeedingEachToken) {
+    HEARTH_REQUIRE_SHARED(path, "testdata/vocab/ggml-vocab-" + GetParam() + ".gguf");
+    auto file = gguf::GgufFile::open(path);
+    ASSERT_TRUE(file.is_ok()) << file.error_message();
+    auto tok = tokenizer::Tokenizer::from_gguf(**file);
+    ASSERT_TRUE(tok.is_ok()) << tok.error_message();
+    JsonTokenMask mask = JsonTokenMask::for_tokenizer(**tok);
+    ASSERT_EQ(mask.n_vocab(), size_t((*tok)->n_vocab()));
+    const std::string doc =
+        "{\"name\": \"Zo\xC3\xAB \\u00e9\\uD83D\\uDE00\", \"n\": [1, -2.5e3, true], \"o\": {}}";
+    std::vector<float> logits(mask.n_vocab());
+    size_t checked = 0;
+    for (size_t cut = 0; cut < doc.size(); cut += 3) {
+        JsonRecognizer state;
+        ASSERT_TRUE(state.feed(std::string_view(doc).substr(0, cut)));
+        const auto bits = mask.allowed(state);
+        size_t n_allowed = 0;
+        for (int32_t id = 0; id < (*tok)->n_vocab(); ++id) {
+            JsonRecognizer r = state;
+            const bool text = !(*tok)->is_special(id) && !(*tok)->is_end_of_generation(id);
+            const std::string piece = (*tok)->token_to_piece(id);
+            const bool want = text && !piece.empty() && r.feed(piece);
+            const bool got = (bits[size_t(id) / 64] >> (id % 64)) & 1u;
+            ASSERT_EQ(got, want) << "token " << id << " '" << piece << "' after '"
+                                 << doc.substr(0, cut) << "'";
+            n_allowed += got;
+        }
+        EXPECT_GT(n_allowed, 0u) << "after '" << doc.substr(0, cut) << "'";
+        // apply() leaves allowed logits alone and bans the rest.
+        std::fill(logits.begin(), logits.end(), 1.0f);
+        ASSERT_TRUE(mask.apply(state, logits));
+        for (size_t id = 0; id < logits.size(); ++id)
+            ASSERT_EQ(logits[id] == 1.0f, bool((bits[id / 64] >> (id % 64)) & 1u)) << id;
+        ++checked;
+    }
+    EXPECT_GT(checked, 20u);
+    EXPECT_GT(mask.cache_size(), 0u);
+    // Inside a string every text token without a quote, backslash or control byte is allowed.
+    JsonRecognizer in_string;
+    ASSERT_TRUE(in_string.feed("{\"k\": \"v"));
+    const int32_t word = (*tok)->encode_user("hello")[0];
+    EXPECT_TRUE((mask.allowed(in_string)[size_t(word) / 64] >> (word % 64)) & 1u);
+    // Never an end of generation.
+    JsonRecognizer done;
+    ASSERT_TRUE(done.feed("{}"));
+    const int32_t eos = (*tok)->eos_id();
+    if (eos >= 0) {
+        EXPECT_FALSE((mask.allowed(done)[size_t(eos) / 64] >> (eos % 64)) & 1u);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Vocabularies, JsonMaskVocab,
+                         ::testing::Values("qwen2", "llama-spm", "gpt-2", "phi-3"));
+
+// Scheduler requests with OutputFormat::JsonObject on stories260K.
+struct Reply {
+    std::vector<int32_t> tokens;
+    std::string text;
+    bool done = false;
+    StopReason reason = StopReason::MaxTokens;
+    std::string error;
+};
+
+class JsonSchedulerTest : public test::StoriesSchedulerTest {
+protected:
+    GenerationRequest json_request(uint32_t salt, int32_t max_tokens, Reply& out) const {
+        GenerationRequest r;
+        r.prompt = prompt(24, salt);
+        r.max_tokens = max_tokens;
+        r.sampling.temperature = 0.f;
+        r.format = OutputFormat::JsonObject;
+        r.on_event = [&out](const StreamEvent& e) {
+            if (e.token >= 0) out.tokens.push_back(e.token);
+            out.text += e.text;
+            if (e.done) {
+                out.done = true;
+                out.reason = e.reason;
+                out.error = e.error;
+            }
+        };
+        return r;
+    }
+    // The token whose bytes are exactly `text` (stories260K's byte tokens).
+    int32_t token_of(const std::string& text) const {
+        for (int32_t id = 0; id < model_->info().n_vocab; ++id)
+            if (model_->token_piece(id) == text) return id;
+        ADD_FAILURE() << "no token '" << text << "'";
+        return -1;
+    }
+    static void drain(Scheduler& s) {
+        for (int i = 0; i < 20000; ++i) {
+            auto r = s.step();
+            ASSERT_TRUE(r.is_ok()) << r.error_message();
+            if (!*r) return;
+        }
+        FAIL() << "the scheduler did not finish";
+    }
+    // The reply is a complete object (ended by the format) or the start of one (cut by
+    // max_tokens).
+    static void expect_valid(const Reply& r, const std::string& prefix = {}) {
+        ASSERT_TRUE(r.done && r.error.empty()) << r.error;
+        const std::string doc = prefix + r.text;
+        JsonRecognizer rec;
+        EXPECT_TRUE(rec.feed(doc)) << doc;
+        if (r.reason == StopReason::EndOfGeneration) {
+            EXPECT_TRUE(rec.complete()) << doc;
+            nlohmann::json parsed;
+            ASSERT_NO_THROW(parsed = nlohmann::json::parse(doc)) << doc;
+            EXPECT_TRUE(parsed.is_object());
+        } else {
+            EXPECT_EQ(r.reason, StopReason::MaxTokens) << doc;
+            EXPECT_FALSE(rec.complete()) << doc;
+        }
+    }
+};
+
+TEST_F(JsonSchedulerTest, RepliesAreObjectsGreedyAndSampled) {
+    auto s = scheduler({.max_running = 8, .step_tokens = 64});
+    std::vector<Reply> replies(8);
+    for (uint32_t i = 0; i < replies.size(); ++i) {
+        GenerationRequest r = json_request(i, 120, replies[i]);
+        if (i % 2 == 1) {  // sampled, with the default chain
+            r.sampling = SamplingParams{};
+            r.sampling.temperature = 1.2f;
+            r.sampling.top_k = 0;
+            r.sampling.top_p = 1.f;
+            r.sampling.min_p = 0.f;
+            r.sampling.seed = 100 + i;
+        }
+        r.logprobs = i == 2 ? 3 : -1;
+        ASSERT_TRUE(s->submit(std::move(r)).ok());
+    }
+    drain(*s);
+    for (const Reply& r : replies) expect_valid(r);
+    EXPECT_EQ(s->stats().kv_blocks_free, s->stats().kv_blocks);
+    EXPECT_TRUE(s->check().is_ok());
+}
+
+TEST_F(JsonSchedulerTest, ClosingEndsTheRequest) {
+    // A strong bias toward '}' closes the object at once: "{}" and EndOfGeneration, with
+    // max_tokens to spare.
+    auto s = scheduler({.max_running = 2});
+    Reply reply;
+    GenerationRequest r = json_request(3, 50, reply);
+    r.sampling.logit_bias = {{token_of("}"), 100.f}};
+    ASSERT_TRUE(s->submit(std::move(r)).ok());
+    drain(*s);
+    expect_valid(reply);
+    EXPECT_EQ(reply.reason, StopReason::EndOfGeneration);
+    EXPECT_EQ(reply.text, "{}");
+    EXPECT_EQ(reply.tokens.size(), 2u);
+}
+
+TEST_F(JsonSchedulerTest, SameTokensAloneAndBatchedWithPlainRequests) {
+    Reply alone;
+    {
+        auto s = scheduler({.max_running = 1});
+        ASSERT_TRUE(s->submit(json_request(5, 60, alone)).ok());
+        drain(*s);
+    }
+    auto s = scheduler({.max_running = 4, .step_tokens = 32});
+    Reply batched;
+    std::vector<Reply> plain(3);
+    for (uint32_t i = 0; i < 3; ++i) {
+        GenerationRequest r = json_request(10 + i, 40, plain[i]);
+        r.format = OutputFormat::Text;
+        ASSERT_TRUE(s->submit(std::move(r)).ok());
+    }
+    ASSERT_TRUE(s->submit(json_request(5, 60, batched)).ok());
+    drain(*s);
+    EXPECT_EQ(batched.tokens, alone.tokens);
+    expect_valid(batched);
+    // The plain requests are the model's own greedy tokens (no mask leaked into them).
+    for (uint32_t i = 0; i < 3; ++i)
+        EXPECT_EQ(plain[i].tokens, reference(prompt(24, 10 + i), 40)) << i;
+}
+
+TEST_F(JsonSchedulerTest, ReplyPrefixStartsTheObject) {
+    auto s = scheduler({.max_running = 2});
+    Reply reply;
+    GenerationRequest r = json_request(7, 80, reply);
+    r.reply_prefix = "{\"name\": \"";
+    r.sampling.logit_bias = {{token_of("\""), 8.f}, {token_of("}"), 8.f}};
+    ASSERT_TRUE(s->submit(std::move(r)).ok());
+    drain(*s);
+    expect_valid(reply, "{\"name\": \"");
+    // Not the start of an object, or a whole one already: refused.
+    for (const char* bad : {"[", "x", "{}", "{\"a\":01"}) {
+        Reply unused;
+        GenerationRequest b = json_request(7, 8, unused);
+        b.reply_prefix = bad;
+        const SubmitResult res = s->submit(std::move(b));
+        EXPECT_EQ(res.error, SubmitError::Invalid) << bad;
+        EXPECT_NE(res.message.find("JSON object"), std::string::npos) << res.message;
+    }
+}
+
+}  // namespace
+}  // namespace hearth
