@@ -3,6 +3,7 @@
 // seeded draw). Each sampler narrows or reshapes the candidate list; the picker selects.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -20,15 +21,29 @@ struct TokenData {
     float p = 0.f;  // valid after softmax()
 };
 
+// Candidates start in id order. Samplers that cut the list (top-k, top-p, min-p) order it "by
+// logit, descending, ties: lower id first", but only as far as they look: a 152k vocabulary
+// sorted whole took ~10 ms a token, more than a decode step, while they usually stop within the
+// first few dozen tokens. The draw walks the list in whatever order it is in (by id when
+// nothing cut it, best first when something did): the same distribution, the same draws on
+// every platform, one pass.
 struct Candidates {
     std::vector<TokenData> data;
-    bool sorted = false;    // by logit, descending (ties: lower id first)
+    // data[0, n_sorted) are the n_sorted best, in order; the rest follow in any order. A sampler
+    // that changes logits other than by a common positive factor sets it to 0.
+    size_t n_sorted = 0;
     int32_t selected = -1;  // set by the picker
 
     void reset(std::span<const float> logits);
-    void sort();
-    // Sorts, then sets p to the softmax of the remaining logits.
+    // Puts the k best first, in order (what sorting all of them would put there).
+    void sort_top(size_t k);
+    void sort() { sort_top(data.size()); }
+    // Sets p to the softmax of the logits (the order is kept).
     void softmax();
+    void resize(size_t n) {
+        data.resize(n);
+        n_sorted = std::min(n_sorted, n);
+    }
 };
 
 class Sampler {

@@ -9,22 +9,29 @@ namespace hearth::runtime {
 void Candidates::reset(std::span<const float> logits) {
     data.resize(logits.size());
     for (size_t i = 0; i < logits.size(); ++i) data[i] = {static_cast<int32_t>(i), logits[i], 0.f};
-    sorted = false;
+    n_sorted = 0;
     selected = -1;
 }
 
-void Candidates::sort() {
-    if (sorted) return;
-    std::sort(data.begin(), data.end(), [](const TokenData& a, const TokenData& b) {
+void Candidates::sort_top(size_t k) {
+    k = std::min(k, data.size());
+    if (k <= n_sorted) return;
+    const auto better = [](const TokenData& a, const TokenData& b) {
         return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
-    });
-    sorted = true;
+    };
+    // The order is total (ties go by id), so the k best and their order are what a full sort
+    // gives, whatever the unsorted tail's order.
+    const auto first = data.begin() + static_cast<std::ptrdiff_t>(n_sorted);
+    const auto kth = data.begin() + static_cast<std::ptrdiff_t>(k);
+    if (kth != data.end()) std::nth_element(first, kth, data.end(), better);
+    std::sort(first, kth, better);
+    n_sorted = k;
 }
 
 void Candidates::softmax() {
-    sort();
     if (data.empty()) return;
-    const float mx = data[0].logit;
+    float mx = data[0].logit;
+    for (const auto& t : data) mx = std::max(mx, t.logit);
     double sum = 0;
     for (auto& t : data) sum += (t.p = std::exp(t.logit - mx));
     for (auto& t : data) t.p = static_cast<float>(t.p / sum);
@@ -66,7 +73,7 @@ int32_t SamplerChain::sample(std::span<const float> logits) {
         s->apply(cand_);
         if (cand_.selected >= 0) return cand_.selected;
     }
-    cand_.sort();
+    cand_.sort_top(1);
     return cand_.data.empty() ? -1 : cand_.data[0].id;
 }
 
@@ -77,6 +84,7 @@ const Candidates& SamplerChain::distribution(std::span<const float> logits) {
         s->apply(cand_);
     }
     cand_.softmax();
+    cand_.sort();  // the verifier walks the whole distribution in order
     return cand_;
 }
 

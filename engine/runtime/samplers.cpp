@@ -11,6 +11,10 @@ namespace hearth::runtime {
 
 namespace {
 
+// Tokens top-p orders at first as it walks the distribution best first; each further run
+// orders four times as many.
+constexpr size_t kFirstRun = 64;
+
 template <typename Derived>
 class Cloneable : public Sampler {
 public:
@@ -51,6 +55,7 @@ public:
         // mt19937_64 is fully specified by the standard; the conversion to [0,1) is ours, so
         // a seed gives the same draws on every platform.
         const double r = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+        // The candidates in their order (Candidates: by id, or best first after a cut).
         double cum = 0;
         for (const auto& t : c.data) {
             cum += t.p;
@@ -82,10 +87,11 @@ public:
     void apply(Candidates& c) override {
         if (c.data.empty()) return;
         if (t_ <= 0.f) {
-            c.sort();
-            c.data.resize(1);
+            c.sort_top(1);
+            c.resize(1);
             return;
         }
+        // A common positive factor keeps the order (equal logits stay where they were).
         for (auto& t : c.data) t.logit /= t_;
     }
 
@@ -99,8 +105,8 @@ public:
     const char* name() const override { return "top-k"; }
     void apply(Candidates& c) override {
         if (k_ <= 0 || static_cast<size_t>(k_) >= c.data.size()) return;
-        c.sort();
-        c.data.resize(static_cast<size_t>(k_));
+        c.sort_top(static_cast<size_t>(k_));
+        c.resize(static_cast<size_t>(k_));
     }
 
 private:
@@ -114,17 +120,17 @@ public:
     void apply(Candidates& c) override {
         if (p_ >= 1.f || c.data.empty()) return;
         c.softmax();
-        // The smallest prefix whose probability reaches p (at least one token).
+        // The smallest prefix (best first) whose probability reaches p (at least one token).
         double cum = 0;
         size_t keep = c.data.size();
-        for (size_t i = 0; i < c.data.size(); ++i) {
-            cum += c.data[i].p;
-            if (cum >= p_) {
-                keep = i + 1;
-                break;
+        for (size_t i = 0, k = kFirstRun; i < keep; k *= 4) {
+            c.sort_top(k);
+            for (; i < c.n_sorted && i < keep; ++i) {
+                cum += c.data[i].p;
+                if (cum >= p_) keep = i + 1;
             }
         }
-        c.data.resize(keep);
+        c.resize(keep);
     }
 
 private:
@@ -137,12 +143,13 @@ public:
     const char* name() const override { return "min-p"; }
     void apply(Candidates& c) override {
         if (p_ <= 0.f || c.data.empty()) return;
-        c.sort();
-        // p_i >= p * p_max  <=>  logit_i >= logit_max + log(p)
+        c.sort_top(1);
+        // p_i >= p * p_max  <=>  logit_i >= logit_max + log(p): those tokens, the best first.
         const float threshold = c.data[0].logit + std::log(p_);
         size_t keep = 1;
-        while (keep < c.data.size() && c.data[keep].logit >= threshold) ++keep;
-        c.data.resize(keep);
+        for (size_t i = 1; i < c.data.size(); ++i) keep += c.data[i].logit >= threshold;
+        c.sort_top(keep);
+        c.resize(keep);
     }
 
 private:
@@ -164,7 +171,7 @@ public:
             for (auto& t : c.data)
                 if (t.id == id) t.logit += b;
         }
-        c.sorted = false;
+        c.n_sorted = 0;
     }
 
 private:
@@ -185,7 +192,7 @@ public:
             t.logit = t.logit > 0 ? t.logit / repeat_ : t.logit * repeat_;
             t.logit -= static_cast<float>(it->second) * freq_ + presence_;
         }
-        c.sorted = false;
+        c.n_sorted = 0;
     }
     void accept(int32_t token) override {
         if (window_ == 0) return;

@@ -201,6 +201,71 @@ TEST(Samplers, SeededDrawsAreReproducibleAndFollowTheDistribution) {
     for (int i = 0; i < 50; ++i) EXPECT_EQ(a.sample(logits), copy.sample(logits));
 }
 
+// The cutting samplers order only the head of a large list (Candidates::sort_top): what they
+// keep, and its order, must be what sorting the whole list gives. Logits rounded to a coarse
+// grid, so ties are everywhere; 50k tokens, so several rounds of ordering run.
+TEST(Samplers, PartialOrderingKeepsWhatAFullSortKeeps) {
+    std::mt19937 rng(3);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    const auto better = [](const TokenData& a, const TokenData& b) {
+        return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+    };
+    for (const float spread : {0.5f, 4.f}) {  // flat (top-p walks far) and peaked
+        std::vector<float> logits(50000);
+        for (float& l : logits) l = std::round(nd(rng) * spread * 8.f) / 8.f;
+        Candidates full;
+        full.reset(logits);
+        std::sort(full.data.begin(), full.data.end(), better);
+        const auto expect_prefix = [&](const Candidates& c, size_t n, const char* what) {
+            ASSERT_EQ(c.data.size(), n) << what;
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(c.data[i].id, full.data[i].id) << what << i;
+        };
+        for (const size_t k : {size_t{1}, size_t{40}, size_t{1000}, size_t{49999}}) {
+            Candidates c;
+            c.reset(logits);
+            c.sort_top(k / 2 + 1);  // a second round extends the first
+            c.sort_top(k);
+            ASSERT_GE(c.n_sorted, k);
+            for (size_t i = 0; i < k; ++i)
+                ASSERT_EQ(c.data[i].id, full.data[i].id) << k << " " << i;
+            Candidates top;
+            top.reset(logits);
+            make_top_k(int32_t(k))->apply(top);
+            expect_prefix(top, k, "top-k");
+        }
+        // min-p and top-p against the definitions on the fully sorted list.
+        const double max_logit = full.data[0].logit;
+        for (const float p : {0.01f, 0.2f, 0.9f}) {
+            size_t n_min = 0;
+            while (n_min < full.data.size() &&
+                   full.data[n_min].logit >= float(max_logit) + std::log(p))
+                ++n_min;
+            Candidates c;
+            c.reset(logits);
+            make_min_p(p)->apply(c);
+            expect_prefix(c, std::max<size_t>(1, n_min), "min-p");
+        }
+        for (const float p : {0.05f, 0.5f, 0.95f}) {
+            Candidates c;
+            c.reset(logits);
+            make_top_p(p)->apply(c);
+            Candidates ref = full;
+            ref.softmax();
+            double cum = 0;
+            size_t n_top = ref.data.size();
+            for (size_t i = 0; i < ref.data.size(); ++i)
+                if ((cum += ref.data[i].p) >= p) {
+                    n_top = i + 1;
+                    break;
+                }
+            // The sums may round differently in another order: allow the boundary to move by
+            // a token, never more.
+            ASSERT_NEAR(double(c.data.size()), double(n_top), 1.0) << p;
+            expect_prefix(c, c.data.size(), "top-p");
+        }
+    }
+}
+
 TEST(Samplers, ChainFiltersBeforeDrawing) {
     SamplingParams sp;
     sp.temperature = 1.f;
