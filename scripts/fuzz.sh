@@ -5,8 +5,8 @@
 # scripts/test.sh as a smoke; a long campaign is e.g. `nice -n 19 scripts/fuzz.sh 3600`.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
-#     targets: gguf tokenizer chat kv_file model_file chat_import openai_request (chat_import
-#     needs Qt6 Core; openai_request reads stories260K from ../shared)
+#     targets: gguf tokenizer chat kv_file model_file chat_import openai_request json_mode
+#     (chat_import needs Qt6 Core; openai_request reads stories260K from ../shared)
 #
 # Working corpora grow in build/fuzz/corpus/TARGET (kept between runs); the committed seeds in
 # tests/fuzz/TARGET/seeds are read on every run, so a crashing input copied there becomes a
@@ -19,7 +19,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(gguf tokenizer chat kv_file model_file chat_import openai_request)
+[ ${#targets[@]} -eq 0 ] &&
+  targets=(gguf tokenizer chat kv_file model_file chat_import openai_request json_mode)
 jobs=$(nproc 2>/dev/null || echo 2)
 build=build/fuzz
 shared=${HEARTH_SHARED_DIR:-$(cd .. && pwd)/shared}
@@ -87,6 +88,7 @@ for t in "${targets[@]}"; do
     chat) extra+=(-dict=tests/fuzz/chat/jinja.dict) ;;
     chat_import) extra+=(-dict=tests/fuzz/chat_import/json.dict) ;;
     openai_request) extra+=(-dict=tests/fuzz/openai_request/request.dict) ;;
+    json_mode) extra+=(-dict=tests/fuzz/json_mode/json.dict) ;;
     model_file) dirs+=("$model_seeds"); extra+=(-max_len=262144 -rss_limit_mb=4096) ;;
   esac
   log=$build/fuzz-$t.log
