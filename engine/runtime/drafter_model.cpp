@@ -126,7 +126,9 @@ public:
                     cum += t.p;
                     if (tok < 0 && r < cum) tok = t.id;
                 }
-                if (tok < 0 && !c.data.empty()) tok = c.data.back().id;
+                // Rounding left r just above the total: the last token with any weight.
+                for (auto it = c.data.rbegin(); tok < 0 && it != c.data.rend(); ++it)
+                    if (it->p > 0) tok = it->id;
             }
             if (tok < 0) break;
             chain.accept(tok);

@@ -95,7 +95,8 @@ public:
     // with a picker; without one the best remaining token is returned).
     int32_t sample(std::span<const float> logits);
     // The distribution the picker would draw from (speculative verification): every sampler
-    // before the picker, then softmax. Valid until the next call.
+    // before the picker, then softmax, in the candidates' order (by id unless a sampler cut the
+    // list; draws walk it in that order, as the picker does). Valid until the next call.
     const Candidates& distribution(std::span<const float> logits);
     // Records a token that became part of the sequence (prompt or generated).
     void accept(int32_t token);

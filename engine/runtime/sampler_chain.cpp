@@ -126,7 +126,6 @@ const Candidates& SamplerChain::distribution(std::span<const float> logits) {
         s->apply(cand_);
     }
     cand_.softmax();
-    cand_.sort();  // the verifier walks the whole distribution in order
     return cand_;
 }
 

@@ -22,7 +22,10 @@ int32_t Verifier::pick(std::span<const float> logits) {
         cum += t.p;
         if (r < cum) return t.id;
     }
-    return c.data.back().id;  // rounding left r just above the total
+    // Rounding left r just above the total: the last token with any weight.
+    for (auto it = c.data.rbegin(); it != c.data.rend(); ++it)
+        if (it->p > 0) return it->id;
+    return c.data.front().id;
 }
 
 Verifier::Verdict Verifier::check(std::span<const float> logits, int32_t drafted,
