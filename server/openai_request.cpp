@@ -1,5 +1,7 @@
 #include "openai_request.h"
 
+#include "json_schema_compile.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -239,9 +241,11 @@ std::optional<ApiError> refuse_unsupported_chat(const json& b) {
     return std::nullopt;
 }
 
-// response_format: {"type": "text"} (the default) or {"type": "json_object"} (the reply is
-// one JSON object, by constrained decoding); "json_schema" is refused.
-std::optional<ApiError> parse_response_format(const json& b, OutputFormat& format) {
+// response_format: {"type": "text"} (the default), {"type": "json_object"} (the reply is one
+// JSON object, by constrained decoding) or {"type": "json_schema", "json_schema": {"name",
+// "schema", "strict"}} (an object that follows the schema; without one, any object).
+std::optional<ApiError> parse_response_format(const json& b, GenerationRequest& g) {
+    OutputFormat& format = g.format;
     format = OutputFormat::Text;
     const auto it = b.find("response_format");
     if (it == b.end() || it->is_null()) return std::nullopt;
@@ -251,9 +255,24 @@ std::optional<ApiError> parse_response_format(const json& b, OutputFormat& forma
     const std::string type = type_it->get<std::string>();
     if (type == "json_object") format = OutputFormat::JsonObject;
     if (type == "text" || type == "json_object") return std::nullopt;
-    return bad_request("'response_format' of type '" + type +
-                           "' is not supported by this server (only 'text' and 'json_object')",
-                       "response_format", "unsupported_parameter");
+    if (type != "json_schema")
+        return bad_request("'response_format' of type '" + type +
+                               "' is not supported by this server (text, json_object or "
+                               "json_schema)",
+                           "response_format", "unsupported_parameter");
+    const auto js = it->find("json_schema");
+    if (js == it->end() || !js->is_object())
+        return bad_request("'response_format.json_schema' must be an object with a 'name'",
+                           "response_format.json_schema");
+    format = OutputFormat::JsonObject;
+    const auto schema = js->find("schema");
+    if (schema == js->end() || schema->is_null()) return std::nullopt;
+    auto compiled = std::make_shared<JsonSchema>();
+    if (std::string why = compile_json_schema(*schema, *compiled); !why.empty())
+        return bad_request(why, "response_format.json_schema.schema", "unsupported_parameter");
+    format = OutputFormat::JsonSchema;
+    g.json_schema = std::move(compiled);
+    return std::nullopt;
 }
 
 }  // namespace
@@ -261,7 +280,7 @@ std::optional<ApiError> parse_response_format(const json& b, OutputFormat& forma
 std::optional<ApiError> parse_chat_request(const json& b, const Model& model,
                                            const RequestLimits& limits, ParsedRequest& out) {
     if (auto e = refuse_unsupported_chat(b)) return e;
-    if (auto e = parse_response_format(b, out.gen.format)) return e;
+    if (auto e = parse_response_format(b, out.gen)) return e;
     const auto it = b.find("messages");
     if (it == b.end() || !it->is_array() || it->empty())
         return bad_request("'messages' must be a non-empty array", "messages");

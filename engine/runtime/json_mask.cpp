@@ -47,6 +47,10 @@ bool JsonTokenMask::apply(const JsonRecognizer& state, std::span<float> logits) 
     return any;
 }
 
+void JsonTokenMask::forget(const JsonSchema* schema) {
+    std::erase_if(cache_, [schema](const auto& e) { return e.first.schema() == schema; });
+}
+
 bool JsonTokenMask::advance(JsonRecognizer& state, int32_t token) const {
     if (token < 0 || size_t(token) >= pieces_.size() || pieces_[size_t(token)].empty())
         return false;

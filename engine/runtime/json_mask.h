@@ -35,6 +35,8 @@ public:
     // Sets the logits of the tokens not allowed from `state` to -infinity; false when no
     // token is allowed (the vocabulary cannot continue the document).
     bool apply(const JsonRecognizer& state, std::span<float> logits);
+    // Drops the masks cached for states under this schema.
+    void forget(const JsonSchema* schema);
     // Advances state by token's bytes; false when they are not accepted.
     bool advance(JsonRecognizer& state, int32_t token) const;
 

@@ -1,5 +1,7 @@
 #include "runtime/json_recognizer.h"
 
+#include <bit>
+
 namespace hearth::runtime {
 
 namespace {
@@ -34,6 +36,7 @@ uint64_t JsonRecognizer::hash() const {
     mix(static_cast<uint8_t>(mode_), 1);
     mix(depth_, 1);
     mix(ws_run_, 1);
+    mix(breaks_, 1);
     mix(key_, 1);
     mix(low_, 1);
     mix(hex_digits_, 1);
@@ -43,55 +46,152 @@ uint64_t JsonRecognizer::hash() const {
     mix(literal_, 1);
     mix(literal_pos_, 1);
     mix(code_, 2);
+    if (schema_) {
+        mix(reinterpret_cast<uintptr_t>(schema_), 8);
+        mix(integer_, 1);
+        mix(matching_, 1);
+        mix(match_pos_, 2);
+        mix(match_, 8);
+        mix(value_node_, 2);
+        mix(match_node_, 2);
+        for (int d = 0; d < depth_ && d < JsonSchema::kMaxDepth; ++d) {
+            mix(node_[d], 2);
+            mix(seen_[d], 8);
+        }
+    }
     return h;
 }
 
 bool JsonRecognizer::whitespace(uint8_t c) {
     if (!is_ws(c) || ws_run_ >= kMaxWhitespace) return false;
+    // One line break a run (CR LF counts as one): indentation, not empty lines.
+    const uint8_t bit = c == '\n' ? 1 : c == '\r' ? 2 : 0;
+    if (breaks_ & bit) return false;
+    breaks_ |= bit;
     ++ws_run_;
     return true;
 }
 
-bool JsonRecognizer::open(bool object) {
-    if (depth_ >= kMaxDepth) return false;
+bool JsonRecognizer::open(bool object, uint16_t node_id) {
+    if (depth_ >= (schema_ ? JsonSchema::kMaxDepth : kMaxDepth)) return false;
     if (object)
         objects_ |= uint64_t{1} << depth_;
     else
         objects_ &= ~(uint64_t{1} << depth_);
+    if (schema_) {
+        node_[depth_] = node_id;
+        seen_[depth_] = 0;
+        if (!object) {
+            const JsonSchema::Node* n = node(node_id);
+            value_node_ = n ? n->items : JsonSchema::kAny;
+        }
+    }
     ++depth_;
     mode_ = object ? Mode::ObjFirst : Mode::ArrFirst;
     return true;
 }
 
+bool JsonRecognizer::close() {
+    if (schema_ && top_is_object()) {
+        // An object closes once its required keys are written.
+        if (const JsonSchema::Node* n = node(container()))
+            if ((seen_[depth_ - 1] & n->required) != n->required) return false;
+    }
+    --depth_;
+    if (schema_) {
+        node_[depth_] = 0;
+        seen_[depth_] = 0;
+    }
+    value_done();
+    return true;
+}
+
 void JsonRecognizer::value_done() {
     mode_ = depth_ == 0 ? Mode::Done : Mode::AfterValue;
+    value_node_ = JsonSchema::kAny;
+}
+
+uint64_t JsonRecognizer::unseen_keys() const {
+    const JsonSchema::Node* n = node(container());
+    if (!n) return 0;
+    const uint64_t all = n->keys.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << n->keys.size()) - 1;
+    return all & ~seen_[depth_ - 1];
+}
+
+// A string read against a list (an object's keys or an enum's values): c must continue one of
+// the entries still matching (raw bytes: entries hold no escapes).
+bool JsonRecognizer::match_byte(uint8_t c) {
+    const JsonSchema::Node* n = node(key_ ? container() : match_node_);
+    const std::vector<std::string>& list = key_ ? n->keys : n->strings;
+    uint64_t left = 0;
+    for (uint64_t m = match_; m; m &= m - 1) {
+        const auto i = static_cast<size_t>(std::countr_zero(m));
+        if (list[i].size() > match_pos_ && static_cast<uint8_t>(list[i][match_pos_]) == c)
+            left |= uint64_t{1} << i;
+    }
+    if (!left) return false;
+    match_ = left;
+    ++match_pos_;
+    return true;
+}
+
+// The closing quote of a listed string: one entry must end here.
+bool JsonRecognizer::match_end() {
+    const JsonSchema::Node* n = node(key_ ? container() : match_node_);
+    const std::vector<std::string>& list = key_ ? n->keys : n->strings;
+    for (uint64_t m = match_; m; m &= m - 1) {
+        const auto i = static_cast<size_t>(std::countr_zero(m));
+        if (list[i].size() != match_pos_) continue;
+        matching_ = false;
+        match_ = 0;
+        match_pos_ = 0;
+        match_node_ = JsonSchema::kAny;
+        if (key_) {
+            seen_[depth_ - 1] |= uint64_t{1} << i;
+            value_node_ = n->values[i];
+            key_ = false;
+            mode_ = Mode::Colon;
+        } else {
+            value_done();
+        }
+        return true;
+    }
+    return false;
 }
 
 bool JsonRecognizer::value_start(uint8_t c) {
+    const JsonSchema::Node* n = node(value_node_);
+    const uint8_t types = n ? n->types : 0x7F;
+    const uint16_t id = value_node_;
     switch (c) {
         case '{':
-            return open(true);
+            return (types & JsonSchema::kObject) && open(true, id);
         case '[':
-            return open(false);
+            return (types & JsonSchema::kArray) && open(false, id);
         case '"':
+            if (!(types & JsonSchema::kString)) return false;
             mode_ = Mode::String;
             key_ = false;
-            return true;
-        case '-':
-            mode_ = Mode::Minus;
-            return true;
-        case '0':
-            mode_ = Mode::Zero;
+            if (n && !n->strings.empty()) {
+                matching_ = true;
+                match_node_ = id;
+                match_pos_ = 0;
+                match_ =
+                    n->strings.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << n->strings.size()) - 1;
+            }
             return true;
         default:
             break;
     }
-    if (c >= '1' && c <= '9') {
-        mode_ = Mode::Int;
+    if (c == '-' || is_digit(c)) {
+        if (!(types & (JsonSchema::kNumber | JsonSchema::kInteger))) return false;
+        integer_ = !(types & JsonSchema::kNumber);
+        mode_ = c == '-' ? Mode::Minus : c == '0' ? Mode::Zero : Mode::Int;
         return true;
     }
     for (uint8_t i = 0; i < 3; ++i)
         if (c == static_cast<uint8_t>(kLiterals[i][0])) {
+            if (!(types & (i == 2 ? JsonSchema::kNull : JsonSchema::kBoolean))) return false;
             mode_ = Mode::Literal;
             literal_ = i;
             literal_pos_ = 1;
@@ -103,14 +203,18 @@ bool JsonRecognizer::value_start(uint8_t c) {
 bool JsonRecognizer::after_value(uint8_t c) {
     // depth_ >= 1 here: a value at depth 0 is the top-level object, which ends in Done.
     if (c == ',') {
-        mode_ = top_is_object() ? Mode::Key : Mode::Value;
+        if (top_is_object()) {
+            // Another key only while the schema has one left.
+            if (node(container()) && unseen_keys() == 0) return false;
+            mode_ = Mode::Key;
+        } else {
+            const JsonSchema::Node* n = node(container());
+            value_node_ = n ? n->items : JsonSchema::kAny;
+            mode_ = Mode::Value;
+        }
         return true;
     }
-    if (c == (top_is_object() ? '}' : ']')) {
-        --depth_;
-        value_done();
-        return true;
-    }
+    if (c == (top_is_object() ? '}' : ']')) return close();
     return false;
 }
 
@@ -118,19 +222,22 @@ bool JsonRecognizer::feed(uint8_t c) {
     // Whitespace runs count only between tokens of the document, never inside strings.
     const bool in_token = mode_ >= Mode::String;
     if (!in_token && is_ws(c)) return mode_ != Mode::Start && whitespace(c);
-    if (!in_token) ws_run_ = 0;
+    if (!in_token) ws_run_ = breaks_ = 0;
     switch (mode_) {
         case Mode::Start:
-            return c == '{' && open(true);
+            return c == '{' && open(true, 0);
         case Mode::ObjFirst:
-            if (c == '}') {
-                --depth_;
-                value_done();
-                return true;
-            }
+            if (c == '}') return close();
             [[fallthrough]];
         case Mode::Key:
             if (c != '"') return false;
+            if (node(container())) {  // one of the keys not written yet
+                const uint64_t unseen = unseen_keys();
+                if (!unseen) return false;
+                matching_ = true;
+                match_ = unseen;
+                match_pos_ = 0;
+            }
             mode_ = Mode::String;
             key_ = true;
             return true;
@@ -139,11 +246,7 @@ bool JsonRecognizer::feed(uint8_t c) {
             mode_ = Mode::Value;
             return true;
         case Mode::ArrFirst:
-            if (c == ']') {
-                --depth_;
-                value_done();
-                return true;
-            }
+            if (c == ']') return close();
             return value_start(c);
         case Mode::Value:
             return value_start(c);
@@ -152,6 +255,7 @@ bool JsonRecognizer::feed(uint8_t c) {
         case Mode::Done:
             return false;  // only whitespace, handled above
         case Mode::String:
+            if (matching_) return c == '"' ? match_end() : match_byte(c);
             if (c == '"') {
                 if (key_) {
                     mode_ = Mode::Colon;
@@ -263,6 +367,7 @@ bool JsonRecognizer::feed(uint8_t c) {
             if (is_digit(c)) return true;
             [[fallthrough]];
         case Mode::Zero:
+            if (integer_) break;  // no fraction or exponent: the number ends here
             if (c == '.') {
                 mode_ = Mode::Dot;
                 return true;
@@ -299,8 +404,9 @@ bool JsonRecognizer::feed(uint8_t c) {
     }
     // A complete number ended by c (numbers only occur inside a container): c belongs to what
     // follows the number.
-    mode_ = Mode::AfterValue;
-    ws_run_ = 0;
+    value_done();
+    integer_ = false;
+    ws_run_ = breaks_ = 0;
     if (is_ws(c)) return whitespace(c);
     return after_value(c);
 }

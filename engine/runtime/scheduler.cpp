@@ -92,8 +92,14 @@ SubmitResult Scheduler::submit(GenerationRequest request) try {
     if (request.logprobs < -1 || request.logprobs > kMaxTopLogprobs)
         return invalid("logprobs must be between 0 and " + std::to_string(kMaxTopLogprobs));
     std::optional<runtime::JsonRecognizer> json;
-    if (request.format == OutputFormat::JsonObject) {
-        json.emplace();
+    if (request.format == OutputFormat::JsonSchema) {
+        if (!request.json_schema) return invalid("a JSON schema format needs a schema");
+        if (std::string why = request.json_schema->check(); !why.empty())
+            return invalid("the JSON schema cannot be followed: " + why);
+    }
+    if (request.format != OutputFormat::Text) {
+        json.emplace(request.format == OutputFormat::JsonSchema ? request.json_schema.get()
+                                                                : nullptr);
         if (!json->feed(request.reply_prefix) || json->complete())
             return invalid("the reply's start is not the start of a JSON object");
         request.drafter.reset();  // constrained requests decode one token a step

@@ -63,6 +63,8 @@ void Scheduler::Impl::finish(SchedSeq& s, StopReason reason, std::string error) 
     ev.usage = s.usage;
     if (s.kv >= 0) cache->close(s.kv);
     s.kv = -1;
+    // Masks cached for a schema must not outlive it (another could take its address).
+    if (s.req.json_schema && json_mask) json_mask->forget(s.req.json_schema.get());
     remove(s.id);
     ++st.requests_done;
     if (reason == StopReason::Cancelled && ev.error.empty()) ++st.requests_cancelled;

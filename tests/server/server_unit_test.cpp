@@ -8,6 +8,7 @@
 
 #include "api_error.h"
 #include "auth.h"
+#include "json_schema_compile.h"
 #include "openai_logprobs.h"
 #include "openai_request.h"
 #include "openai_response.h"
@@ -244,7 +245,9 @@ TEST_F(ServerRequests, BadParametersNameThemselves) {
         {{{"messages", msgs}, {"tools", {{{"type", "function"}}}}}, "tools"},
         {{{"messages", msgs}, {"functions", {{{"name", "f"}}}}}, "functions"},
         {{{"messages", msgs}, {"tool_choice", "auto"}}, "tool_choice"},
-        {{{"messages", msgs}, {"response_format", {{"type", "json_schema"}}}}, "response_format"},
+        {{{"messages", msgs}, {"response_format", {{"type", "json_schema"}}}},
+         "response_format.json_schema"},
+        {{{"messages", msgs}, {"response_format", {{"type", "xml"}}}}, "response_format"},
         {{{"messages", msgs}, {"response_format", "json"}}, "response_format"},
         {{{"messages", msgs}, {"response_format", {{"type", 5}}}}, "response_format"},
         {{{"messages", msgs}, {"n", 0}}, "n"},
@@ -560,6 +563,101 @@ TEST_F(ServerRequests, ChoicesFromInterleavedEvents) {
     const auto err = failing.collect(event(7, "", true, StopReason::Cancelled, "boom"));
     ASSERT_TRUE(err.has_value());
     EXPECT_EQ(json::parse(*err)["error"]["message"], "boom");
+}
+
+}  // namespace
+}  // namespace hearth::server
+
+namespace hearth::server {
+namespace {
+
+// response_format json_schema: the schema compiled to the engine's table, or refused by the
+// keyword it cannot enforce.
+TEST(ServerJsonSchema, CompilesTheSubsetAndRefusesTheRest) {
+    const json schema = json::parse(R"({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Person", "type": "object", "additionalProperties": false,
+        "properties": {
+            "name": {"type": "string", "description": "full name"},
+            "age": {"type": "integer"},
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}},
+            "score": {"type": ["number", "null"]},
+            "extra": {}
+        },
+        "required": ["name", "age"]})");
+    JsonSchema s;
+    ASSERT_EQ(compile_json_schema(schema, s), "");
+    ASSERT_EQ(s.check(), "");
+    ASSERT_EQ(s.nodes.size(), 6u);  // root, name, age, tags, its items, score; extra is any
+    const JsonSchema::Node& root = s.nodes[0];
+    EXPECT_EQ(root.types, JsonSchema::kObject);
+    // Properties as nlohmann lists them (sorted; the reply may write them in any order).
+    ASSERT_EQ(root.keys, (std::vector<std::string>{"age", "extra", "name", "score", "tags"}));
+    EXPECT_EQ(root.required, 0b101u);  // age, name
+    EXPECT_EQ(root.values[1], JsonSchema::kAny);
+    EXPECT_EQ(s.nodes[root.values[0]].types, JsonSchema::kInteger);
+    EXPECT_EQ(s.nodes[root.values[2]].types, JsonSchema::kString);
+    const auto& tags = s.nodes[root.values[4]];
+    EXPECT_EQ(tags.types, JsonSchema::kArray);
+    EXPECT_EQ(s.nodes[tags.items].strings, (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(s.nodes[tags.items].types, JsonSchema::kString);
+    EXPECT_EQ(s.nodes[root.values[3]].types, JsonSchema::kNumber | JsonSchema::kNull);
+    // No constraints at all: any object.
+    ASSERT_EQ(compile_json_schema(json::object(), s), "");
+    EXPECT_EQ(s.nodes.size(), 1u);
+    EXPECT_EQ(s.nodes[0].types, JsonSchema::kObject);
+
+    for (const char* bad : {
+             R"({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}})",
+             R"({"anyOf": [{"type": "object"}]})",
+             R"({"type": "object", "properties": {"a": {"type": "string", "pattern": "x+"}}})",
+             R"({"type": "object", "properties": {"a": {"type": "integer", "minimum": 0}}})",
+             R"({"type": "string"})",  // the root: an object
+             R"({"type": "object", "required": ["missing"]})",
+             R"({"type": "object", "properties": {"a": {"type": "date"}}})",
+             R"({"type": "object", "properties": {"a": {"enum": [1, 2]}}})",
+             R"({"type": "object", "properties": {"a\"b": {}}})",  // a quote in a key
+             R"({"type": "object", "properties": {"a": 5}})",
+         }) {
+        EXPECT_NE(compile_json_schema(json::parse(bad), s), "") << bad;
+    }
+    EXPECT_NE(compile_json_schema(json::parse(R"({"anyOf": []})"), s).find("anyOf"),
+              std::string::npos);
+}
+
+TEST_F(ServerRequests, ResponseFormatJsonSchema) {
+    const json msgs = {{{"role", "user"}, {"content", "Hi"}}};
+    const json schema = {
+        {"type", "object"}, {"properties", {{"ok", {{"type", "boolean"}}}}}, {"required", {"ok"}}};
+    ParsedRequest r;
+    ASSERT_FALSE(
+        chat({{"messages", msgs},
+              {"response_format",
+               {{"type", "json_schema"},
+                {"json_schema", {{"name", "answer"}, {"schema", schema}, {"strict", true}}}}}},
+             r)
+            .has_value());
+    EXPECT_EQ(r.gen.format, OutputFormat::JsonSchema);
+    ASSERT_TRUE(r.gen.json_schema);
+    EXPECT_EQ(r.gen.json_schema->nodes[0].keys, std::vector<std::string>{"ok"});
+    // Without a schema: any object.
+    ParsedRequest any;
+    ASSERT_FALSE(
+        chat({{"messages", msgs},
+              {"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "x"}}}}}},
+             any)
+            .has_value());
+    EXPECT_EQ(any.gen.format, OutputFormat::JsonObject);
+    for (const json& rf :
+         {json{{"type", "json_schema"}},
+          json{{"type", "json_schema"},
+               {"json_schema", {{"name", "x"}, {"schema", {{"anyOf", json::array()}}}}}}}) {
+        ParsedRequest bad;
+        const auto e = chat({{"messages", msgs}, {"response_format", rf}}, bad);
+        ASSERT_TRUE(e.has_value()) << rf.dump();
+        EXPECT_EQ(e->status, 400);
+        EXPECT_EQ(e->param.rfind("response_format", 0), 0u) << e->param;
+    }
 }
 
 }  // namespace

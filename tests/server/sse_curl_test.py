@@ -297,6 +297,22 @@ def main():
     check(jr.get("message", {}).get("content") == "{}" and jr.get("finish_reason") == "stop",
           "json_object with a bias toward '}': {} and finish_reason stop")
 
+    # response_format json_schema: {"ok": boolean} required, nothing else.
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"],
+              "additionalProperties": False}
+    st, _, body = curl(srv.base + "/chat/completions",
+                       dict(jchat, response_format={"type": "json_schema", "json_schema": {
+                           "name": "answer", "schema": schema, "strict": True}}))
+    jr = json.loads(body)["choices"][0] if st == 200 else {}
+    content, finish = jr.get("message", {}).get("content", ""), jr.get("finish_reason")
+    if finish == "stop":
+        obj = json.loads(content)
+        check(list(obj) == ["ok"] and isinstance(obj["ok"], bool),
+              "json_schema: an object with a boolean 'ok' and nothing else (%r)" % content)
+    else:
+        check(finish == "length" and content.startswith("{") and "}" not in content,
+              "json_schema: the start of the object, cut by max_tokens (%r)" % content[:40])
+
     models = json.loads(curl(srv.base + "/models")[2])
     check(models["object"] == "list" and models["data"][0]["id"] == M, "/v1/models lists the model")
     check(error_shape(*curl(srv.base + "/models/nope")[::2], 404, "model_not_found"),
@@ -332,9 +348,11 @@ def main():
                                                "function": {"name": "f"}}]))[::2],
                       400, "unsupported_parameter", "tools"), "tools: 400, not ignored")
     check(error_shape(*curl(srv.base + "/chat/completions",
-                            dict(chat, response_format={"type": "json_schema"}))[::2],
-                      400, "unsupported_parameter", "response_format"),
-          "response_format json_schema: 400, not ignored")
+                            dict(chat, response_format={"type": "json_schema", "json_schema": {
+                                "name": "x", "schema": {"type": "object", "properties": {
+                                    "a": {"type": "string", "pattern": "^x"}}}}}))[::2],
+                      400, "unsupported_parameter", "response_format.json_schema.schema"),
+          "a json_schema with 'pattern': 400 naming the schema, not ignored")
     check(error_shape(*curl(srv.base + "/completions", dict(comp, prompt=[1, 10 ** 9]))[::2], 400,
                       None, "prompt"), "token id outside the vocabulary: 400")
     check(error_shape(*curl(srv.base + "/completions", dict(comp, prompt="word " * 600))[::2], 400,

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "hearth/engine.h"
+#include "hearth/json_schema.h"
 #include "hearth/result.h"
 #include "hearth/speculative.h"
 
@@ -90,10 +91,13 @@ enum class OutputFormat {
     Text,
     // One JSON object (OpenAI's response_format "json_object"): each token is drawn among those
     // that keep the reply the start of a valid object (strict RFC 8259, valid UTF-8 strings;
-    // '{' first, at most 64 levels deep and 32 bytes of whitespace in a row), and the request
-    // ends with EndOfGeneration when the object closes. A reply cut short by max_tokens, a stop
-    // string or cancellation is an unfinished object.
+    // '{' first, at most 64 levels deep, runs of whitespace of at most 32 bytes and one line
+    // break), and the request ends with EndOfGeneration when the object closes. A reply cut
+    // short by max_tokens, a stop string or cancellation is an unfinished object.
     JsonObject,
+    // The same, held to GenerationRequest::json_schema as well (hearth/json_schema.h; OpenAI's
+    // response_format "json_schema"), nested at most 16 levels.
+    JsonSchema,
 };
 
 // What a request's callback receives: one event per generated token (with the text it
@@ -132,6 +136,7 @@ struct GenerationRequest {
     // other than Text (the request decodes one token a step).
     std::shared_ptr<Drafter> drafter;
     OutputFormat format = OutputFormat::Text;
+    std::shared_ptr<const hearth::JsonSchema> json_schema;  // OutputFormat::JsonSchema
     // The reply's text before the generated tokens (a continued message): with JsonObject, the
     // object starts there, so it must be the start of one (submit refuses it otherwise).
     std::string reply_prefix;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gguf/gguf_file.h"
+#include "hearth/json_schema.h"
 #include "hearth/scheduler.h"
 #include "runtime/json_mask.h"
 #include "runtime/json_recognizer.h"
@@ -130,6 +131,12 @@ TEST(JsonRecognizer, LimitsDepthAndWhitespace) {
     EXPECT_TRUE(feed_all("{\"a\":1" + ws + ",\"b\":" + ws + "2}").complete);  // runs restart
     // Inside strings spaces are text, not whitespace between tokens.
     EXPECT_TRUE(feed_all("{\"a\":\"" + ws + ws + "\"}").complete);
+    // One line break a run: indentation passes, empty lines do not.
+    EXPECT_TRUE(feed_all("{\r\n  \"a\": [\n    1\n  ]\n}").complete);
+    EXPECT_FALSE(feed_all("{\n\n}").accepted);
+    EXPECT_FALSE(feed_all("{ \n \n}").accepted);
+    EXPECT_FALSE(feed_all("{\r\r}").accepted);
+    EXPECT_TRUE(feed_all("{\"a\":1,\n\"b\":\n2}").complete);  // one a run
     // After the object only whitespace may follow.
     EXPECT_TRUE(feed_all("{}" + ws).accepted);
     EXPECT_FALSE(feed_all("{} x").accepted);
@@ -264,6 +271,196 @@ TEST_P(JsonMaskVocab, MaskIsFeedingEachToken) {
 INSTANTIATE_TEST_SUITE_P(Vocabularies, JsonMaskVocab,
                          ::testing::Values("qwen2", "llama-spm", "gpt-2", "phi-3"));
 
+// A schema as the API server would compile it: {"name": string, "age": integer, "tags": array
+// of "a" | "b" | "ab", "ok": boolean or null, "meta": anything}, name and age required.
+JsonSchema person_schema() {
+    JsonSchema s;
+    s.nodes.resize(5);
+    s.nodes[0].types = JsonSchema::kObject;
+    s.nodes[0].keys = {"name", "age", "tags", "ok", "meta"};
+    s.nodes[0].values = {1, 2, 3, 4, JsonSchema::kAny};
+    s.nodes[0].required = 0b11;
+    s.nodes[1].types = JsonSchema::kString;
+    s.nodes[2].types = JsonSchema::kInteger;
+    s.nodes[3].types = JsonSchema::kArray;
+    s.nodes[3].items = 4 + 0;  // replaced below
+    s.nodes[4].types = JsonSchema::kBoolean | JsonSchema::kNull;
+    s.nodes.push_back({});
+    s.nodes[5].types = JsonSchema::kString;
+    s.nodes[5].strings = {"a", "b", "ab"};
+    s.nodes[3].items = 5;
+    return s;
+}
+
+// Whether doc follows person_schema (the test's own reading of it).
+bool follows_person(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("name") || !j.contains("age")) return false;
+    for (const auto& [k, v] : j.items()) {
+        if (k == "name" && !v.is_string()) return false;
+        if (k == "age" && !v.is_number_integer()) return false;
+        if (k == "tags") {
+            if (!v.is_array()) return false;
+            for (const auto& t : v)
+                if (t != "a" && t != "b" && t != "ab") return false;
+        }
+        if (k == "ok" && !v.is_boolean() && !v.is_null()) return false;
+        if (k != "name" && k != "age" && k != "tags" && k != "ok" && k != "meta") return false;
+    }
+    return true;
+}
+
+Fed feed_schema(const JsonSchema& schema, std::string_view text) {
+    JsonRecognizer r(&schema);
+    const bool ok = r.feed(text);
+    return {ok, ok && r.complete()};
+}
+
+TEST(JsonSchemaRecognizer, FollowsTheSchema) {
+    const JsonSchema schema = person_schema();
+    ASSERT_EQ(schema.check(), "");
+    for (
+        const char* doc : {
+            R"({"name": "x", "age": 3})",
+            R"({"age": -12, "name": "Zo\u00eb", "tags": ["a", "ab", "b"], "ok": null, "meta": {"q": [1, {"z": 2.5}]}})",
+            R"({"name":"","age":0,"ok":true,"tags":[],"meta":"anything"})",
+        }) {
+        const Fed f = feed_schema(schema, doc);
+        EXPECT_TRUE(f.accepted && f.complete) << doc;
+        EXPECT_TRUE(follows_person(nlohmann::json::parse(doc))) << doc;
+    }
+    for (const char* doc : {
+             R"({"name": "x"})",         // age is required: '}' refused
+             R"({"age": "3")",           // a string for an integer
+             R"({"age": 1.5)",           // a fraction for an integer
+             R"({"age": 1e3)",           // an exponent for an integer
+             R"({"nama")",               // not a property
+             R"({"name": "a", "name")",  // a key written twice
+             R"({"tags": ["c"])",        // not one of the enum's values
+             R"({"tags": ["abc"])",
+             R"({"na\u006de")",  // keys are matched without escapes
+             R"({"ok": 1)",      // boolean or null
+             R"({"name": 5)", R"([)",
+             R"({"name":"x","age":1,"tags":[],"ok":true,"meta":{},)",  // no key left
+         }) {
+        EXPECT_FALSE(feed_schema(schema, doc).accepted) << doc;
+    }
+    // Without the schema the same refusals are plain JSON.
+    EXPECT_TRUE(feed_all(R"({"name": "x"})").complete);
+    // Unfinished but on track.
+    EXPECT_TRUE(feed_schema(schema, R"({"tags": ["a)").accepted);
+    EXPECT_TRUE(feed_schema(schema, R"({"age": 12, "na)").accepted);
+}
+
+TEST(JsonSchemaRecognizer, RandomWalksFollowTheSchema) {
+    const JsonSchema schema = person_schema();
+    std::mt19937 rng(11);
+    int completed = 0;
+    for (int walk = 0; walk < 2000; ++walk) {
+        JsonRecognizer r(&schema);
+        std::string doc;
+        for (int step = 0; step < 300 && !r.complete(); ++step) {
+            std::vector<uint8_t> ok;
+            for (int c = 0; c < 256; ++c) {
+                JsonRecognizer probe = r;
+                if (probe.feed(uint8_t(c))) ok.push_back(uint8_t(c));
+            }
+            ASSERT_FALSE(ok.empty()) << "dead end after: " << doc;
+            uint8_t pick = ok[rng() % ok.size()];
+            for (uint8_t c : {uint8_t('}'), uint8_t(']'), uint8_t('"'), uint8_t(',')})
+                if (std::find(ok.begin(), ok.end(), c) != ok.end() && rng() % 3 == 0) pick = c;
+            ASSERT_TRUE(r.feed(pick));
+            doc += char(pick);
+        }
+        if (!r.complete()) continue;
+        ++completed;
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(doc);
+        } catch (const nlohmann::json::out_of_range&) {
+            continue;  // a number past a double's range
+        }
+        EXPECT_TRUE(follows_person(j)) << doc;
+    }
+    EXPECT_GT(completed, 500);
+}
+
+TEST(JsonSchemaRecognizer, CheckRefusesWhatDecodingCannotFollow) {
+    JsonSchema s = person_schema();
+    EXPECT_EQ(s.check(), "");
+    JsonSchema root_string = s;
+    root_string.nodes[0].types = JsonSchema::kString;
+    EXPECT_NE(root_string.check(), "");
+    JsonSchema dup = s;
+    dup.nodes[0].keys[1] = "name";
+    EXPECT_NE(dup.check(), "");
+    JsonSchema quote = s;
+    quote.nodes[5].strings.push_back("say \"hi\"");
+    EXPECT_NE(quote.check(), "");
+    JsonSchema req = s;
+    req.nodes[0].required |= uint64_t{1} << 7;
+    EXPECT_NE(req.check(), "");
+    JsonSchema range = s;
+    range.nodes[3].items = 99;
+    EXPECT_NE(range.check(), "");
+    // Objects nested 17 deep (each the only, optional, property of the one above).
+    JsonSchema deep;
+    for (int i = 0; i < 17; ++i) {
+        JsonSchema::Node n;
+        n.types = JsonSchema::kObject;
+        if (i < 16) {
+            n.keys = {"x"};
+            n.values = {uint16_t(i + 1)};
+        }
+        deep.nodes.push_back(n);
+    }
+    EXPECT_NE(deep.check(), "");
+    deep.nodes.pop_back();
+    deep.nodes.back().keys.clear();
+    deep.nodes.back().values.clear();
+    EXPECT_EQ(deep.check(), "");  // 16 levels fit
+    // A node that refers to itself: endless depth.
+    JsonSchema cycle;
+    cycle.nodes.resize(1);
+    cycle.nodes[0].types = JsonSchema::kObject;
+    cycle.nodes[0].keys = {"self"};
+    cycle.nodes[0].values = {0};
+    EXPECT_NE(cycle.check(), "");
+}
+
+TEST(JsonSchemaRecognizer, MasksUnderASchemaAreFeedingEachToken) {
+    HEARTH_REQUIRE_SHARED(path, "testdata/vocab/ggml-vocab-qwen2.gguf");
+    auto file = gguf::GgufFile::open(path);
+    ASSERT_TRUE(file.is_ok());
+    auto tok = tokenizer::Tokenizer::from_gguf(**file);
+    ASSERT_TRUE(tok.is_ok());
+    JsonTokenMask mask = JsonTokenMask::for_tokenizer(**tok);
+    const auto schema = std::make_unique<JsonSchema>(person_schema());
+    const std::string doc = R"({"tags": ["ab", "a"], "age": 41, "name": "Zo\u00eb", "ok": false})";
+    for (size_t cut = 0; cut < doc.size(); cut += 2) {
+        JsonRecognizer state(schema.get());
+        ASSERT_TRUE(state.feed(std::string_view(doc).substr(0, cut))) << doc.substr(0, cut);
+        const auto bits = mask.allowed(state);
+        size_t n_allowed = 0;
+        for (int32_t id = 0; id < (*tok)->n_vocab(); ++id) {
+            JsonRecognizer r = state;
+            const bool text = !(*tok)->is_special(id) && !(*tok)->is_end_of_generation(id);
+            const std::string piece = (*tok)->token_to_piece(id);
+            const bool want = text && !piece.empty() && r.feed(piece);
+            ASSERT_EQ(bool((bits[size_t(id) / 64] >> (id % 64)) & 1u), want)
+                << "token " << id << " '" << piece << "' after '" << doc.substr(0, cut) << "'";
+            n_allowed += want;
+        }
+        EXPECT_GT(n_allowed, 0u) << doc.substr(0, cut);
+    }
+    // Masks cached for a schema go when it is forgotten (its memory may hold another later).
+    const size_t before = mask.cache_size();
+    mask.forget(schema.get());
+    EXPECT_LT(mask.cache_size(), before);
+    for (int i = 0; i < 3; ++i) mask.allowed(JsonRecognizer{});
+    mask.forget(schema.get());
+    EXPECT_EQ(mask.cache_size(), 1u);  // the plain state's mask stays
+}
+
 // Scheduler requests with OutputFormat::JsonObject on stories260K.
 struct Reply {
     std::vector<int32_t> tokens;
@@ -385,6 +582,80 @@ TEST_F(JsonSchedulerTest, SameTokensAloneAndBatchedWithPlainRequests) {
     // The plain requests are the model's own greedy tokens (no mask leaked into them).
     for (uint32_t i = 0; i < 3; ++i)
         EXPECT_EQ(plain[i].tokens, reference(prompt(24, 10 + i), 40)) << i;
+}
+
+TEST_F(JsonSchedulerTest, SchemaRepliesFollowTheSchema) {
+    auto schema = std::make_shared<JsonSchema>(person_schema());
+    auto s = scheduler({.max_running = 6, .step_tokens = 64});
+    std::vector<Reply> replies(6);
+    for (uint32_t i = 0; i < replies.size(); ++i) {
+        GenerationRequest r = json_request(i, 150, replies[i]);
+        r.format = OutputFormat::JsonSchema;
+        r.json_schema = schema;
+        r.sampling = SamplingParams{};
+        r.sampling.seed = 40 + i;
+        // Toward closing and quoting and away from whitespace (this tiny model's favourite
+        // between JSON tokens), so that most replies finish within max_tokens.
+        r.sampling.logit_bias = {{token_of("\""), 3.f}, {token_of("}"), 3.f}, {token_of("]"), 5.f}};
+        for (int32_t id = 0; id < model_->info().n_vocab; ++id) {
+            const std::string p = model_->token_piece(id);
+            if (!p.empty() && p.find_first_not_of(" \n\t\r") == std::string::npos)
+                r.sampling.logit_bias.emplace_back(id, -100.f);
+        }
+        ASSERT_TRUE(s->submit(std::move(r)).ok());
+    }
+    drain(*s);
+    int complete = 0;
+    for (const Reply& r : replies) {
+        ASSERT_TRUE(r.done && r.error.empty()) << r.error;
+        JsonRecognizer rec(schema.get());
+        EXPECT_TRUE(rec.feed(r.text)) << r.text;
+        if (r.reason == StopReason::EndOfGeneration) {
+            ++complete;
+            EXPECT_TRUE(follows_person(nlohmann::json::parse(r.text))) << r.text;
+        }
+    }
+    // A schema that leaves one way through: {"ok": true} or {"ok": false} (spaces only where a
+    // token holds one before a quote; whitespace tokens banned, as above), whatever the model
+    // prefers, closed with EndOfGeneration.
+    auto tiny = std::make_shared<JsonSchema>();
+    tiny->nodes.resize(2);
+    tiny->nodes[0].types = JsonSchema::kObject;
+    tiny->nodes[0].keys = {"ok"};
+    tiny->nodes[0].values = {1};
+    tiny->nodes[0].required = 1;
+    tiny->nodes[1].types = JsonSchema::kBoolean;
+    for (uint32_t i = 0; i < 3; ++i) {
+        Reply reply;
+        GenerationRequest r = json_request(20 + i, 40, reply);
+        r.format = OutputFormat::JsonSchema;
+        r.json_schema = tiny;
+        r.sampling.logit_bias.clear();
+        for (int32_t id = 0; id < model_->info().n_vocab; ++id) {
+            const std::string p = model_->token_piece(id);
+            if (!p.empty() && p.find_first_not_of(" \n\t\r") == std::string::npos)
+                r.sampling.logit_bias.emplace_back(id, -100.f);
+        }
+        ASSERT_TRUE(s->submit(std::move(r)).ok());
+        drain(*s);
+        EXPECT_EQ(reply.reason, StopReason::EndOfGeneration) << reply.text;
+        nlohmann::json j;
+        ASSERT_NO_THROW(j = nlohmann::json::parse(reply.text)) << reply.text;
+        EXPECT_TRUE(j.size() == 1 && j.contains("ok") && j["ok"].is_boolean()) << reply.text;
+        complete += reply.reason == StopReason::EndOfGeneration;
+    }
+    EXPECT_GE(complete, 3);
+    // A schema the engine cannot follow, or none, is refused at submit.
+    Reply unused;
+    GenerationRequest bad = json_request(1, 8, unused);
+    bad.format = OutputFormat::JsonSchema;
+    EXPECT_EQ(s->submit(bad).error, SubmitError::Invalid);
+    auto broken = std::make_shared<JsonSchema>(person_schema());
+    broken->nodes[0].types = JsonSchema::kArray;
+    bad.json_schema = broken;
+    const SubmitResult res = s->submit(bad);
+    EXPECT_EQ(res.error, SubmitError::Invalid);
+    EXPECT_NE(res.message.find("schema"), std::string::npos) << res.message;
 }
 
 TEST_F(JsonSchedulerTest, ReplyPrefixStartsTheObject) {

@@ -1,7 +1,7 @@
 // JSON mode against nlohmann::json, on arbitrary bytes:
 //  - a document the recognizer completes is one the parser reads as an object;
 //  - an object the parser reads is one the recognizer completes, within the recognizer's
-//    limits ('{' first, depth <= 64, whitespace runs <= 32 bytes);
+//    limits ('{' first, depth <= 64, whitespace runs of <= 32 bytes with one line break);
 //  - every accepted prefix has a continuation (some byte is accepted unless it is complete),
 //    so constrained decoding never finds no allowed token;
 //  - the vocabulary trie offers exactly the pieces that feeding them byte by byte accepts
@@ -28,13 +28,59 @@ int depth_of(const nlohmann::json& j) {
     return (j.is_object() || j.is_array()) ? d + 1 : 0;
 }
 
-size_t longest_whitespace_run(std::string_view s) {
-    size_t best = 0, run = 0;
+// Whether every run of whitespace is within the recognizer's limits (its length, one LF and
+// one CR), counted anywhere (inside strings too: a conservative test).
+bool whitespace_within_limits(std::string_view s) {
+    size_t run = 0, lf = 0, cr = 0;
     for (char c : s) {
-        run = (c == ' ' || c == '\t' || c == '\n' || c == '\r') ? run + 1 : 0;
-        best = std::max(best, run);
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            ++run;
+            lf += c == '\n';
+            cr += c == '\r';
+            if (run > size_t(JsonRecognizer::kMaxWhitespace) || lf > 1 || cr > 1) return false;
+        } else {
+            run = lf = cr = 0;
+        }
     }
-    return best;
+    return true;
+}
+
+// {"name": string, "n": integer, "tags": ["a" | "ab"], "opt": boolean | null, "any": *},
+// name and n required.
+const hearth::JsonSchema& fuzz_schema() {
+    static const hearth::JsonSchema s = [] {
+        hearth::JsonSchema t;
+        t.nodes.resize(6);
+        t.nodes[0].types = hearth::JsonSchema::kObject;
+        t.nodes[0].keys = {"name", "n", "tags", "opt", "any"};
+        t.nodes[0].values = {1, 2, 3, 5, hearth::JsonSchema::kAny};
+        t.nodes[0].required = 0b11;
+        t.nodes[1].types = hearth::JsonSchema::kString;
+        t.nodes[2].types = hearth::JsonSchema::kInteger;
+        t.nodes[3].types = hearth::JsonSchema::kArray;
+        t.nodes[3].items = 4;
+        t.nodes[4].types = hearth::JsonSchema::kString;
+        t.nodes[4].strings = {"a", "ab"};
+        t.nodes[5].types = hearth::JsonSchema::kBoolean | hearth::JsonSchema::kNull;
+        return t;
+    }();
+    return s;
+}
+
+bool follows_fuzz_schema(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("name") || !j.contains("n")) return false;
+    for (const auto& [k, v] : j.items()) {
+        if (k == "name" && !v.is_string()) return false;
+        if (k == "n" && !v.is_number_integer()) return false;
+        if (k == "tags") {
+            if (!v.is_array()) return false;
+            for (const auto& t : v)
+                if (t != "a" && t != "ab") return false;
+        }
+        if (k == "opt" && !v.is_boolean() && !v.is_null()) return false;
+        if (k != "name" && k != "n" && k != "tags" && k != "opt" && k != "any") return false;
+    }
+    return true;
 }
 
 void check(bool ok, const char* what) {
@@ -80,9 +126,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (whole) check(parsed_object, "the recognizer completed what the parser refuses");
     // (nlohmann's parser ends its input at a NUL byte: "{}\0x" reads as {}.)
     if (parsed_object && !whole && size > 0 && data[0] == '{' && depth_of(doc) <= 64 &&
-        text.find('\0') == std::string_view::npos &&
-        longest_whitespace_run(text) <= size_t(JsonRecognizer::kMaxWhitespace))
+        text.find('\0') == std::string_view::npos && whitespace_within_limits(text))
         check(false, "the parser read an object the recognizer refused");
+
+    // The same bytes under a schema: never a dead end, and a completed document follows it.
+    JsonRecognizer sr(&fuzz_schema());
+    size_t sfed = 0;
+    while (sfed < size) {
+        JsonRecognizer next = sr;
+        if (!next.feed(data[sfed])) break;
+        sr = next;
+        ++sfed;
+    }
+    if (!sr.complete()) {
+        bool any = false;
+        for (int c = 0; c < 256 && !any; ++c) {
+            JsonRecognizer probe = sr;
+            any = probe.feed(uint8_t(c));
+        }
+        check(any, "an accepted prefix with no continuation under the schema");
+    }
+    if (sfed == size && sr.complete()) {
+        try {
+            check(follows_fuzz_schema(nlohmann::json::parse(text)),
+                  "the recognizer completed a document that breaks the schema");
+        } catch (const nlohmann::json::out_of_range&) {
+        } catch (const nlohmann::json::exception&) {
+            check(false, "the recognizer completed what the parser refuses (schema)");
+        }
+    }
 
     // The trie against feeding each piece.
     std::vector<std::string> pieces;
@@ -92,7 +164,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             pieces.emplace_back(text.substr(start, i - start));
             start = i + 1;
         }
-    JsonRecognizer from;
+    // From the plain state after the first piece, or the schema's when the input says so.
+    JsonRecognizer from(size > 0 && (data[size - 1] & 1) ? &fuzz_schema() : nullptr);
     if (!from.feed(pieces[0])) return 0;
     const TokenTrie trie(pieces);
     std::vector<char> walked(pieces.size(), 0);
