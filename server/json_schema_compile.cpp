@@ -10,6 +10,7 @@ using json = nlohmann::json;
 
 struct Compiler {
     JsonSchema& out;
+    const json& root;  // the document $ref points into
     std::string error;
 
     uint8_t type_bit(const std::string& t) {
@@ -30,8 +31,72 @@ struct Compiler {
         if (depth > 64) return fail(path, "nests too deeply");
         if (s.is_boolean() && s.get<bool>()) return JsonSchema::kAny;
         if (!s.is_object()) return fail(path, "must be an object");
-        static const char* kAnnotations[] = {"title",   "description", "default", "examples",
-                                             "$schema", "$id",         "$comment"};
+        static const char* kAnnotations[] = {"title",    "description", "default",
+                                             "examples", "$schema",     "$id",
+                                             "$comment", "$defs",       "definitions"};
+        const auto only_annotations_besides = [&](const char* keyword) {
+            for (const auto& [key, value] : s.items()) {
+                bool ok = key == keyword;
+                for (const char* k : kAnnotations) ok = ok || key == k;
+                if (!ok) {
+                    fail(path, std::string("uses '") + key + "' beside '" + keyword +
+                                   "', which this server cannot enforce");
+                    return false;
+                }
+            }
+            return true;
+        };
+        // A reference into the document's definitions: compiled in place (a recursive one
+        // ends at the depth limit).
+        if (const auto r = s.find("$ref"); r != s.end()) {
+            if (!only_annotations_besides("$ref")) return JsonSchema::kAny;
+            if (!r->is_string() || r->get<std::string>().rfind("#/", 0) != 0)
+                return fail(path + ".$ref", "must point into this schema ('#/$defs/...')");
+            const std::string ref = r->get<std::string>();
+            try {
+                const json& target = root.at(json::json_pointer(ref.substr(1)));
+                return node(target, ref, depth + 1);
+            } catch (const json::exception&) {
+                return fail(path + ".$ref", "points to nothing ('" + ref + "')");
+            }
+        }
+        // anyOf / oneOf of branches of different types (Optional[X] is X or null): one node
+        // with the union of their types, each type's constraints from its own branch.
+        for (const char* keyword : {"anyOf", "oneOf"}) {
+            const auto a = s.find(keyword);
+            if (a == s.end()) continue;
+            if (!only_annotations_besides(keyword)) return JsonSchema::kAny;
+            if (!a->is_array() || a->empty())
+                return fail(path + "." + keyword, "must be a non-empty list");
+            if (out.nodes.size() >= JsonSchema::kAny - 1) return fail(path, "has too many parts");
+            const auto id = static_cast<uint16_t>(out.nodes.size());
+            out.nodes.emplace_back();
+            JsonSchema::Node merged;
+            for (size_t i = 0; i < a->size(); ++i) {
+                const std::string at = path + "." + keyword + "[" + std::to_string(i) + "]";
+                const uint16_t b = node((*a)[i], at, depth + 1);
+                if (!error.empty()) return JsonSchema::kAny;
+                if (b == JsonSchema::kAny) {  // a branch that allows anything
+                    out.nodes.pop_back();
+                    return JsonSchema::kAny;
+                }
+                const JsonSchema::Node branch = out.nodes[b];
+                if (merged.types & branch.types)
+                    return fail(at,
+                                "shares a type with another branch (branches must differ "
+                                "in type here)");
+                merged.types |= branch.types;
+                if (branch.types & JsonSchema::kObject) {
+                    merged.keys = branch.keys;
+                    merged.values = branch.values;
+                    merged.required = branch.required;
+                }
+                if (branch.types & JsonSchema::kArray) merged.items = branch.items;
+                if (branch.types & JsonSchema::kString) merged.strings = branch.strings;
+            }
+            out.nodes[id] = std::move(merged);
+            return id;
+        }
         static const char* kHandled[] = {"type",  "properties", "required", "additionalProperties",
                                          "items", "enum",       "const"};
         for (const auto& [key, value] : s.items()) {
@@ -108,7 +173,7 @@ struct Compiler {
 
 std::string compile_json_schema(const json& schema, JsonSchema& out) {
     out.nodes.clear();
-    Compiler c{out, {}};
+    Compiler c{out, schema, {}};
     const uint16_t root = c.node(schema, "schema", 0);
     if (!c.error.empty()) return c.error;
     if (root == JsonSchema::kAny) {  // no constraints: any object

@@ -608,8 +608,14 @@ TEST(ServerJsonSchema, CompilesTheSubsetAndRefusesTheRest) {
     EXPECT_EQ(s.nodes[0].types, JsonSchema::kObject);
 
     for (const char* bad : {
-             R"({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}})",
-             R"({"anyOf": [{"type": "object"}]})",
+             R"({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}})",  // nothing there
+             R"({"$defs": {"t": {"type": "object", "properties": {"t": {"$ref": "#/$defs/t"}}}},
+                 "$ref": "#/$defs/t"})",                                           // recursive
+             R"({"type": "object", "properties": {"a": {"anyOf": [{"type": "object"},
+                 {"type": "object", "properties": {"b": {}}}]}}})",  // two object branches
+             R"({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}})",
+             R"({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}],
+                 "maxLength": 3}}})",
              R"({"type": "object", "properties": {"a": {"type": "string", "pattern": "x+"}}})",
              R"({"type": "object", "properties": {"a": {"type": "integer", "minimum": 0}}})",
              R"({"type": "string"})",  // the root: an object
@@ -623,6 +629,24 @@ TEST(ServerJsonSchema, CompilesTheSubsetAndRefusesTheRest) {
     }
     EXPECT_NE(compile_json_schema(json::parse(R"({"anyOf": []})"), s).find("anyOf"),
               std::string::npos);
+    // What Pydantic writes for a nested model and an Optional field: $defs, $ref, anyOf.
+    const json pydantic = json::parse(R"({
+        "$defs": {"Pet": {"type": "object", "title": "Pet",
+                          "properties": {"kind": {"enum": ["cat", "dog"], "type": "string"}},
+                          "required": ["kind"]}},
+        "type": "object", "title": "Owner",
+        "properties": {"nick": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null},
+                       "pet": {"$ref": "#/$defs/Pet"}},
+        "required": ["pet"]})");
+    ASSERT_EQ(compile_json_schema(pydantic, s), "");
+    const JsonSchema::Node& owner = s.nodes[0];
+    ASSERT_EQ(owner.keys, (std::vector<std::string>{"nick", "pet"}));
+    EXPECT_EQ(owner.required, 0b10u);
+    EXPECT_EQ(s.nodes[owner.values[0]].types, JsonSchema::kString | JsonSchema::kNull);
+    const JsonSchema::Node& pet = s.nodes[owner.values[1]];
+    EXPECT_EQ(pet.types, JsonSchema::kObject);
+    ASSERT_EQ(pet.keys, std::vector<std::string>{"kind"});
+    EXPECT_EQ(s.nodes[pet.values[0]].strings, (std::vector<std::string>{"cat", "dog"}));
 }
 
 TEST_F(ServerRequests, ResponseFormatJsonSchema) {
