@@ -156,6 +156,9 @@ int run_bench_speed(const Args& args) {
     }
     const KvType kv = *kv_parsed;
     const bool json = args.has("json");
+    // --sampled: a second generation test that samples each token as the app's chats do
+    // (decode plus the sampler chain over the vocabulary), beside tg's forward passes alone.
+    const bool sampled = args.has("sampled");
 
     LoadOptions lo;
     if (!read_device_options(args, lo, err)) {
@@ -218,7 +221,15 @@ int run_bench_speed(const Args& args) {
         c.reset();
     }
 
-    Series pp, tg;
+    Series pp, tg, tgs;
+    GenerateOptions gen_opts;  // the app's defaults (app/chat/app_settings.cpp)
+    gen_opts.max_tokens = static_cast<int32_t>(n_gen);
+    gen_opts.stop_at_end_of_generation = false;
+    gen_opts.sampling.temperature = 0.8f;
+    gen_opts.sampling.top_k = 40;
+    gen_opts.sampling.top_p = 0.95f;
+    gen_opts.sampling.min_p = 0.05f;
+    gen_opts.sampling.repeat_penalty = 1.1f;
     for (long long r = 0; r < reps; ++r) {
         if (n_prompt > 0) {
             if (Status s = start(); !s) {
@@ -252,6 +263,27 @@ int run_bench_speed(const Args& args) {
             tg.cpu_s += cpu_seconds() - c0;
             tg.tokens += n_gen;
         }
+        if (n_gen > 0 && sampled) {
+            // The first token only gives the context its logits (not timed).
+            Status s = start();
+            if (s) s = c.feed(std::span<const int32_t>(gen.data(), 1));
+            if (!s) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", s.message().c_str());
+                return 1;
+            }
+            gen_opts.sampling.seed = static_cast<uint64_t>(r) + 1;
+            const auto t0 = Clock::now();
+            const double c0 = cpu_seconds();
+            auto out = c.generate(gen_opts);
+            if (!out) {
+                std::fprintf(stderr, "hearth-cli bench: %s\n", out.error_message().c_str());
+                return 1;
+            }
+            const auto n = static_cast<long long>(out->tokens.size());
+            tgs.tok_per_s.push_back(static_cast<double>(n) / seconds_since(t0));
+            tgs.cpu_s += cpu_seconds() - c0;
+            tgs.tokens += n;
+        }
     }
 
     double bandwidth = 0;
@@ -280,13 +312,14 @@ int run_bench_speed(const Args& args) {
             "\"pp_tok_s\": %.3f, \"pp_tok_s_sd\": %.3f, \"tg_tok_s\": %.3f, \"tg_tok_s_sd\": %.3f, "
             "\"read_bandwidth_gb_s\": %.3f, \"decode_bytes_per_token\": %.0f, "
             "\"decode_floor_tok_s\": %.3f, \"tg_fraction_of_floor\": %.4f, "
-            "\"pp_cpu_ms_per_tok\": %.3f, \"tg_cpu_ms_per_tok\": %.3f}\n",
+            "\"pp_cpu_ms_per_tok\": %.3f, \"tg_cpu_ms_per_tok\": %.3f, "
+            "\"tg_sampled_tok_s\": %.3f, \"tg_sampled_tok_s_sd\": %.3f}\n",
             info.name.c_str(), info.architecture.c_str(), info.weight_types.c_str(),
             static_cast<unsigned long long>(info.n_params),
             static_cast<unsigned long long>(info.file_bytes), threads, isa.c_str(), kv_name.c_str(),
             reps, n_prompt, n_gen, depth, pp.mean(), pp.sd(), tg.mean(), tg.sd(), bandwidth,
             traffic.total(), floor_tps, floor_tps > 0 ? tg.mean() / floor_tps : 0.0,
-            pp.cpu_ms_per_tok(), tg.cpu_ms_per_tok());
+            pp.cpu_ms_per_tok(), tg.cpu_ms_per_tok(), tgs.mean(), tgs.sd());
         return 0;
     }
     std::printf("| model | size | params | threads | isa | test | t/s |\n");
@@ -305,6 +338,7 @@ int run_bench_speed(const Args& args) {
     };
     if (n_prompt > 0) row("pp", n_prompt, pp);
     if (n_gen > 0) row("tg", n_gen, tg);
+    if (n_gen > 0 && sampled) row("tg-sampled", n_gen, tgs);
     std::printf("\nprocess CPU time per token:");
     if (n_prompt > 0) std::printf(" pp %.2f ms", pp.cpu_ms_per_tok());
     if (n_gen > 0) std::printf(" tg %.2f ms", tg.cpu_ms_per_tok());

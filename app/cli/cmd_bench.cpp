@@ -110,6 +110,8 @@ Options:
                            (prefilled before each test, not timed; rows read e.g. tg128 @ d4096)
       --json               default mode: one JSON object instead of the table
       --no-floor           default mode: skip the bandwidth measurement
+      --sampled            default mode: also tg-sampled, generation with the app's sampling
+                           (temperature 0.8, top-k 40, top-p 0.95, min-p 0.05, repeat 1.1)
       --parallel LIST      the continuous batching mode, e.g. 1,2,4,8 (-p default 256 here)
       --http               --parallel: also through the HTTP API server
       --batch N            --parallel: tokens per scheduler step (default 256)
@@ -135,10 +137,11 @@ int bench(std::span<const std::string> argv) {
         {"restore-tokens", 0, true}, {"ctx-size", 'c', true},    {"kv-type", 0, true},
         {"threads", 't', true},      {"full-every", 0, true},    {"n-prompt", 'p', true},
         {"n-gen", 'n', true},        {"repetitions", 'r', true}, {"json", 0, false},
-        {"no-floor", 0, false},      {"restart-turn", 0, true},  {"spec", 0, false},
-        {"lookup", 0, false},        {"draft-model", 0, true},   {"draft-max", 0, true},
-        {"prompt-file", 0, true},    {"temp", 0, true},          {"parallel", 0, true},
-        {"http", 0, false},          {"batch", 0, true},         {"depth", 'd', true},
+        {"no-floor", 0, false},      {"sampled", 0, false},      {"restart-turn", 0, true},
+        {"spec", 0, false},          {"lookup", 0, false},       {"draft-model", 0, true},
+        {"draft-max", 0, true},      {"prompt-file", 0, true},   {"temp", 0, true},
+        {"parallel", 0, true},       {"http", 0, false},         {"batch", 0, true},
+        {"depth", 'd', true},
     };
     specs.insert(specs.end(), std::begin(hearth::cli::kDeviceOptionSpecs),
                  std::end(hearth::cli::kDeviceOptionSpecs));
