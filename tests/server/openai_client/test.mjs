@@ -77,6 +77,27 @@ try {
   check(isObject || (jc.finish_reason === 'length' && jc.message.content.startsWith('{')),
     `chat response_format json_object (${jc.finish_reason})`);
 
+  // Structured outputs: a json_schema the reply must follow ({"ok": boolean}, nothing else).
+  const ss = await client.chat.completions.create(ask('Tell me about a dog.', {
+    max_tokens: 160,
+    response_format: {
+      type: 'json_schema',
+      json_schema: {
+        name: 'answer', strict: true,
+        schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'],
+          additionalProperties: false },
+      },
+    },
+  }));
+  const sc = ss.choices[0];
+  let follows = false;
+  try {
+    const o = JSON.parse(sc.message.content);
+    follows = sc.finish_reason === 'stop' && Object.keys(o).join() === 'ok' && typeof o.ok === 'boolean';
+  } catch { }
+  check(follows || (sc.finish_reason === 'length' && sc.message.content.startsWith('{') &&
+    !sc.message.content.includes('}')), `chat response_format json_schema (${sc.finish_reason})`);
+
   // n choices: greedy, so each is the reply.
   const two = await client.chat.completions.create(ask('Tell me about a dog.', { n: 2 }));
   check(two.choices.length === 2 && two.choices.every((c, i) => c.index === i &&
