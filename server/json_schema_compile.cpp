@@ -40,7 +40,7 @@ struct Compiler {
                 for (const char* k : kAnnotations) ok = ok || key == k;
                 if (!ok) {
                     fail(path, std::string("uses '") + key + "' beside '" + keyword +
-                                   "', which this server cannot enforce");
+                                   "', which JSON mode cannot enforce");
                     return false;
                 }
             }
@@ -103,7 +103,7 @@ struct Compiler {
             bool known = false;
             for (const char* k : kAnnotations) known = known || key == k;
             for (const char* k : kHandled) known = known || key == k;
-            if (!known) return fail(path, "uses '" + key + "', which this server cannot enforce");
+            if (!known) return fail(path, "uses '" + key + "', which JSON mode cannot enforce");
         }
         bool constrained = false;
         for (const char* k : kHandled) constrained = constrained || s.contains(k);

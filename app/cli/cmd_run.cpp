@@ -3,6 +3,8 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "hearth/engine.h"
 #include "hearth/session.h"
 #include "hearth/speculative.h"
+#include "json_schema_compile.h"
 #include "model/int4_convert.h"
 #include "run_remote.h"
 
@@ -45,6 +48,10 @@ constexpr const char* kUsage =
     "      --seed S            sampling seed (default: random, printed to stderr)\n"
     "      --stop TEXT         stop before TEXT (repeatable)\n"
     "      --ignore-eos        keep generating after an end-of-generation token\n"
+    "      --json              the reply is one JSON object (constrained decoding; it ends\n"
+    "                          when the object closes)\n"
+    "      --json-schema FILE  ... that follows the JSON Schema in FILE (the API server's\n"
+    "                          subset: README, Local API server)\n"
     "  -t, --threads N         CPU threads (default: all)\n"
     "  -c, --ctx-size N        context length (default: the model's training context; a longer\n"
     "                          one is clamped to it unless --ctx-beyond-training)\n"
@@ -152,6 +159,8 @@ int run(std::span<const std::string> argv) {
         {"seed", 0, true},
         {"stop", 0, true, true},
         {"ignore-eos", 0, false},
+        {"json", 0, false},
+        {"json-schema", 0, true},
         {"threads", 't', true},
         {"ctx-size", 'c', true},
         {"kv-type", 0, true},
@@ -176,6 +185,12 @@ int run(std::span<const std::string> argv) {
     auto args = hearth::cli::Args::parse(argv, specs, err);
     if (!args) {
         std::fprintf(stderr, "hearth-cli run: %s\n%s", err.c_str(), kUsage);
+        return 2;
+    }
+    if (args->has("remote") && (args->has("json") || args->has("json-schema"))) {
+        std::fprintf(stderr,
+                     "hearth-cli run: --json and --json-schema are not sent with --remote "
+                     "(the server takes response_format in the request)\n");
         return 2;
     }
     if (args->has("remote")) return hearth::cli::run_remote(*args);
@@ -237,6 +252,36 @@ int run(std::span<const std::string> argv) {
     const bool speculate = args->has("lookup") || args->has("draft-model");
     if (args->has("lookup") && args->has("draft-model")) {
         std::fprintf(stderr, "hearth-cli run: --lookup and --draft-model exclude each other\n");
+        return 2;
+    }
+    // JSON mode: the schema is read before the model loads, so a bad file fails fast.
+    hearth::OutputFormat format = hearth::OutputFormat::Text;
+    std::shared_ptr<hearth::JsonSchema> json_schema;
+    if (auto file = args->value("json-schema")) {
+        std::ifstream in(*file);
+        nlohmann::json doc;
+        try {
+            if (!in) throw std::runtime_error("cannot be read");
+            doc = nlohmann::json::parse(in);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "hearth-cli run: --json-schema %s: %s\n", file->c_str(), e.what());
+            return 2;
+        }
+        json_schema = std::make_shared<hearth::JsonSchema>();
+        if (std::string why = hearth::server::compile_json_schema(doc, *json_schema);
+            !why.empty()) {
+            std::fprintf(stderr, "hearth-cli run: --json-schema %s: %s\n", file->c_str(),
+                         why.c_str());
+            return 2;
+        }
+        format = hearth::OutputFormat::JsonSchema;
+    } else if (args->has("json")) {
+        format = hearth::OutputFormat::JsonObject;
+    }
+    if (format != hearth::OutputFormat::Text && speculate) {
+        std::fprintf(stderr,
+                     "hearth-cli run: --json and --json-schema go without --lookup and "
+                     "--draft-model\n");
         return 2;
     }
     long long draft_max = 8;
@@ -386,6 +431,8 @@ int run(std::span<const std::string> argv) {
     go.stop_strings = args->values("stop");
     go.stop_strings.insert(go.stop_strings.end(), chat_stops.begin(), chat_stops.end());
     go.stop_at_end_of_generation = !args->has("ignore-eos");
+    go.format = format;
+    go.json_schema = json_schema;
     bool first = true;
     go.on_token = [&](int32_t token, std::string_view delta) {
         if (ids) {

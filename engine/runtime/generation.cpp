@@ -1,5 +1,6 @@
 #include "runtime/generation.h"
 
+#include "runtime/json_mask.h"
 #include "runtime/sampler.h"
 #include "runtime/stop_matcher.h"
 #include "tokenizer/streaming_decoder.h"
@@ -26,16 +27,43 @@ Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
     runtime::StopMatcher stop(opt.stop_strings);
     GenerateResult res;
     bool first = true;
+    // JSON mode: each token is drawn from a copy of the logits with the tokens that would break
+    // the object masked.
+    std::optional<JsonRecognizer> json;
+    std::optional<JsonTokenMask> mask;
+    std::vector<float> masked;
+    if (opt.format != OutputFormat::Text) {
+        const JsonSchema* schema =
+            opt.format == OutputFormat::JsonSchema ? opt.json_schema.get() : nullptr;
+        if (opt.format == OutputFormat::JsonSchema) {
+            if (!schema) return Status::error("a JSON schema format needs a schema");
+            if (std::string why = schema->check(); !why.empty())
+                return Status::error("the JSON schema cannot be followed: " + why);
+        }
+        json.emplace(schema);
+        mask.emplace(JsonTokenMask::for_tokenizer(tokenizer));
+    }
     // Plain greedy: after the first token (from the logits the caller has) the device picks
     // each next one and only its index comes back.
-    const bool on_device = hooks.eval_greedy && runtime::is_plain_greedy(opt.sampling);
+    const bool on_device = hooks.eval_greedy && runtime::is_plain_greedy(opt.sampling) && !json;
     std::optional<int32_t> picked;
     for (int32_t i = 0; i < opt.max_tokens; ++i) {
         if (cancelled()) {
             res.reason = StopReason::Cancelled;
             break;
         }
-        const int32_t tok = picked ? *picked : chain.sample(logits);
+        int32_t tok = -1;
+        if (json) {
+            masked.assign(logits.begin(), logits.end());
+            if (!mask->apply(*json, masked))
+                return Status::error(
+                    "no token of the model's vocabulary continues the JSON object");
+            tok = chain.sample(masked);
+            if (!mask->advance(*json, tok))
+                return Status::error("the sampler chose a token outside the JSON mask");
+        } else {
+            tok = picked ? *picked : chain.sample(logits);
+        }
         picked.reset();
         chain.accept(tok);
         if (first) {
@@ -54,6 +82,11 @@ Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
         const bool keep_going = !opt.on_token || opt.on_token(tok, delta);
         if (hit) {
             res.reason = StopReason::StopString;
+            pending = tok;
+            break;
+        }
+        if (json && json->complete()) {  // the object is closed: the reply is done
+            res.reason = StopReason::EndOfGeneration;
             pending = tok;
             break;
         }

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "hearth/json_schema.h"
 #include "hearth/result.h"
 #include "quant/kv_type.h"
 
@@ -171,11 +172,29 @@ using CancelToken = std::shared_ptr<std::atomic<bool>>;
 enum class StopReason { MaxTokens, EndOfGeneration, StopString, ContextFull, Cancelled };
 const char* stop_reason_name(StopReason r);
 
+// What a request's reply must be.
+enum class OutputFormat {
+    Text,
+    // One JSON object (OpenAI's response_format "json_object"): each token is drawn among those
+    // that keep the reply the start of a valid object (strict RFC 8259, valid UTF-8 strings;
+    // '{' first, at most 64 levels deep, runs of whitespace of at most 32 bytes and one line
+    // break), and the request ends with EndOfGeneration when the object closes. A reply cut
+    // short by max_tokens, a stop string or cancellation is an unfinished object.
+    JsonObject,
+    // The same, held to the request's json_schema as well (hearth/json_schema.h; OpenAI's
+    // response_format "json_schema"), nested at most 16 levels.
+    JsonSchema,
+};
+
 struct GenerateOptions {
     int32_t max_tokens = 256;
     SamplingParams sampling;
     std::vector<std::string> stop_strings;  // text is cut before the first match
     bool stop_at_end_of_generation = true;  // EOS, EOT, <|im_end|>, <|eot_id|> ...
+    // JSON mode (see OutputFormat; the vocabulary's trie is built for each call: ~50 ms for a
+    // 152k vocabulary).
+    OutputFormat format = OutputFormat::Text;
+    std::shared_ptr<const JsonSchema> json_schema;  // OutputFormat::JsonSchema
     // Streaming: each generated token with the text it completes (may be empty while a UTF-8
     // character or a possible stop string is incomplete). Return false to stop. A last call
     // with token -1 may deliver held-back text at the end.

@@ -86,20 +86,6 @@ struct TokenLogprob {
 };
 inline constexpr int32_t kMaxTopLogprobs = 20;  // OpenAI's limit for top_logprobs
 
-// What a request's reply must be.
-enum class OutputFormat {
-    Text,
-    // One JSON object (OpenAI's response_format "json_object"): each token is drawn among those
-    // that keep the reply the start of a valid object (strict RFC 8259, valid UTF-8 strings;
-    // '{' first, at most 64 levels deep, runs of whitespace of at most 32 bytes and one line
-    // break), and the request ends with EndOfGeneration when the object closes. A reply cut
-    // short by max_tokens, a stop string or cancellation is an unfinished object.
-    JsonObject,
-    // The same, held to GenerationRequest::json_schema as well (hearth/json_schema.h; OpenAI's
-    // response_format "json_schema"), nested at most 16 levels.
-    JsonSchema,
-};
-
 // What a request's callback receives: one event per generated token (with the text it
 // completes, possibly empty while a UTF-8 character or a possible stop string is incomplete),
 // then one last event with done = true.

@@ -292,6 +292,18 @@ JsonSchema person_schema() {
     return s;
 }
 
+// {"ok": boolean}, required: a reply has one way through.
+std::shared_ptr<JsonSchema> ok_schema() {
+    auto s = std::make_shared<JsonSchema>();
+    s->nodes.resize(2);
+    s->nodes[0].types = JsonSchema::kObject;
+    s->nodes[0].keys = {"ok"};
+    s->nodes[0].values = {1};
+    s->nodes[0].required = 1;
+    s->nodes[1].types = JsonSchema::kBoolean;
+    return s;
+}
+
 // Whether doc follows person_schema (the test's own reading of it).
 bool follows_person(const nlohmann::json& j) {
     if (!j.is_object() || !j.contains("name") || !j.contains("age")) return false;
@@ -618,13 +630,7 @@ TEST_F(JsonSchedulerTest, SchemaRepliesFollowTheSchema) {
     // A schema that leaves one way through: {"ok": true} or {"ok": false} (spaces only where a
     // token holds one before a quote; whitespace tokens banned, as above), whatever the model
     // prefers, closed with EndOfGeneration.
-    auto tiny = std::make_shared<JsonSchema>();
-    tiny->nodes.resize(2);
-    tiny->nodes[0].types = JsonSchema::kObject;
-    tiny->nodes[0].keys = {"ok"};
-    tiny->nodes[0].values = {1};
-    tiny->nodes[0].required = 1;
-    tiny->nodes[1].types = JsonSchema::kBoolean;
+    auto tiny = ok_schema();
     for (uint32_t i = 0; i < 3; ++i) {
         Reply reply;
         GenerationRequest r = json_request(20 + i, 40, reply);
@@ -656,6 +662,70 @@ TEST_F(JsonSchedulerTest, SchemaRepliesFollowTheSchema) {
     const SubmitResult res = s->submit(bad);
     EXPECT_EQ(res.error, SubmitError::Invalid);
     EXPECT_NE(res.message.find("schema"), std::string::npos) << res.message;
+}
+
+// Context::generate (hearth-cli run, sessions) takes the same formats.
+TEST_F(JsonSchedulerTest, ContextGenerateFollowsTheFormat) {
+    auto ctx = Context::create(model_, {.n_ctx = 256, .n_threads = 2});
+    ASSERT_TRUE(ctx.is_ok()) << ctx.error_message();
+    GenerateOptions o;
+    o.max_tokens = 100;
+    o.format = OutputFormat::JsonSchema;
+    o.json_schema = std::make_shared<JsonSchema>(person_schema());
+    for (int32_t id = 0; id < model_->info().n_vocab; ++id) {
+        const std::string p = model_->token_piece(id);
+        if (!p.empty() && p.find_first_not_of(" \n\t\r") == std::string::npos)
+            o.sampling.logit_bias.emplace_back(id, -100.f);
+    }
+    o.sampling.logit_bias.emplace_back(token_of("}"), 4.f);
+    o.sampling.logit_bias.emplace_back(token_of("]"), 4.f);
+    o.sampling.logit_bias.emplace_back(token_of("\""), 3.f);
+    int complete = 0;
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+        (*ctx)->reset();
+        ASSERT_TRUE((*ctx)->feed(prompt(20, uint32_t(seed))).is_ok());
+        o.sampling.seed = seed;
+        auto r = (*ctx)->generate(o);
+        ASSERT_TRUE(r.is_ok()) << r.error_message();
+        JsonRecognizer rec(o.json_schema.get());
+        EXPECT_TRUE(rec.feed(r->text)) << r->text;
+        if (r->reason == StopReason::EndOfGeneration) {
+            ++complete;
+            EXPECT_TRUE(follows_person(nlohmann::json::parse(r->text))) << r->text;
+        } else {
+            EXPECT_EQ(r->reason, StopReason::MaxTokens) << r->text;
+        }
+    }
+    // The one-way schema always closes.
+    o.json_schema = ok_schema();
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        (*ctx)->reset();
+        ASSERT_TRUE((*ctx)->feed(prompt(20, uint32_t(seed))).is_ok());
+        o.sampling.seed = seed;
+        auto r = (*ctx)->generate(o);
+        ASSERT_TRUE(r.is_ok()) << r.error_message();
+        EXPECT_EQ(r->reason, StopReason::EndOfGeneration) << r->text;
+        complete += r->reason == StopReason::EndOfGeneration;
+        const auto j = nlohmann::json::parse(r->text);
+        EXPECT_TRUE(j.size() == 1 && j["ok"].is_boolean()) << r->text;
+    }
+    EXPECT_GE(complete, 3);
+    // Plain JSON mode with a strong bias toward '}': "{}" at once.
+    GenerateOptions plain;
+    plain.max_tokens = 20;
+    plain.sampling.temperature = 0.f;
+    plain.format = OutputFormat::JsonObject;
+    plain.sampling.logit_bias = {{token_of("}"), 100.f}};
+    (*ctx)->reset();
+    ASSERT_TRUE((*ctx)->feed(prompt(10, 1)).is_ok());
+    auto r = (*ctx)->generate(plain);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(r->text, "{}");
+    EXPECT_EQ(r->reason, StopReason::EndOfGeneration);
+    // A schema that cannot be followed is an error, not a reply.
+    GenerateOptions bad = plain;
+    bad.format = OutputFormat::JsonSchema;
+    EXPECT_FALSE((*ctx)->generate(bad).is_ok());
 }
 
 TEST_F(JsonSchedulerTest, ReplyPrefixStartsTheObject) {
