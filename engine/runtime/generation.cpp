@@ -54,13 +54,9 @@ Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
         }
         int32_t tok = -1;
         if (json) {
-            masked.assign(logits.begin(), logits.end());
-            if (!mask->apply(*json, masked))
-                return Status::error(
-                    "no token of the model's vocabulary continues the JSON object");
-            tok = chain.sample(masked);
-            if (!mask->advance(*json, tok))
-                return Status::error("the sampler chose a token outside the JSON mask");
+            std::string why;
+            tok = sample_json_token(*mask, *json, chain, logits, masked, why);
+            if (tok < 0) return Status::error(why);
         } else {
             tok = picked ? *picked : chain.sample(logits);
         }

@@ -51,6 +51,22 @@ void JsonTokenMask::forget(const JsonSchema* schema) {
     std::erase_if(cache_, [schema](const auto& e) { return e.first.schema() == schema; });
 }
 
+int32_t sample_json_token(JsonTokenMask& mask, JsonRecognizer& state, SamplerChain& chain,
+                          std::span<const float> logits, std::vector<float>& scratch,
+                          std::string& why) {
+    scratch.assign(logits.begin(), logits.end());
+    if (!mask.apply(state, scratch)) {
+        why = "no token of the model's vocabulary continues the JSON object";
+        return -1;
+    }
+    const int32_t tok = chain.sample(scratch);
+    if (!mask.advance(state, tok)) {  // not expected: the chain drew a masked token
+        why = "the sampler chose a token outside the JSON mask";
+        return -1;
+    }
+    return tok;
+}
+
 bool JsonTokenMask::advance(JsonRecognizer& state, int32_t token) const {
     if (token < 0 || size_t(token) >= pieces_.size() || pieces_[size_t(token)].empty())
         return false;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/json_recognizer.h"
+#include "runtime/sampler.h"
 #include "runtime/token_trie.h"
 
 namespace hearth::tokenizer {
@@ -54,5 +55,12 @@ private:
     TokenTrie trie_;
     std::unordered_map<JsonRecognizer, std::vector<uint64_t>, StateHash> cache_;
 };
+
+// The next token of a JSON reply (the scheduler and Context::generate): the chain draws from
+// the logits with the tokens that would break the object masked (`scratch` holds the masked
+// copy), and state advances by it. -1, with `why`, when no token continues the object.
+int32_t sample_json_token(JsonTokenMask& mask, JsonRecognizer& state, SamplerChain& chain,
+                          std::span<const float> logits, std::vector<float>& scratch,
+                          std::string& why);
 
 }  // namespace hearth::runtime

@@ -53,7 +53,7 @@ struct SchedSeq {
     // The device picks the token (ArgMax) and no logits come back: plain greedy sampling, no
     // logprobs asked for and no format (they need the logits).
     bool greedy = false;
-    // OutputFormat::JsonObject: the reply so far (prefix and generated tokens) as recognized.
+    // A JSON format: the reply so far (prefix and generated tokens) as recognized.
     std::optional<runtime::JsonRecognizer> json;
     tokenizer::StreamingDecoder decoder;
     runtime::StopMatcher stop;

@@ -236,15 +236,10 @@ void Scheduler::Impl::sample(SchedSeq& s, std::span<const float> logits, int32_t
         // The chain draws among the tokens that keep the object valid; logprobs still report
         // the model's own distribution (the raw row).
         if (!json_mask) json_mask.emplace(runtime::JsonTokenMask::for_tokenizer(*m->tokenizer));
-        masked.assign(logits.begin(), logits.end());
-        if (!json_mask->apply(*s.json, masked)) {
-            finish(s, StopReason::Cancelled,
-                   "no token of the model's vocabulary continues the JSON object");
-            return;
-        }
-        tok = s.chain.sample(masked);
-        if (!json_mask->advance(*s.json, tok)) {  // not expected: the chain drew a masked token
-            finish(s, StopReason::Cancelled, "the sampler chose a token outside the JSON mask");
+        std::string why;
+        tok = runtime::sample_json_token(*json_mask, *s.json, s.chain, logits, masked, why);
+        if (tok < 0) {
+            finish(s, StopReason::Cancelled, why);
             return;
         }
         s.chain.accept(tok);
