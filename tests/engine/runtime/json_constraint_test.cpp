@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -142,39 +143,59 @@ TEST(JsonRecognizer, LimitsDepthAndWhitespace) {
     EXPECT_FALSE(feed_all("{} x").accepted);
 }
 
-// Random walks over the bytes the recognizer accepts: it never reaches a state that accepts no
-// byte before the object is complete (a constrained reply could not go on), and every finished
-// walk is a document nlohmann parses as an object.
+// A random walk over the bytes a recognizer accepts (now and then a structural byte, `prefer`
+// in turn 1 time in `odds`, so walks close their containers): fails the test at a state that
+// accepts no byte before the object is complete (a constrained reply could not go on). Returns
+// the document when it completed within max_steps bytes.
+std::optional<std::string> random_walk(JsonRecognizer r, std::mt19937& rng, int max_steps,
+                                       std::string_view prefer, unsigned odds) {
+    std::string doc;
+    for (int step = 0; step < max_steps && !r.complete(); ++step) {
+        std::vector<uint8_t> ok;
+        for (int c = 0; c < 256; ++c) {
+            JsonRecognizer probe = r;
+            if (probe.feed(uint8_t(c))) ok.push_back(uint8_t(c));
+        }
+        if (ok.empty()) {
+            ADD_FAILURE() << "dead end after: " << doc;
+            return std::nullopt;
+        }
+        uint8_t pick = ok[rng() % ok.size()];
+        for (char c : prefer)
+            if (std::find(ok.begin(), ok.end(), uint8_t(c)) != ok.end() && rng() % odds == 0)
+                pick = uint8_t(c);
+        EXPECT_TRUE(r.feed(pick));
+        doc += char(pick);
+    }
+    if (!r.complete()) return std::nullopt;
+    return doc;
+}
+
+// The parsed document, or null for a number past a double's range (1e999: valid JSON that
+// nlohmann will not convert; the syntax is what the recognizer checks).
+nlohmann::json parse_walk(const std::string& doc) {
+    try {
+        return nlohmann::json::parse(doc);
+    } catch (const nlohmann::json::out_of_range&) {
+        return nullptr;
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what() << "\n" << doc;
+        return nullptr;
+    }
+}
+
+// Random walks never dead-end, and every finished one is a document nlohmann parses as an
+// object.
 TEST(JsonRecognizer, RandomWalksNeverDeadEndAndParse) {
     std::mt19937 rng(7);
-    // Weights toward closing brackets, so walks finish.
     int completed = 0;
     for (int walk = 0; walk < 3000; ++walk) {
-        JsonRecognizer r;
-        std::string doc;
-        for (int step = 0; step < 400 && !r.complete(); ++step) {
-            std::vector<uint8_t> ok;
-            for (int c = 0; c < 256; ++c) {
-                JsonRecognizer probe = r;
-                if (probe.feed(uint8_t(c))) ok.push_back(uint8_t(c));
-            }
-            ASSERT_FALSE(ok.empty()) << "dead end after: " << doc;
-            uint8_t pick = ok[rng() % ok.size()];
-            // Prefer structure now and then so that walks close their containers.
-            for (uint8_t c : {uint8_t('}'), uint8_t(']'), uint8_t('"')})
-                if (std::find(ok.begin(), ok.end(), c) != ok.end() && rng() % 4 == 0) pick = c;
-            ASSERT_TRUE(r.feed(pick));
-            doc += char(pick);
-        }
-        if (!r.complete()) continue;
+        const auto doc = random_walk(JsonRecognizer{}, rng, 400, "}]\"", 4);
+        if (!doc) continue;
         ++completed;
-        try {
-            EXPECT_TRUE(nlohmann::json::parse(doc).is_object()) << doc;
-        } catch (const nlohmann::json::out_of_range&) {
-            // A number past a double's range (1e999): valid JSON that this parser will not
-            // convert; the syntax is what the recognizer checks.
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << e.what() << "\n" << doc;
+        const nlohmann::json j = parse_walk(*doc);
+        if (!j.is_null()) {
+            EXPECT_TRUE(j.is_object()) << *doc;
         }
     }
     EXPECT_GT(completed, 1000);
@@ -368,30 +389,13 @@ TEST(JsonSchemaRecognizer, RandomWalksFollowTheSchema) {
     std::mt19937 rng(11);
     int completed = 0;
     for (int walk = 0; walk < 2000; ++walk) {
-        JsonRecognizer r(&schema);
-        std::string doc;
-        for (int step = 0; step < 300 && !r.complete(); ++step) {
-            std::vector<uint8_t> ok;
-            for (int c = 0; c < 256; ++c) {
-                JsonRecognizer probe = r;
-                if (probe.feed(uint8_t(c))) ok.push_back(uint8_t(c));
-            }
-            ASSERT_FALSE(ok.empty()) << "dead end after: " << doc;
-            uint8_t pick = ok[rng() % ok.size()];
-            for (uint8_t c : {uint8_t('}'), uint8_t(']'), uint8_t('"'), uint8_t(',')})
-                if (std::find(ok.begin(), ok.end(), c) != ok.end() && rng() % 3 == 0) pick = c;
-            ASSERT_TRUE(r.feed(pick));
-            doc += char(pick);
-        }
-        if (!r.complete()) continue;
+        const auto doc = random_walk(JsonRecognizer(&schema), rng, 300, "}]\",", 3);
+        if (!doc) continue;
         ++completed;
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(doc);
-        } catch (const nlohmann::json::out_of_range&) {
-            continue;  // a number past a double's range
+        const nlohmann::json j = parse_walk(*doc);
+        if (!j.is_null()) {
+            EXPECT_TRUE(follows_person(j)) << *doc;
         }
-        EXPECT_TRUE(follows_person(j)) << doc;
     }
     EXPECT_GT(completed, 500);
 }

@@ -90,12 +90,10 @@ void check(bool ok, const char* what) {
     }
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    const std::string_view text(reinterpret_cast<const char*>(data), size);
-
-    JsonRecognizer r;
+// Feeds r the longest prefix of data it accepts; returns its length. There, unless the object
+// is complete, some byte must be accepted (liveness).
+size_t feed_longest_prefix(JsonRecognizer& r, const uint8_t* data, size_t size,
+                           const char* dead_end) {
     size_t fed = 0;
     while (fed < size) {
         JsonRecognizer next = r;
@@ -103,15 +101,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         r = next;
         ++fed;
     }
-    // Liveness at the longest accepted prefix.
     if (!r.complete()) {
         bool any = false;
         for (int c = 0; c < 256 && !any; ++c) {
             JsonRecognizer probe = r;
             any = probe.feed(uint8_t(c));
         }
-        check(any, "an accepted prefix with no continuation");
+        check(any, dead_end);
     }
+    return fed;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+
+    JsonRecognizer r;
+    const size_t fed =
+        feed_longest_prefix(r, data, size, "an accepted prefix with no continuation");
     const bool whole = fed == size && r.complete();
     bool parsed_object = false;
     nlohmann::json doc;
@@ -131,21 +139,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     // The same bytes under a schema: never a dead end, and a completed document follows it.
     JsonRecognizer sr(&fuzz_schema());
-    size_t sfed = 0;
-    while (sfed < size) {
-        JsonRecognizer next = sr;
-        if (!next.feed(data[sfed])) break;
-        sr = next;
-        ++sfed;
-    }
-    if (!sr.complete()) {
-        bool any = false;
-        for (int c = 0; c < 256 && !any; ++c) {
-            JsonRecognizer probe = sr;
-            any = probe.feed(uint8_t(c));
-        }
-        check(any, "an accepted prefix with no continuation under the schema");
-    }
+    const size_t sfed = feed_longest_prefix(
+        sr, data, size, "an accepted prefix with no continuation under the schema");
     if (sfed == size && sr.complete()) {
         try {
             check(follows_fuzz_schema(nlohmann::json::parse(text)),
