@@ -35,11 +35,8 @@ Result<GenerateResult> generate_tokens(const tokenizer::Tokenizer& tokenizer,
     if (opt.format != OutputFormat::Text) {
         const JsonSchema* schema =
             opt.format == OutputFormat::JsonSchema ? opt.json_schema.get() : nullptr;
-        if (opt.format == OutputFormat::JsonSchema) {
-            if (!schema) return Status::error("a JSON schema format needs a schema");
-            if (std::string why = schema->check(); !why.empty())
-                return Status::error("the JSON schema cannot be followed: " + why);
-        }
+        if (std::string why = json_format_error(opt.format, schema); !why.empty())
+            return Status::error(why);
         json.emplace(schema);
         mask.emplace(JsonTokenMask::for_tokenizer(tokenizer));
     }

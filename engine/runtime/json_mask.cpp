@@ -51,6 +51,14 @@ void JsonTokenMask::forget(const JsonSchema* schema) {
     std::erase_if(cache_, [schema](const auto& e) { return e.first.schema() == schema; });
 }
 
+std::string json_format_error(OutputFormat format, const JsonSchema* schema) {
+    if (format != OutputFormat::JsonSchema) return {};
+    if (!schema) return "a JSON schema format needs a schema";
+    if (std::string why = schema->check(); !why.empty())
+        return "the JSON schema cannot be followed: " + why;
+    return {};
+}
+
 int32_t sample_json_token(JsonTokenMask& mask, JsonRecognizer& state, SamplerChain& chain,
                           std::span<const float> logits, std::vector<float>& scratch,
                           std::string& why) {

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hearth/engine.h"
 #include "runtime/json_recognizer.h"
 #include "runtime/sampler.h"
 #include "runtime/token_trie.h"
@@ -55,6 +56,10 @@ private:
     TokenTrie trie_;
     std::unordered_map<JsonRecognizer, std::vector<uint64_t>, StateHash> cache_;
 };
+
+// Why a request's format cannot be decoded ("" when it can): a schema format without a schema,
+// or one JsonSchema::check() refuses. The scheduler's submit and Context::generate say the same.
+std::string json_format_error(OutputFormat format, const JsonSchema* schema);
 
 // The next token of a JSON reply (the scheduler and Context::generate): the chain draws from
 // the logits with the tokens that would break the object masked (`scratch` holds the masked

@@ -121,8 +121,7 @@ uint64_t JsonRecognizer::unseen_keys() const {
 // A string read against a list (an object's keys or an enum's values): c must continue one of
 // the entries still matching (raw bytes: entries hold no escapes).
 bool JsonRecognizer::match_byte(uint8_t c) {
-    const JsonSchema::Node* n = node(key_ ? container() : match_node_);
-    const std::vector<std::string>& list = key_ ? n->keys : n->strings;
+    const std::vector<std::string>& list = match_list();
     uint64_t left = 0;
     for (uint64_t m = match_; m; m &= m - 1) {
         const auto i = static_cast<size_t>(std::countr_zero(m));
@@ -137,8 +136,7 @@ bool JsonRecognizer::match_byte(uint8_t c) {
 
 // The closing quote of a listed string: one entry must end here.
 bool JsonRecognizer::match_end() {
-    const JsonSchema::Node* n = node(key_ ? container() : match_node_);
-    const std::vector<std::string>& list = key_ ? n->keys : n->strings;
+    const std::vector<std::string>& list = match_list();
     for (uint64_t m = match_; m; m &= m - 1) {
         const auto i = static_cast<size_t>(std::countr_zero(m));
         if (list[i].size() != match_pos_) continue;
@@ -148,7 +146,7 @@ bool JsonRecognizer::match_end() {
         match_node_ = JsonSchema::kAny;
         if (key_) {
             seen_[depth_ - 1] |= uint64_t{1} << i;
-            value_node_ = n->values[i];
+            value_node_ = node(container())->values[i];
             key_ = false;
             mode_ = Mode::Colon;
         } else {

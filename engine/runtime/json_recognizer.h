@@ -15,7 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "hearth/json_schema.h"
 
@@ -88,6 +90,10 @@ private:
     }
     // Keys of the innermost (constrained) object not written yet.
     uint64_t unseen_keys() const;
+    // The list the string being read is matched against: the object's keys or the enum's values.
+    const std::vector<std::string>& match_list() const {
+        return key_ ? node(container())->keys : node(match_node_)->strings;
+    }
     bool match_byte(uint8_t c);
     bool match_end();
 

@@ -92,11 +92,9 @@ SubmitResult Scheduler::submit(GenerationRequest request) try {
     if (request.logprobs < -1 || request.logprobs > kMaxTopLogprobs)
         return invalid("logprobs must be between 0 and " + std::to_string(kMaxTopLogprobs));
     std::optional<runtime::JsonRecognizer> json;
-    if (request.format == OutputFormat::JsonSchema) {
-        if (!request.json_schema) return invalid("a JSON schema format needs a schema");
-        if (std::string why = request.json_schema->check(); !why.empty())
-            return invalid("the JSON schema cannot be followed: " + why);
-    }
+    if (std::string why = runtime::json_format_error(request.format, request.json_schema.get());
+        !why.empty())
+        return invalid(why);
     if (request.format != OutputFormat::Text) {
         json.emplace(request.format == OutputFormat::JsonSchema ? request.json_schema.get()
                                                                 : nullptr);

@@ -27,13 +27,7 @@
 namespace hearth {
 namespace {
 
-struct Outcome {
-    std::vector<int32_t> tokens;
-    bool done = false;
-    StopReason reason = StopReason::MaxTokens;
-    std::string error;
-    RequestUsage usage;
-};
+using test::Outcome;
 
 GenerationRequest request(std::vector<int32_t> p, int32_t n, Outcome& out,
                           std::shared_ptr<Drafter> drafter = nullptr) {
@@ -43,25 +37,12 @@ GenerationRequest request(std::vector<int32_t> p, int32_t n, Outcome& out,
     r.sampling.temperature = 0.f;
     r.stop_at_end_of_generation = false;
     r.drafter = std::move(drafter);
-    r.on_event = [&out](const StreamEvent& e) {
-        if (e.token >= 0) out.tokens.push_back(e.token);
-        if (e.done) {
-            out.done = true;
-            out.reason = e.reason;
-            out.error = e.error;
-            out.usage = e.usage;
-        }
-    };
+    r.on_event = test::record_into(out);
     return r;
 }
 
 void drain(Scheduler& s, int max_steps = 20000) {
-    for (int i = 0; i < max_steps; ++i) {
-        auto r = s.step();
-        ASSERT_TRUE(r.is_ok()) << r.error_message();
-        if (!*r) return;
-    }
-    FAIL() << "the scheduler did not finish";
+    test::drain(s, max_steps);
 }
 
 std::shared_ptr<Drafter> lookup(int32_t draft_max = 8, bool adaptive = true) {

@@ -19,14 +19,7 @@
 namespace hearth {
 namespace {
 
-struct Outcome {
-    std::vector<int32_t> tokens;
-    std::string text;
-    bool done = false;
-    StopReason reason = StopReason::MaxTokens;
-    std::string error;
-    RequestUsage usage;
-};
+using test::Outcome;
 
 class SchedulerTest : public test::StoriesSchedulerTest {
 protected:
@@ -36,27 +29,11 @@ protected:
         r.max_tokens = n;
         r.sampling.temperature = 0.f;
         r.stop_at_end_of_generation = false;
-        r.on_event = [&out](const StreamEvent& e) {
-            if (e.token >= 0) out.tokens.push_back(e.token);
-            out.text += e.text;
-            if (e.done) {
-                out.done = true;
-                out.reason = e.reason;
-                out.error = e.error;
-                out.usage = e.usage;
-            }
-        };
+        r.on_event = test::record_into(out);
         return r;
     }
 
-    static void drain(Scheduler& s, int max_steps = 10000) {
-        for (int i = 0; i < max_steps; ++i) {
-            auto r = s.step();
-            ASSERT_TRUE(r.is_ok()) << r.error_message();
-            if (!*r) return;
-        }
-        FAIL() << "the scheduler did not finish";
-    }
+    static void drain(Scheduler& s, int max_steps = 10000) { test::drain(s, max_steps); }
 };
 
 TEST_F(SchedulerTest, GreedyOutputIsTheSameAloneAndBatched) {

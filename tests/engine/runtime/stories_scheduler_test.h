@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "hearth/engine.h"
@@ -14,6 +16,40 @@
 #include "test_data.h"
 
 namespace hearth::test {
+
+// What a request's events said: its tokens, its text, and how it ended.
+struct Outcome {
+    std::vector<int32_t> tokens;
+    std::string text;
+    bool done = false;
+    StopReason reason = StopReason::MaxTokens;
+    std::string error;
+    RequestUsage usage;
+};
+
+// A GenerationRequest::on_event that records into out.
+inline std::function<void(const StreamEvent&)> record_into(Outcome& out) {
+    return [&out](const StreamEvent& e) {
+        if (e.token >= 0) out.tokens.push_back(e.token);
+        out.text += e.text;
+        if (e.done) {
+            out.done = true;
+            out.reason = e.reason;
+            out.error = e.error;
+            out.usage = e.usage;
+        }
+    };
+}
+
+// Steps the scheduler until it has nothing to do; fails the test after max_steps.
+inline void drain(Scheduler& s, int max_steps) {
+    for (int i = 0; i < max_steps; ++i) {
+        auto r = s.step();
+        ASSERT_TRUE(r.is_ok()) << r.error_message();
+        if (!*r) return;
+    }
+    FAIL() << "the scheduler did not finish";
+}
 
 // n greedy tokens after p, computed alone on a contiguous Context of n_ctx cells: what every
 // scheduler sequence must reproduce.

@@ -1,10 +1,10 @@
-// JSON-constrained decoding: the byte recognizer against nlohmann::json (documents it must
-// accept and refuse, random walks that never reach a dead end and end in documents the parser
-// accepts), the vocabulary trie's masks against feeding every token's bytes one by one on real
-// vocabularies, and the scheduler's JsonObject requests on stories260K (every reply a valid
-// object or its unfinished start, the same tokens alone and batched, a reply_prefix, refusals).
+// JSON mode's byte recognizer against nlohmann::json (documents it must accept and refuse,
+// random walks that never reach a dead end and end in documents the parser accepts), with and
+// without a schema, and the vocabulary trie's masks against feeding every token's bytes one by
+// one on real vocabularies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
@@ -13,11 +13,10 @@
 
 #include "gguf/gguf_file.h"
 #include "hearth/json_schema.h"
-#include "hearth/scheduler.h"
+#include "json_test_schemas.h"
 #include "runtime/json_mask.h"
 #include "runtime/json_recognizer.h"
 #include "runtime/token_trie.h"
-#include "stories_scheduler_test.h"
 #include "test_data.h"
 #include "tokenizer/tokenizer.h"
 
@@ -27,6 +26,8 @@ namespace {
 using runtime::JsonRecognizer;
 using runtime::JsonTokenMask;
 using runtime::TokenTrie;
+using test::follows_person;
+using test::person_schema;
 
 // Whether the whole text is accepted, and whether it ends a document.
 struct Fed {
@@ -234,6 +235,25 @@ TEST(TokenTrie, WalkFindsExactlyTheAcceptedPieces) {
     }
 }
 
+// Checks mask.allowed(state) against feeding every text token's bytes to a copy of state
+// (`where` names the state in failures); returns how many tokens are allowed.
+size_t expect_mask_is_feeding(JsonTokenMask& mask, const tokenizer::Tokenizer& tok,
+                              const JsonRecognizer& state, const std::string& where) {
+    const auto bits = mask.allowed(state);
+    size_t n_allowed = 0;
+    for (int32_t id = 0; id < tok.n_vocab(); ++id) {
+        JsonRecognizer r = state;
+        const bool text = !tok.is_special(id) && !tok.is_end_of_generation(id);
+        const std::string piece = tok.token_to_piece(id);
+        const bool want = text && !piece.empty() && r.feed(piece);
+        const bool got = (bits[size_t(id) / 64] >> (id % 64)) & 1u;
+        EXPECT_EQ(got, want) << "token " << id << " '" << piece << "' after '" << where << "'";
+        if (got != want) return n_allowed;  // one report, not thousands
+        n_allowed += got;
+    }
+    return n_allowed;
+}
+
 // The masks on real vocabularies (byte-level BPE and SentencePiece with byte fallback) equal
 // feeding each token's bytes, from states along a document.
 class JsonMaskVocab : public ::testing::TestWithParam<std::string> {};
@@ -253,19 +273,10 @@ TEST_P(JsonMaskVocab, MaskIsFeedingEachToken) {
     for (size_t cut = 0; cut < doc.size(); cut += 3) {
         JsonRecognizer state;
         ASSERT_TRUE(state.feed(std::string_view(doc).substr(0, cut)));
-        const auto bits = mask.allowed(state);
-        size_t n_allowed = 0;
-        for (int32_t id = 0; id < (*tok)->n_vocab(); ++id) {
-            JsonRecognizer r = state;
-            const bool text = !(*tok)->is_special(id) && !(*tok)->is_end_of_generation(id);
-            const std::string piece = (*tok)->token_to_piece(id);
-            const bool want = text && !piece.empty() && r.feed(piece);
-            const bool got = (bits[size_t(id) / 64] >> (id % 64)) & 1u;
-            ASSERT_EQ(got, want) << "token " << id << " '" << piece << "' after '"
-                                 << doc.substr(0, cut) << "'";
-            n_allowed += got;
-        }
+        const size_t n_allowed = expect_mask_is_feeding(mask, **tok, state, doc.substr(0, cut));
+        ASSERT_FALSE(HasFailure());
         EXPECT_GT(n_allowed, 0u) << "after '" << doc.substr(0, cut) << "'";
+        const auto bits = mask.allowed(state);
         // apply() leaves allowed logits alone and bans the rest.
         std::fill(logits.begin(), logits.end(), 1.0f);
         ASSERT_TRUE(mask.apply(state, logits));
@@ -291,56 +302,6 @@ TEST_P(JsonMaskVocab, MaskIsFeedingEachToken) {
 
 INSTANTIATE_TEST_SUITE_P(Vocabularies, JsonMaskVocab,
                          ::testing::Values("qwen2", "llama-spm", "gpt-2", "phi-3"));
-
-// A schema as the API server would compile it: {"name": string, "age": integer, "tags": array
-// of "a" | "b" | "ab", "ok": boolean or null, "meta": anything}, name and age required.
-JsonSchema person_schema() {
-    JsonSchema s;
-    s.nodes.resize(5);
-    s.nodes[0].types = JsonSchema::kObject;
-    s.nodes[0].keys = {"name", "age", "tags", "ok", "meta"};
-    s.nodes[0].values = {1, 2, 3, 4, JsonSchema::kAny};
-    s.nodes[0].required = 0b11;
-    s.nodes[1].types = JsonSchema::kString;
-    s.nodes[2].types = JsonSchema::kInteger;
-    s.nodes[3].types = JsonSchema::kArray;
-    s.nodes[3].items = 4 + 0;  // replaced below
-    s.nodes[4].types = JsonSchema::kBoolean | JsonSchema::kNull;
-    s.nodes.push_back({});
-    s.nodes[5].types = JsonSchema::kString;
-    s.nodes[5].strings = {"a", "b", "ab"};
-    s.nodes[3].items = 5;
-    return s;
-}
-
-// {"ok": boolean}, required: a reply has one way through.
-std::shared_ptr<JsonSchema> ok_schema() {
-    auto s = std::make_shared<JsonSchema>();
-    s->nodes.resize(2);
-    s->nodes[0].types = JsonSchema::kObject;
-    s->nodes[0].keys = {"ok"};
-    s->nodes[0].values = {1};
-    s->nodes[0].required = 1;
-    s->nodes[1].types = JsonSchema::kBoolean;
-    return s;
-}
-
-// Whether doc follows person_schema (the test's own reading of it).
-bool follows_person(const nlohmann::json& j) {
-    if (!j.is_object() || !j.contains("name") || !j.contains("age")) return false;
-    for (const auto& [k, v] : j.items()) {
-        if (k == "name" && !v.is_string()) return false;
-        if (k == "age" && !v.is_number_integer()) return false;
-        if (k == "tags") {
-            if (!v.is_array()) return false;
-            for (const auto& t : v)
-                if (t != "a" && t != "b" && t != "ab") return false;
-        }
-        if (k == "ok" && !v.is_boolean() && !v.is_null()) return false;
-        if (k != "name" && k != "age" && k != "tags" && k != "ok" && k != "meta") return false;
-    }
-    return true;
-}
 
 Fed feed_schema(const JsonSchema& schema, std::string_view text) {
     JsonRecognizer r(&schema);
@@ -455,17 +416,8 @@ TEST(JsonSchemaRecognizer, MasksUnderASchemaAreFeedingEachToken) {
     for (size_t cut = 0; cut < doc.size(); cut += 2) {
         JsonRecognizer state(schema.get());
         ASSERT_TRUE(state.feed(std::string_view(doc).substr(0, cut))) << doc.substr(0, cut);
-        const auto bits = mask.allowed(state);
-        size_t n_allowed = 0;
-        for (int32_t id = 0; id < (*tok)->n_vocab(); ++id) {
-            JsonRecognizer r = state;
-            const bool text = !(*tok)->is_special(id) && !(*tok)->is_end_of_generation(id);
-            const std::string piece = (*tok)->token_to_piece(id);
-            const bool want = text && !piece.empty() && r.feed(piece);
-            ASSERT_EQ(bool((bits[size_t(id) / 64] >> (id % 64)) & 1u), want)
-                << "token " << id << " '" << piece << "' after '" << doc.substr(0, cut) << "'";
-            n_allowed += want;
-        }
+        const size_t n_allowed = expect_mask_is_feeding(mask, **tok, state, doc.substr(0, cut));
+        ASSERT_FALSE(HasFailure());
         EXPECT_GT(n_allowed, 0u) << doc.substr(0, cut);
     }
     // Masks cached for a schema go when it is forgotten (its memory may hold another later).
@@ -475,281 +427,6 @@ TEST(JsonSchemaRecognizer, MasksUnderASchemaAreFeedingEachToken) {
     for (int i = 0; i < 3; ++i) mask.allowed(JsonRecognizer{});
     mask.forget(schema.get());
     EXPECT_EQ(mask.cache_size(), 1u);  // the plain state's mask stays
-}
-
-// Scheduler requests with OutputFormat::JsonObject on stories260K.
-struct Reply {
-    std::vector<int32_t> tokens;
-    std::string text;
-    bool done = false;
-    StopReason reason = StopReason::MaxTokens;
-    std::string error;
-};
-
-class JsonSchedulerTest : public test::StoriesSchedulerTest {
-protected:
-    GenerationRequest json_request(uint32_t salt, int32_t max_tokens, Reply& out) const {
-        GenerationRequest r;
-        r.prompt = prompt(24, salt);
-        r.max_tokens = max_tokens;
-        r.sampling.temperature = 0.f;
-        r.format = OutputFormat::JsonObject;
-        r.on_event = [&out](const StreamEvent& e) {
-            if (e.token >= 0) out.tokens.push_back(e.token);
-            out.text += e.text;
-            if (e.done) {
-                out.done = true;
-                out.reason = e.reason;
-                out.error = e.error;
-            }
-        };
-        return r;
-    }
-    // The token whose bytes are exactly `text` (stories260K's byte tokens).
-    int32_t token_of(const std::string& text) const {
-        for (int32_t id = 0; id < model_->info().n_vocab; ++id)
-            if (model_->token_piece(id) == text) return id;
-        ADD_FAILURE() << "no token '" << text << "'";
-        return -1;
-    }
-    static void drain(Scheduler& s) {
-        for (int i = 0; i < 20000; ++i) {
-            auto r = s.step();
-            ASSERT_TRUE(r.is_ok()) << r.error_message();
-            if (!*r) return;
-        }
-        FAIL() << "the scheduler did not finish";
-    }
-    // The reply is a complete object (ended by the format) or the start of one (cut by
-    // max_tokens).
-    static void expect_valid(const Reply& r, const std::string& prefix = {}) {
-        ASSERT_TRUE(r.done && r.error.empty()) << r.error;
-        const std::string doc = prefix + r.text;
-        JsonRecognizer rec;
-        EXPECT_TRUE(rec.feed(doc)) << doc;
-        if (r.reason == StopReason::EndOfGeneration) {
-            EXPECT_TRUE(rec.complete()) << doc;
-            nlohmann::json parsed;
-            ASSERT_NO_THROW(parsed = nlohmann::json::parse(doc)) << doc;
-            EXPECT_TRUE(parsed.is_object());
-        } else {
-            EXPECT_EQ(r.reason, StopReason::MaxTokens) << doc;
-            EXPECT_FALSE(rec.complete()) << doc;
-        }
-    }
-};
-
-TEST_F(JsonSchedulerTest, RepliesAreObjectsGreedyAndSampled) {
-    auto s = scheduler({.max_running = 8, .step_tokens = 64});
-    std::vector<Reply> replies(8);
-    for (uint32_t i = 0; i < replies.size(); ++i) {
-        GenerationRequest r = json_request(i, 120, replies[i]);
-        if (i % 2 == 1) {  // sampled, with the default chain
-            r.sampling = SamplingParams{};
-            r.sampling.temperature = 1.2f;
-            r.sampling.top_k = 0;
-            r.sampling.top_p = 1.f;
-            r.sampling.min_p = 0.f;
-            r.sampling.seed = 100 + i;
-        }
-        r.logprobs = i == 2 ? 3 : -1;
-        ASSERT_TRUE(s->submit(std::move(r)).ok());
-    }
-    drain(*s);
-    for (const Reply& r : replies) expect_valid(r);
-    EXPECT_EQ(s->stats().kv_blocks_free, s->stats().kv_blocks);
-    EXPECT_TRUE(s->check().is_ok());
-}
-
-TEST_F(JsonSchedulerTest, ClosingEndsTheRequest) {
-    // A strong bias toward '}' closes the object at once: "{}" and EndOfGeneration, with
-    // max_tokens to spare.
-    auto s = scheduler({.max_running = 2});
-    Reply reply;
-    GenerationRequest r = json_request(3, 50, reply);
-    r.sampling.logit_bias = {{token_of("}"), 100.f}};
-    ASSERT_TRUE(s->submit(std::move(r)).ok());
-    drain(*s);
-    expect_valid(reply);
-    EXPECT_EQ(reply.reason, StopReason::EndOfGeneration);
-    EXPECT_EQ(reply.text, "{}");
-    EXPECT_EQ(reply.tokens.size(), 2u);
-}
-
-TEST_F(JsonSchedulerTest, SameTokensAloneAndBatchedWithPlainRequests) {
-    Reply alone;
-    {
-        auto s = scheduler({.max_running = 1});
-        ASSERT_TRUE(s->submit(json_request(5, 60, alone)).ok());
-        drain(*s);
-    }
-    auto s = scheduler({.max_running = 4, .step_tokens = 32});
-    Reply batched;
-    std::vector<Reply> plain(3);
-    for (uint32_t i = 0; i < 3; ++i) {
-        GenerationRequest r = json_request(10 + i, 40, plain[i]);
-        r.format = OutputFormat::Text;
-        ASSERT_TRUE(s->submit(std::move(r)).ok());
-    }
-    ASSERT_TRUE(s->submit(json_request(5, 60, batched)).ok());
-    drain(*s);
-    EXPECT_EQ(batched.tokens, alone.tokens);
-    expect_valid(batched);
-    // The plain requests are the model's own greedy tokens (no mask leaked into them).
-    for (uint32_t i = 0; i < 3; ++i)
-        EXPECT_EQ(plain[i].tokens, reference(prompt(24, 10 + i), 40)) << i;
-}
-
-TEST_F(JsonSchedulerTest, SchemaRepliesFollowTheSchema) {
-    auto schema = std::make_shared<JsonSchema>(person_schema());
-    auto s = scheduler({.max_running = 6, .step_tokens = 64});
-    std::vector<Reply> replies(6);
-    for (uint32_t i = 0; i < replies.size(); ++i) {
-        GenerationRequest r = json_request(i, 150, replies[i]);
-        r.format = OutputFormat::JsonSchema;
-        r.json_schema = schema;
-        r.sampling = SamplingParams{};
-        r.sampling.seed = 40 + i;
-        // Toward closing and quoting and away from whitespace (this tiny model's favourite
-        // between JSON tokens), so that most replies finish within max_tokens.
-        r.sampling.logit_bias = {{token_of("\""), 3.f}, {token_of("}"), 3.f}, {token_of("]"), 5.f}};
-        for (int32_t id = 0; id < model_->info().n_vocab; ++id) {
-            const std::string p = model_->token_piece(id);
-            if (!p.empty() && p.find_first_not_of(" \n\t\r") == std::string::npos)
-                r.sampling.logit_bias.emplace_back(id, -100.f);
-        }
-        ASSERT_TRUE(s->submit(std::move(r)).ok());
-    }
-    drain(*s);
-    int complete = 0;
-    for (const Reply& r : replies) {
-        ASSERT_TRUE(r.done && r.error.empty()) << r.error;
-        JsonRecognizer rec(schema.get());
-        EXPECT_TRUE(rec.feed(r.text)) << r.text;
-        if (r.reason == StopReason::EndOfGeneration) {
-            ++complete;
-            EXPECT_TRUE(follows_person(nlohmann::json::parse(r.text))) << r.text;
-        }
-    }
-    // A schema that leaves one way through: {"ok": true} or {"ok": false} (spaces only where a
-    // token holds one before a quote; whitespace tokens banned, as above), whatever the model
-    // prefers, closed with EndOfGeneration.
-    auto tiny = ok_schema();
-    for (uint32_t i = 0; i < 3; ++i) {
-        Reply reply;
-        GenerationRequest r = json_request(20 + i, 40, reply);
-        r.format = OutputFormat::JsonSchema;
-        r.json_schema = tiny;
-        r.sampling.logit_bias.clear();
-        for (int32_t id = 0; id < model_->info().n_vocab; ++id) {
-            const std::string p = model_->token_piece(id);
-            if (!p.empty() && p.find_first_not_of(" \n\t\r") == std::string::npos)
-                r.sampling.logit_bias.emplace_back(id, -100.f);
-        }
-        ASSERT_TRUE(s->submit(std::move(r)).ok());
-        drain(*s);
-        EXPECT_EQ(reply.reason, StopReason::EndOfGeneration) << reply.text;
-        nlohmann::json j;
-        ASSERT_NO_THROW(j = nlohmann::json::parse(reply.text)) << reply.text;
-        EXPECT_TRUE(j.size() == 1 && j.contains("ok") && j["ok"].is_boolean()) << reply.text;
-        complete += reply.reason == StopReason::EndOfGeneration;
-    }
-    EXPECT_GE(complete, 3);
-    // A schema the engine cannot follow, or none, is refused at submit.
-    Reply unused;
-    GenerationRequest bad = json_request(1, 8, unused);
-    bad.format = OutputFormat::JsonSchema;
-    EXPECT_EQ(s->submit(bad).error, SubmitError::Invalid);
-    auto broken = std::make_shared<JsonSchema>(person_schema());
-    broken->nodes[0].types = JsonSchema::kArray;
-    bad.json_schema = broken;
-    const SubmitResult res = s->submit(bad);
-    EXPECT_EQ(res.error, SubmitError::Invalid);
-    EXPECT_NE(res.message.find("schema"), std::string::npos) << res.message;
-}
-
-// Context::generate (hearth-cli run, sessions) takes the same formats.
-TEST_F(JsonSchedulerTest, ContextGenerateFollowsTheFormat) {
-    auto ctx = Context::create(model_, {.n_ctx = 256, .n_threads = 2});
-    ASSERT_TRUE(ctx.is_ok()) << ctx.error_message();
-    GenerateOptions o;
-    o.max_tokens = 100;
-    o.format = OutputFormat::JsonSchema;
-    o.json_schema = std::make_shared<JsonSchema>(person_schema());
-    for (int32_t id = 0; id < model_->info().n_vocab; ++id) {
-        const std::string p = model_->token_piece(id);
-        if (!p.empty() && p.find_first_not_of(" \n\t\r") == std::string::npos)
-            o.sampling.logit_bias.emplace_back(id, -100.f);
-    }
-    o.sampling.logit_bias.emplace_back(token_of("}"), 4.f);
-    o.sampling.logit_bias.emplace_back(token_of("]"), 4.f);
-    o.sampling.logit_bias.emplace_back(token_of("\""), 3.f);
-    int complete = 0;
-    for (uint64_t seed = 1; seed <= 4; ++seed) {
-        (*ctx)->reset();
-        ASSERT_TRUE((*ctx)->feed(prompt(20, uint32_t(seed))).is_ok());
-        o.sampling.seed = seed;
-        auto r = (*ctx)->generate(o);
-        ASSERT_TRUE(r.is_ok()) << r.error_message();
-        JsonRecognizer rec(o.json_schema.get());
-        EXPECT_TRUE(rec.feed(r->text)) << r->text;
-        if (r->reason == StopReason::EndOfGeneration) {
-            ++complete;
-            EXPECT_TRUE(follows_person(nlohmann::json::parse(r->text))) << r->text;
-        } else {
-            EXPECT_EQ(r->reason, StopReason::MaxTokens) << r->text;
-        }
-    }
-    // The one-way schema always closes.
-    o.json_schema = ok_schema();
-    for (uint64_t seed = 1; seed <= 3; ++seed) {
-        (*ctx)->reset();
-        ASSERT_TRUE((*ctx)->feed(prompt(20, uint32_t(seed))).is_ok());
-        o.sampling.seed = seed;
-        auto r = (*ctx)->generate(o);
-        ASSERT_TRUE(r.is_ok()) << r.error_message();
-        EXPECT_EQ(r->reason, StopReason::EndOfGeneration) << r->text;
-        complete += r->reason == StopReason::EndOfGeneration;
-        const auto j = nlohmann::json::parse(r->text);
-        EXPECT_TRUE(j.size() == 1 && j["ok"].is_boolean()) << r->text;
-    }
-    EXPECT_GE(complete, 3);
-    // Plain JSON mode with a strong bias toward '}': "{}" at once.
-    GenerateOptions plain;
-    plain.max_tokens = 20;
-    plain.sampling.temperature = 0.f;
-    plain.format = OutputFormat::JsonObject;
-    plain.sampling.logit_bias = {{token_of("}"), 100.f}};
-    (*ctx)->reset();
-    ASSERT_TRUE((*ctx)->feed(prompt(10, 1)).is_ok());
-    auto r = (*ctx)->generate(plain);
-    ASSERT_TRUE(r.is_ok());
-    EXPECT_EQ(r->text, "{}");
-    EXPECT_EQ(r->reason, StopReason::EndOfGeneration);
-    // A schema that cannot be followed is an error, not a reply.
-    GenerateOptions bad = plain;
-    bad.format = OutputFormat::JsonSchema;
-    EXPECT_FALSE((*ctx)->generate(bad).is_ok());
-}
-
-TEST_F(JsonSchedulerTest, ReplyPrefixStartsTheObject) {
-    auto s = scheduler({.max_running = 2});
-    Reply reply;
-    GenerationRequest r = json_request(7, 80, reply);
-    r.reply_prefix = "{\"name\": \"";
-    r.sampling.logit_bias = {{token_of("\""), 8.f}, {token_of("}"), 8.f}};
-    ASSERT_TRUE(s->submit(std::move(r)).ok());
-    drain(*s);
-    expect_valid(reply, "{\"name\": \"");
-    // Not the start of an object, or a whole one already: refused.
-    for (const char* bad : {"[", "x", "{}", "{\"a\":01"}) {
-        Reply unused;
-        GenerationRequest b = json_request(7, 8, unused);
-        b.reply_prefix = bad;
-        const SubmitResult res = s->submit(std::move(b));
-        EXPECT_EQ(res.error, SubmitError::Invalid) << bad;
-        EXPECT_NE(res.message.find("JSON object"), std::string::npos) << res.message;
-    }
 }
 
 }  // namespace
