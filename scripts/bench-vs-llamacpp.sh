@@ -70,6 +70,6 @@ ratio = lambda h, l: f"{h / l:.2f}" if l > 0 else "-"
 floor = hearth["tg_fraction_of_floor"]
 print(f"| {name} | {lpp:.1f} | {hpp:.1f} | **{ratio(hpp, lpp)}** | {ltg:.2f} | {htg:.2f} | "
       f"**{ratio(htg, ltg)}** | {floor * 100:.0f}% | {hearth['read_bandwidth_gb_s']:.1f} | "
-      f"{hearth['isa']} |")
+      f"{hearth['isa']}, prefetch {hearth.get('weight_prefetch', '-')} |")
 EOF
 done

@@ -307,7 +307,8 @@ int run_bench_speed(const Args& args) {
     if (json) {
         std::printf(
             "{\"model\": \"%s\", \"architecture\": \"%s\", \"weights\": \"%s\", \"params\": %llu, "
-            "\"file_bytes\": %llu, \"threads\": %lld, \"isa\": \"%s\", \"kv_type\": \"%s\", "
+            "\"file_bytes\": %llu, \"threads\": %lld, \"isa\": \"%s\", "
+            "\"weight_prefetch\": \"%s\", \"kv_type\": \"%s\", "
             "\"repetitions\": %lld, \"n_prompt\": %lld, \"n_gen\": %lld, \"depth\": %lld, "
             "\"pp_tok_s\": %.3f, \"pp_tok_s_sd\": %.3f, \"tg_tok_s\": %.3f, \"tg_tok_s_sd\": %.3f, "
             "\"read_bandwidth_gb_s\": %.3f, \"decode_bytes_per_token\": %.0f, "
@@ -316,10 +317,11 @@ int run_bench_speed(const Args& args) {
             "\"tg_sampled_tok_s\": %.3f, \"tg_sampled_tok_s_sd\": %.3f}\n",
             info.name.c_str(), info.architecture.c_str(), info.weight_types.c_str(),
             static_cast<unsigned long long>(info.n_params),
-            static_cast<unsigned long long>(info.file_bytes), threads, isa.c_str(), kv_name.c_str(),
-            reps, n_prompt, n_gen, depth, pp.mean(), pp.sd(), tg.mean(), tg.sd(), bandwidth,
-            traffic.total(), floor_tps, floor_tps > 0 ? tg.mean() / floor_tps : 0.0,
-            pp.cpu_ms_per_tok(), tg.cpu_ms_per_tok(), tgs.mean(), tgs.sd());
+            static_cast<unsigned long long>(info.file_bytes), threads, isa.c_str(),
+            std::string(cpu::stream_prefetch_name()).c_str(), kv_name.c_str(), reps, n_prompt,
+            n_gen, depth, pp.mean(), pp.sd(), tg.mean(), tg.sd(), bandwidth, traffic.total(),
+            floor_tps, floor_tps > 0 ? tg.mean() / floor_tps : 0.0, pp.cpu_ms_per_tok(),
+            tg.cpu_ms_per_tok(), tgs.mean(), tgs.sd());
         return 0;
     }
     std::printf("| model | size | params | threads | isa | test | t/s |\n");
@@ -346,8 +348,9 @@ int run_bench_speed(const Args& args) {
     if (floor_tps > 0) {
         std::printf(
             "decode floor: %.1f MB per token / %.1f GB/s read bandwidth (%lld threads) = "
-            "%.1f tok/s; tg reached %.0f%% of it\n",
-            traffic.total() / 1e6, bandwidth, threads, floor_tps, 100.0 * tg.mean() / floor_tps);
+            "%.1f tok/s; tg reached %.0f%% of it (weights prefetched: %s)\n",
+            traffic.total() / 1e6, bandwidth, threads, floor_tps, 100.0 * tg.mean() / floor_tps,
+            std::string(cpu::stream_prefetch_name()).c_str());
     }
     return 0;
 }

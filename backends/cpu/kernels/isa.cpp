@@ -169,6 +169,30 @@ bool allow_amx(bool allow) {
     return amx_allowed().exchange(allow);
 }
 
+namespace {
+bool initial_stream_prefetch_nta() {
+    if (const char* env = std::getenv("HEARTH_CPU_PREFETCH"); env && *env) {
+        const std::string want(env);
+        if (want == "nta") return true;
+        if (want == "l2") return false;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return __builtin_cpu_is("amd");
+#else
+    return false;
+#endif
+}
+}  // namespace
+
+bool g_stream_prefetch_nta = initial_stream_prefetch_nta();
+
+bool set_stream_prefetch_nta(bool nta) {
+    const bool old = g_stream_prefetch_nta;
+    g_stream_prefetch_nta = nta;
+    return old;
+}
+
 bool cpu_has_avx512vnni() {
     return features().vnni && g_vnni_allowed.load(std::memory_order_relaxed);
 }

@@ -26,6 +26,11 @@ bool force_isa(Isa isa);
 // HEARTH_CPU_ISA is unset or amx (avx512 keeps the VNNI kernels alone).
 bool amx_active();
 
+// Where a decode step's weight streams are prefetched to: "nta" (into L1 as non-temporal lines,
+// the choice on AMD), "l2" (elsewhere), or "none" where the active path has no software
+// prefetch (scalar). HEARTH_CPU_PREFETCH=nta|l2 overrides the choice.
+std::string_view stream_prefetch_name();
+
 // Whether gemv/gemm support a weight type (all GGUF weight types of the type table do).
 bool supports_weight_type(quant::Type wtype);
 

@@ -105,8 +105,23 @@ constexpr size_t kAttnLanes = 16;
 constexpr bool attn_rows_major(size_t simd_lanes, size_t hd, size_t rows) {
     return simd_lanes > 0 && rows > 0 && 2 * rows <= simd_lanes && hd % simd_lanes == 0;
 }
-// An AttnPrefetch's cache lines in order, requested `count` at a time into L2 (Locality 2) or
-// L1 (3). A decode step's item (few rows) spreads them over its chunk into L2: its chunk
+
+// Where a one-token tile's software prefetches put the weight stream (prefetch_stream in
+// kernels_x86_common.inc): true, into L1 as non-temporal lines (prefetchnta); false, into L2
+// (prefetcht1). Intel cores hold an L1 miss buffer per request in flight and ran decode 12-19 %
+// faster asking into L2; a Zen 5 VM ran it faster asking into L1 non-temporally (20 of 24
+// model runs, kernels_x86_common.inc). Chosen once from the CPU's vendor, or
+// HEARTH_CPU_PREFETCH=l2|nta; a plain variable that the kernels read in their inner loops (written
+// only before kernels run, or between calls by tests and benchmarks through
+// set_stream_prefetch_nta).
+extern bool g_stream_prefetch_nta;
+// Sets it; returns the old value.
+bool set_stream_prefetch_nta(bool nta);
+
+// An AttnPrefetch's cache lines in order, requested `count` at a time into L2 (Locality 2; into
+// L1 as non-temporal lines instead where g_stream_prefetch_nta says so: Zen 5 decoded
+// qwen2.5-0.5b Q4_0 at a 4k context at 94.2/93.7 -> 100.3/99.0 tok/s) or L1 (3). A decode
+// step's item (few rows) spreads them over its chunk into L2 (on Intel): its chunk
 // computes for a microsecond or two, a burst of a few hundred requests before it stalled the
 // core once its outstanding misses filled up, and into L1 (48 KB here) the next chunk evicted
 // the current one, whose K and V rows of an item's heads are 32 KB at qwen2.5-0.5b's shape
@@ -123,7 +138,11 @@ public:
     // Requests up to `count` more lines.
     void issue(size_t count) {
         for (; count > 0 && row_ < n_; --count) {
-            __builtin_prefetch(reinterpret_cast<const void*>(line_), 0, Locality);
+            const auto* line = reinterpret_cast<const void*>(line_);
+            if (Locality == 2 && g_stream_prefetch_nta)
+                __builtin_prefetch(line, 0, 0);
+            else
+                __builtin_prefetch(line, 0, Locality);
             line_ += 64;
             if (line_ >= end_) {
                 ++row_;
@@ -209,6 +228,7 @@ bool cpu_has_amx();
 bool allow_amx(bool allow);
 // Requests the tile state from Linux and checks one product (feature detection calls it).
 bool amx_enable();
+
 // Packed Q4_0 / Q5_0 / Q8_0 product on AMX tiles (any n >= 1; bit-identical to the VNNI kernel);
 // false: not handled. gemm_packed uses it from kAmxMinTokens tokens on: each group's codes are
 // unpacked once for the tiles of a call, which few tokens do not repay (cpu_kernel_bench

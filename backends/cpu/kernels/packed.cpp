@@ -223,6 +223,11 @@ bool amx_active() {
     return active_isa() == Isa::Avx512 && detail::cpu_has_amx();
 }
 
+std::string_view stream_prefetch_name() {
+    if (detail::simd_for(active_isa()) == nullptr) return "none";
+    return detail::g_stream_prefetch_nta ? "nta" : "l2";
+}
+
 bool packed_kernel_active() {
     return detail::simd_for(active_isa()) != nullptr;
 }

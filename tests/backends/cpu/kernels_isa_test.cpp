@@ -1,12 +1,22 @@
 // ISA selection, type support and activation sizes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "kernels_test_util.h"
 
 namespace hearth::cpu {
 namespace {
 
 using quant::Type;
+
+// The best path this build and CPU run: AVX-512, else AVX2, else scalar.
+Isa best_simd_isa() {
+    for (Isa isa : {Isa::Avx512, Isa::Avx2})
+        if (isa_supported(isa)) return isa;
+    return Isa::Scalar;
+}
 
 TEST(KernelsIsa, ScalarAlwaysRunsAndForcingRoundTrips) {
     const Isa saved = active_isa();
@@ -34,6 +44,36 @@ TEST(KernelsIsa, Names) {
     EXPECT_EQ(isa_name(Isa::Avx2), "avx2");
     EXPECT_EQ(isa_name(Isa::Avx512), "avx512");
     EXPECT_EQ(isa_name(Isa::Neon), "neon");
+}
+
+// One-token weight streams are prefetched into L1 non-temporally on AMD, into L2 elsewhere,
+// unless HEARTH_CPU_PREFETCH says which; the name follows the setting, and the scalar path has
+// no software prefetch to name.
+TEST(KernelsIsa, StreamPrefetchFollowsTheVendorOrTheOverride) {
+    const char* env = std::getenv("HEARTH_CPU_PREFETCH");
+    const std::string want = env ? env : "";
+    if (want == "nta" || want == "l2") {
+        EXPECT_EQ(detail::g_stream_prefetch_nta, want == "nta");
+    } else {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_cpu_init();
+        EXPECT_EQ(detail::g_stream_prefetch_nta, __builtin_cpu_is("amd") != 0);
+#else
+        EXPECT_FALSE(detail::g_stream_prefetch_nta);
+#endif
+    }
+    const Isa saved = active_isa();
+    const bool had = detail::set_stream_prefetch_nta(true);
+    if (best_simd_isa() != Isa::Scalar) {
+        ASSERT_TRUE(force_isa(best_simd_isa()));
+        EXPECT_EQ(stream_prefetch_name(), "nta");
+        detail::set_stream_prefetch_nta(false);
+        EXPECT_EQ(stream_prefetch_name(), "l2");
+    }
+    ASSERT_TRUE(force_isa(Isa::Scalar));
+    EXPECT_EQ(stream_prefetch_name(), "none");
+    force_isa(saved);
+    detail::set_stream_prefetch_nta(had);
 }
 
 TEST(KernelsIsa, EveryWeightTypeIsSupportedButNotTheDotHelpers) {

@@ -169,16 +169,23 @@ TEST_P(PackedTest, RowSlicesInsideGroups) {
 
 // A short step (1 to 8 tokens) over many row groups is cut into runs of units read side by side
 // (kernels_x86_packed.inc): run lengths with 0 to 3 units left over, slices that start and end
-// inside groups.
+// inside groups. Under both software prefetches of one-token tiles (into L2, into L1
+// non-temporally: the compiler gives each its own copy of the loops).
 TEST_P(PackedTest, ShortStepsOverManyRowGroups) {
-    std::mt19937 rng(13);
-    const size_t k = kk(288);
-    for (size_t n = 1; n <= 8; ++n)
-        for (auto [rows, r0, r1] : {std::tuple<size_t, size_t, size_t>{147, 0, 147},
-                                    {363, 7, 358},
-                                    {16 * 24, 16, 16 * 23},
-                                    {16 * 37 + 9, 40, 16 * 37 + 9}})
-            check(rows, k, n, r0, r1, rng);
+    const bool saved = detail::g_stream_prefetch_nta;
+    for (bool nta : {false, true}) {
+        SCOPED_TRACE(nta ? "prefetch nta" : "prefetch l2");
+        detail::set_stream_prefetch_nta(nta);
+        std::mt19937 rng(13);
+        const size_t k = kk(288);
+        for (size_t n = 1; n <= 8; ++n)
+            for (auto [rows, r0, r1] : {std::tuple<size_t, size_t, size_t>{147, 0, 147},
+                                        {363, 7, 358},
+                                        {16 * 24, 16, 16 * 23},
+                                        {16 * 37 + 9, 40, 16 * 37 + 9}})
+                check(rows, k, n, r0, r1, rng);
+    }
+    detail::set_stream_prefetch_nta(saved);
 }
 
 // 16-token multiples and their neighbours: whole AMX tiles, and tiles plus a VNNI tail.
