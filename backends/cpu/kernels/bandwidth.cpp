@@ -115,29 +115,6 @@ __attribute__((target("avx512f"))) uint64_t sum_avx512(const uint64_t* p, size_t
     _mm512_store_si512(out, _mm512_add_epi64(a0, a1));
     return sum_scalar(out, 8) + sum_scalar(p + i, n - i);
 }
-
-// 512-bit loads with software prefetches 8 KiB ahead, into L2 (Locality 2) or into L1 as
-// non-temporal lines (0): the decode kernels' AVX-512 streams (tinyllama F16 decode with
-// prefetchnta read 71 GB/s where the other patterns' best was 69).
-template <int Locality>
-__attribute__((target("avx512f"))) uint64_t sum_avx512_prefetch(const uint64_t* p, size_t n) {
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0;
-    size_t i = 0;
-    constexpr size_t kAhead = 1024;  // words = 8 KiB
-    for (; i + 32 <= n; i += 32) {
-        __builtin_prefetch(p + i + kAhead, 0, Locality);
-        __builtin_prefetch(p + i + kAhead + 8, 0, Locality);
-        __builtin_prefetch(p + i + kAhead + 16, 0, Locality);
-        __builtin_prefetch(p + i + kAhead + 24, 0, Locality);
-        a0 = _mm512_add_epi64(
-            a0, _mm512_add_epi64(_mm512_load_si512(p + i), _mm512_load_si512(p + i + 8)));
-        a1 = _mm512_add_epi64(
-            a1, _mm512_add_epi64(_mm512_load_si512(p + i + 16), _mm512_load_si512(p + i + 24)));
-    }
-    alignas(64) uint64_t out[8];
-    _mm512_store_si512(out, _mm512_add_epi64(a0, a1));
-    return sum_scalar(out, 8) + sum_scalar(p + i, n - i);
-}
 #endif
 
 std::vector<ReadFn> read_patterns() {
@@ -151,11 +128,7 @@ std::vector<ReadFn> read_patterns() {
         fns.push_back(&sum_avx2_prefetch<0>);
         fns.push_back(&sum_avx2_stream);
     }
-    if (__builtin_cpu_supports("avx512f")) {
-        fns.push_back(&sum_avx512);
-        fns.push_back(&sum_avx512_prefetch<2>);
-        fns.push_back(&sum_avx512_prefetch<0>);
-    }
+    if (__builtin_cpu_supports("avx512f")) fns.push_back(&sum_avx512);
 #endif
     return fns;
 }
