@@ -303,6 +303,7 @@ int run_bench_speed(const Args& args) {
     const auto& info = (*model)->info();
     const std::string isa =
         std::string(cpu::isa_name(cpu::active_isa())) + (cpu::amx_active() ? "+amx" : "");
+    const std::string prefetch(cpu::stream_prefetch_name());
 
     if (json) {
         std::printf(
@@ -318,10 +319,10 @@ int run_bench_speed(const Args& args) {
             info.name.c_str(), info.architecture.c_str(), info.weight_types.c_str(),
             static_cast<unsigned long long>(info.n_params),
             static_cast<unsigned long long>(info.file_bytes), threads, isa.c_str(),
-            std::string(cpu::stream_prefetch_name()).c_str(), kv_name.c_str(), reps, n_prompt,
-            n_gen, depth, pp.mean(), pp.sd(), tg.mean(), tg.sd(), bandwidth, traffic.total(),
-            floor_tps, floor_tps > 0 ? tg.mean() / floor_tps : 0.0, pp.cpu_ms_per_tok(),
-            tg.cpu_ms_per_tok(), tgs.mean(), tgs.sd());
+            prefetch.c_str(), kv_name.c_str(), reps, n_prompt, n_gen, depth, pp.mean(), pp.sd(),
+            tg.mean(), tg.sd(), bandwidth, traffic.total(), floor_tps,
+            floor_tps > 0 ? tg.mean() / floor_tps : 0.0, pp.cpu_ms_per_tok(), tg.cpu_ms_per_tok(),
+            tgs.mean(), tgs.sd());
         return 0;
     }
     std::printf("| model | size | params | threads | isa | test | t/s |\n");
@@ -350,7 +351,7 @@ int run_bench_speed(const Args& args) {
             "decode floor: %.1f MB per token / %.1f GB/s read bandwidth (%lld threads) = "
             "%.1f tok/s; tg reached %.0f%% of it (weights prefetched: %s)\n",
             traffic.total() / 1e6, bandwidth, threads, floor_tps, 100.0 * tg.mean() / floor_tps,
-            std::string(cpu::stream_prefetch_name()).c_str());
+            prefetch.c_str());
     }
     return 0;
 }

@@ -11,13 +11,6 @@ namespace {
 
 using quant::Type;
 
-// The best path this build and CPU run: AVX-512, else AVX2, else scalar.
-Isa best_simd_isa() {
-    for (Isa isa : {Isa::Avx512, Isa::Avx2})
-        if (isa_supported(isa)) return isa;
-    return Isa::Scalar;
-}
-
 TEST(KernelsIsa, ScalarAlwaysRunsAndForcingRoundTrips) {
     const Isa saved = active_isa();
     EXPECT_TRUE(isa_supported(Isa::Scalar));
@@ -63,15 +56,15 @@ TEST(KernelsIsa, StreamPrefetchFollowsTheVendorOrTheOverride) {
 #endif
     }
     const Isa saved = active_isa();
-    const bool had = detail::set_stream_prefetch_nta(true);
-    if (best_simd_isa() != Isa::Scalar) {
-        ASSERT_TRUE(force_isa(best_simd_isa()));
-        EXPECT_EQ(stream_prefetch_name(), "nta");
-        detail::set_stream_prefetch_nta(false);
-        EXPECT_EQ(stream_prefetch_name(), "l2");
+    const bool had = detail::g_stream_prefetch_nta;
+    for (const test::IsaPath& p : test::isa_paths()) {
+        SCOPED_TRACE(test::isa_path_name(p));
+        ASSERT_TRUE(force_isa(p.isa));
+        for (bool nta : {true, false}) {
+            detail::set_stream_prefetch_nta(nta);
+            EXPECT_EQ(stream_prefetch_name(), p.isa == Isa::Scalar ? "none" : nta ? "nta" : "l2");
+        }
     }
-    ASSERT_TRUE(force_isa(Isa::Scalar));
-    EXPECT_EQ(stream_prefetch_name(), "none");
     force_isa(saved);
     detail::set_stream_prefetch_nta(had);
 }
